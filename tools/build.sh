@@ -1,0 +1,51 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Build every kOFI module out of tree for one kernel, in a cached copy of
+# the tree (~/.cache/kofi/build/SERIES) so that several kernels can be
+# built from one checkout.  With -W the build uses W=1 and any compiler
+# warning fails it; with -C it also runs sparse (C=1) and any sparse
+# report fails it.
+#
+# usage: tools/build.sh [-W] [-C] SERIES     (6.1, 6.12 or debug)
+# The modules end up under ~/.cache/kofi/build/SERIES.
+
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+strict=0 sparse=0
+while getopts WC opt; do
+	case $opt in
+	W) strict=1 ;;
+	C) sparse=1 ;;
+	*) exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+series=${1:?usage: $0 [-W] [-C] SERIES}
+kdir=$(kofi_kdir "$series")
+[ -d "$kdir" ] || kofi_die "no kernel build dir for $series: run tools/setup.sh"
+
+dest=$KOFI_CACHE/build/$series
+kofi_sync_tree "$dest"
+log=$KOFI_CACHE/logs/build-$series.log
+mkdir -p "$(dirname "$log")"
+
+opts=($KOFI_MODULE_OPTS)
+[ $strict -eq 1 ] && opts+=(W=1)
+# C=2 checks every file, not only those being recompiled.
+[ $sparse -eq 1 ] && opts+=(C=2)
+make -C "$kdir" M="$dest" "${opts[@]}" -j"$KOFI_JOBS" modules > "$log" 2>&1
+rc=$?
+grep -E 'warning:|error:' "$log" | grep -v '^Skipping BTF' > "$log.diag"
+if [ $rc -ne 0 ]; then
+	tail -n 40 "$log"
+	kofi_log "build for $series failed (log: $log)"
+	exit 1
+fi
+if [ $strict -eq 1 ] && [ -s "$log.diag" ]; then
+	cat "$log.diag"
+	kofi_log "build for $series has warnings (log: $log)"
+	exit 1
+fi
+find "$dest" -name '*.ko' | sort

@@ -1,0 +1,92 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Build the base initramfs for one kernel: busybox, the guest init, the
+# kernel's own network and RDMA modules (virtio_net, ib_core, rdma_cm,
+# ib_uverbs, rdma_ucm, rdma_rxe and their dependencies, crc32_generic
+# first), the rdma tool, and the userspace peers kOFI interoperates with
+# (rping, rstream, riostream, fi_pingpong, fi_info, perftest) with their
+# libraries.  The project's own modules and test scripts are added per run
+# by tools/vm/run.sh as a second cpio archive.
+#
+# usage: tools/vm/mkinitramfs.sh SERIES   (6.1, 6.12 or debug)
+# Prints the path of the archive.
+
+set -euo pipefail
+. "$(dirname "$0")/../lib.sh"
+
+series=${1:?usage: $0 SERIES}
+kver=$(kofi_kver "$series")
+kroot=$(kofi_kroot "$series")
+out=$KOFI_CACHE/initramfs-$series.cpio.gz
+
+# Kernel modules the guest loads at boot, in this order.
+MODULES="crc32_generic crc32c_generic virtio_pci virtio_net dummy
+	ib_core ib_uverbs rdma_cm rdma_ucm rdma_rxe"
+# Userspace programs copied with their libraries.
+PROGRAMS="rdma ibv_devices ibv_devinfo rping rstream riostream ucmatose
+	fi_info fi_pingpong ib_write_bw ib_send_lat ib_read_bw ib_send_bw"
+
+inputs="$0 $(dirname "$0")/init $kroot/.done $KOFI_CACHE/kver-$series"
+if [ -s "$out" ]; then
+	stale=0
+	for f in $inputs; do [ "$f" -nt "$out" ] && stale=1; done
+	[ $stale -eq 0 ] && { echo "$out"; exit 0; }
+fi
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work"/{bin,sbin,etc/kofi,proc,sys,dev,tmp,run,root,kofi} \
+	"$work/lib/modules/$kver" "$work/usr/bin" "$work/usr/sbin"
+cp /bin/busybox "$work/bin/busybox"
+cp "$(dirname "$0")/init" "$work/init"
+chmod 755 "$work/init"
+
+# Modules: resolve dependencies with the kernel's own modules.dep, keep
+# the first occurrence, decompress where Debian ships .ko.xz.
+: > "$work/etc/kofi/modules"
+for m in $MODULES; do
+	modprobe -d "$kroot" -S "$kver" --show-depends "$m" 2>/dev/null || true
+done | awk '!seen[$2]++' | while read -r kind path args; do
+	[ "$kind" = insmod ] || continue
+	name=$(basename "$path")
+	case "$name" in
+	*.ko.xz)  xz -dc "$path" > "$work/lib/modules/$kver/${name%.xz}" ;;
+	*.ko.zst) zstd -qdc "$path" > "$work/lib/modules/$kver/${name%.zst}" ;;
+	*)        cp "$path" "$work/lib/modules/$kver/$name" ;;
+	esac
+	name=${name%.xz}; name=${name%.zst}
+	echo "$name $args" >> "$work/etc/kofi/modules"
+done
+
+add_file() {
+	[ -e "$work$1" ] && return 0
+	mkdir -p "$work$(dirname "$1")"
+	cp -L "$1" "$work$1"
+}
+add_libs() {
+	local lib
+	for lib in $(ldd "$1" 2>/dev/null | grep -o '/[^ ]*'); do
+		add_file "$lib"
+	done
+}
+for p in $PROGRAMS; do
+	path=$(command -v "$p") || kofi_die "$p not found: run tools/setup.sh"
+	add_file "$path"
+	add_libs "$path"
+done
+# Userspace verbs: the rxe provider is loaded by libibverbs at run time.
+multiarch=/usr/lib/x86_64-linux-gnu
+for f in $multiarch/libibverbs/librxe-rdmav*.so /etc/libibverbs.d/rxe.driver \
+	 $multiarch/libgcc_s.so.1 /lib/x86_64-linux-gnu/libgcc_s.so.1; do
+	[ -e "$f" ] || continue
+	add_file "$f"
+	case "$f" in *.so*) add_libs "$f" ;; esac
+done
+echo "root:x:0:0:root:/root:/bin/sh" > "$work/etc/passwd"
+echo "root:x:0:" > "$work/etc/group"
+printf '127.0.0.1 localhost\n::1 localhost\n' > "$work/etc/hosts"
+
+(cd "$work" && find . | cpio -o -H newc --quiet | gzip -1) > "$out.tmp"
+mv "$out.tmp" "$out"
+echo "$out"

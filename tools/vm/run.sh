@@ -1,0 +1,144 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Boot one or two QEMU guests (TCG) on a kernel, run a test script from
+# tools/vm/tests in each, and report the result.
+#
+# The guests get the base initramfs of their kernel (mkinitramfs.sh) plus
+# a second archive with kOFI's modules built for that kernel and the test
+# scripts.  In two-guest mode the guests are joined by a virtual Ethernet
+# link (a QEMU socket netdev on 127.0.0.1), each with its own address and
+# an rxe device on its NIC.  Every guest has a hard timeout.
+#
+# A run passes when every guest reached the end of its script with exit
+# status 0, printed at least one KOFI-PASS line and no KOFI-FAIL line, and
+# its console holds no kernel report (tools/scan-splats.sh).
+#
+# usage: tools/vm/run.sh [-k SERIES] [-n GUESTS] [-t SECONDS] [-q] TEST
+#   -k  kernel: 6.1 (default), 6.12 or debug
+#   -n  number of guests: 1 (default) or 2
+#   -t  timeout per guest in seconds (default 300, 900 on debug)
+#   -q  print only the summary line
+# Prints each check and a last line "vm SERIES TEST: N passed, N failed".
+
+set -uo pipefail
+. "$(dirname "$0")/../lib.sh"
+
+series=6.1 guests=1 timeout= quiet=0
+while getopts k:n:t:q opt; do
+	case $opt in
+	k) series=$OPTARG ;;
+	n) guests=$OPTARG ;;
+	t) timeout=$OPTARG ;;
+	q) quiet=1 ;;
+	*) exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+test=${1:?usage: $0 [-k SERIES] [-n GUESTS] [-t SECONDS] TEST}
+[ -x "$KOFI_TOP/tools/vm/tests/$test.sh" ] || kofi_die "no test $test"
+case $guests in 1|2) ;; *) kofi_die "-n must be 1 or 2" ;; esac
+
+mem=1024
+if [ "$series" = debug ]; then
+	mem=2048
+	timeout=${timeout:-900}
+fi
+timeout=${timeout:-300}
+
+kver=$(kofi_kver "$series") || kofi_die "kernel $series not set up"
+kernel=$(kofi_kroot "$series")/boot/vmlinuz-$kver
+[ -f "$kernel" ] || kofi_die "no kernel image $kernel"
+base=$("$KOFI_TOP/tools/vm/mkinitramfs.sh" "$series") || exit 1
+"$KOFI_TOP/tools/build.sh" "$series" > /dev/null || exit 1
+
+logs=$KOFI_CACHE/logs
+work=$(mktemp -d)
+pids=()
+cleanup() {
+	local p
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+# The per-run archive: modules under /kofi/modules, tests under /kofi/tests.
+mkdir -p "$work/root/kofi/modules" "$work/root/kofi/tests"
+find "$KOFI_CACHE/build/$series" -name '*.ko' \
+	-exec cp {} "$work/root/kofi/modules/" \;
+cp "$KOFI_TOP"/tools/vm/tests/* "$work/root/kofi/tests/"
+(cd "$work/root" && find . | cpio -o -H newc --quiet | gzip -1) > "$work/run.cpio.gz"
+cat "$base" "$work/run.cpio.gz" > "$work/initrd"
+
+port=
+if [ "$guests" -eq 2 ]; then
+	for _ in $(seq 50); do
+		port=$((20000 + RANDOM % 20000))
+		ss -Htln "sport = :$port" | grep -q . || break
+	done
+fi
+
+for h in $(seq 0 $((guests - 1))); do
+	log=$logs/vm-$series-$test-h$h.log
+	mkdir -p "$logs"
+	: > "$log"
+	net=()
+	if [ "$guests" -eq 2 ]; then
+		if [ "$h" -eq 0 ]; then
+			sock="listen=127.0.0.1:$port"
+		else
+			sock="connect=127.0.0.1:$port"
+		fi
+		net=(-netdev "socket,id=n0,$sock"
+		     -device "virtio-net-pci,netdev=n0,mac=52:54:00:6b:6f:0$h")
+	fi
+	timeout --kill-after=10 "$timeout" qemu-system-x86_64 \
+		-accel tcg -cpu max -smp 2 -m "$mem" \
+		-nodefaults -no-reboot -display none -monitor none \
+		-serial "file:$log" "${net[@]}" \
+		-kernel "$kernel" -initrd "$work/initrd" \
+		-append "console=ttyS0 loglevel=5 panic=-1 kofi_test=$test kofi_host=$h kofi_hosts=$guests" \
+		> "$work/qemu-$h.out" 2>&1 &
+	pids+=($!)
+	# The listening guest must be up before the other connects.
+	[ "$guests" -eq 2 ] && [ "$h" -eq 0 ] && sleep 1
+done
+
+passed=0 failed=0
+for h in $(seq 0 $((guests - 1))); do
+	wait "${pids[$h]}"
+	qrc=$?
+	log=$logs/vm-$series-$test-h$h.log
+	tag="host$h"
+	if [ $qrc -eq 124 ] || [ $qrc -eq 137 ]; then
+		echo "  FAIL $tag: timed out after ${timeout}s (log: $log)"
+		failed=$((failed + 1))
+	fi
+	p=$(grep -a -c '^KOFI-PASS: ' "$log")
+	f=$(grep -a -c '^KOFI-FAIL: ' "$log")
+	if [ $quiet -eq 0 ]; then
+		grep -a -E '^KOFI-(PASS|FAIL): ' "$log" | sed "s/^KOFI-\([A-Z]*\): /  \1 $tag: /"
+	else
+		grep -a -E '^KOFI-FAIL: ' "$log" | sed "s/^KOFI-FAIL: /  FAIL $tag: /"
+	fi
+	passed=$((passed + p))
+	failed=$((failed + f))
+	done_line=$(grep -a '^KOFI-DONE ' "$log" | tail -n1)
+	if [ "$done_line" != "KOFI-DONE rc=0" ]; then
+		echo "  FAIL $tag: script did not finish cleanly (${done_line:-no KOFI-DONE}; log: $log)"
+		failed=$((failed + 1))
+	elif [ "$p" -eq 0 ]; then
+		echo "  FAIL $tag: no check passed (log: $log)"
+		failed=$((failed + 1))
+	fi
+	if ! "$KOFI_TOP/tools/scan-splats.sh" "$log"; then
+		echo "  FAIL $tag: kernel reports in the console log"
+		failed=$((failed + 1))
+	fi
+	if [ -s "$work/qemu-$h.out" ] && [ $quiet -eq 0 ]; then
+		sed 's/^/  qemu: /' "$work/qemu-$h.out"
+	fi
+done
+
+echo "vm $series $test: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
