@@ -18,7 +18,7 @@
 #   -k  kernel: 6.1 (default), 6.12 or debug
 #   -n  number of guests: 1 (default) or 2
 #   -t  timeout per guest in seconds (default 300, 900 on debug)
-#   -q  print only the summary line
+#   -q  print only failures and the summary line
 # Prints each check and a last line "vm SERIES TEST: N passed, N failed".
 
 set -uo pipefail
@@ -110,6 +110,8 @@ for h in $(seq 0 $((guests - 1))); do
 	qrc=$?
 	log=$logs/vm-$series-$test-h$h.log
 	tag="host$h"
+	# The serial console ends lines with CR LF.
+	sed -i 's/\r$//' "$log"
 	if [ $qrc -eq 124 ] || [ $qrc -eq 137 ]; then
 		echo "  FAIL $tag: timed out after ${timeout}s (log: $log)"
 		failed=$((failed + 1))
@@ -117,7 +119,9 @@ for h in $(seq 0 $((guests - 1))); do
 	p=$(grep -a -c '^KOFI-PASS: ' "$log")
 	f=$(grep -a -c '^KOFI-FAIL: ' "$log")
 	if [ $quiet -eq 0 ]; then
-		grep -a -E '^KOFI-(PASS|FAIL): ' "$log" | sed "s/^KOFI-\([A-Z]*\): /  \1 $tag: /"
+		grep -a -E '^KOFI-(PASS|FAIL|SAY): ' "$log" |
+			sed -e "s/^KOFI-SAY: /  $tag| /" \
+			    -e "s/^KOFI-\([A-Z]*\): /  \1 $tag: /"
 	else
 		grep -a -E '^KOFI-FAIL: ' "$log" | sed "s/^KOFI-FAIL: /  FAIL $tag: /"
 	fi

@@ -57,4 +57,27 @@ wait_for() {
 	return 1
 }
 
-finish() { exit $KOFI_FAILED; }
+# barrier NAME: in a two-guest run, return once both guests reached the
+# barrier NAME (guest 0 listens, guest 1 connects); fails after 300 s.
+barrier() {
+	[ "$KOFI_HOSTS" -gt 1 ] || return 0
+	if [ "$KOFI_HOST" = 0 ]; then
+		got=$(timeout 300 nc -l -p 7199 < /dev/null)
+		[ "$got" = "$1" ] || { fail "barrier $1: got '$got'"; return 1; }
+	else
+		wait_for 300 sh -c "echo $1 | nc $KOFI_PEER 7199" ||
+			{ fail "barrier $1: peer never listened"; return 1; }
+	fi
+}
+
+# finish: wait for the peer (so that neither guest leaves while the other
+# still talks to it) and exit with the result of the checks.
+finish() {
+	barrier finish
+	exit $KOFI_FAILED
+}
+
+# say TEXT...: a line for the person watching (shown by tools/vm/run.sh).
+say() { echo "KOFI-SAY: $*"; }
+# say_cmd COMMAND...: run COMMAND and show its output.
+say_cmd() { "$@" 2>&1 | while IFS= read -r l; do say "$l"; done; }

@@ -5,9 +5,9 @@
 # (rping with data verification, guest 0 serving, guest 1 connecting).
 . ./lib.sh
 
-check "eth0 is up" wait_for 20 sh -c 'ip link show eth0 | grep -q LOWER_UP'
-check "ping IPv4 peer" wait_for 30 ping -c 1 -W 1 "$KOFI_PEER"
-check "ping IPv6 peer" wait_for 30 ping -6 -c 1 -W 1 "$KOFI_PEER6"
+check "eth0 is up" wait_for 60 sh -c 'ip link show eth0 | grep -q LOWER_UP'
+check "ping IPv4 peer" wait_for 180 ping -c 1 -W 1 "$KOFI_PEER"
+check "ping IPv6 peer" wait_for 180 ping -6 -c 1 -W 1 "$KOFI_PEER6"
 check_output "rxe0 is ACTIVE on eth0" 'rxe0.*ACTIVE.*eth0' rdma link show
 check_output "ibv_devices lists rxe0" 'rxe0' ibv_devices
 
