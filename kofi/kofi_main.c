@@ -5,7 +5,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
-#include <kofi/fabric.h>
+#include "kofi_core.h"
 
 /**
  * fi_version() - API version implemented by this kofi.ko
@@ -21,6 +21,7 @@ EXPORT_SYMBOL_GPL(fi_version);
 
 static int __init kofi_init(void)
 {
+	kofi_debugfs_init();
 	pr_info("kernel OpenFabrics Interface %u.%u loaded\n",
 		FI_MAJOR_VERSION, FI_MINOR_VERSION);
 	return 0;
@@ -28,6 +29,7 @@ static int __init kofi_init(void)
 
 static void __exit kofi_exit(void)
 {
+	kofi_debugfs_exit();
 	pr_info("unloaded\n");
 }
 

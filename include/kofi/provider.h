@@ -1,0 +1,194 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * kOFI: kernel OpenFabrics Interface - the provider side.
+ *
+ * What a provider module uses: registration with kofi.ko, initialisation
+ * of its objects' struct fid, the shared event queue and completion queue
+ * implementations and how to write events and completions into them, the
+ * flush helper for outstanding operations, and a remote-key table for
+ * software RMA.  ULPs do not include this header.
+ */
+#ifndef _KOFI_PROVIDER_H
+#define _KOFI_PROVIDER_H
+
+#include <linux/completion.h>
+#include <linux/list.h>
+#include <linux/spinlock.h>
+#include <linux/refcount.h>
+#include <kofi/fabric.h>
+#include <kofi/fi_errno.h>
+#include <kofi/fi_domain.h>
+#include <kofi/fi_endpoint.h>
+#include <kofi/fi_cm.h>
+#include <kofi/fi_eq.h>
+#include <kofi/fi_rma.h>
+
+struct module;
+
+/* Longest provider name, without the terminating NUL. */
+#define KOFI_PROV_NAME_MAX	31
+
+/*
+ * Provider priorities: fi_getinfo() returns the infos of higher priority
+ * providers first (equal priorities: registration order).
+ */
+#define KOFI_PRIO_HW_RDMA	300	/* RDMA hardware (ib_verbs) */
+#define KOFI_PRIO_UTIL		200	/* utility providers (kstream) */
+#define KOFI_PRIO_SOFTWARE	100	/* software transports (ksocket) */
+#define KOFI_PRIO_TEST		0	/* test providers */
+
+/* struct kofi_provider.flags */
+#define KOFI_PROV_UTIL		BIT(0)	/* layered over core providers */
+
+/**
+ * struct kofi_provider - a provider, as registered with kofi.ko
+ * @name: unique name, at most KOFI_PROV_NAME_MAX characters, none of
+ *	";,^" or white space
+ * @version: the provider's own version, FI_VERSION() form
+ * @fi_version: API version the provider was built against:
+ *	FI_VERSION(FI_MAJOR_VERSION, FI_MINOR_VERSION)
+ * @owner: THIS_MODULE; pinned while a fabric of the provider is open
+ * @priority: fi_getinfo() ordering, KOFI_PRIO_*
+ * @flags: KOFI_PROV_UTIL for a utility provider
+ * @getinfo: return in *@info a list of infos (fi_allocinfo()) describing
+ *	what the provider offers for @hints, or -ENODATA.  @hints is never
+ *	NULL, has every attribute block, and node/service have already been
+ *	parsed into hints->src_addr / dest_addr.  The core filters the result
+ *	against the user's hints again, so a provider may return more than
+ *	matches.  If fabric_attr->prov_name is NULL the core fills it in.
+ *	Process context, may sleep; may call kofi_getinfo_core().
+ * @fabric: open a fabric for @attr (from one of the provider's infos).
+ *	The provider initialises the fid with kofi_fid_init().  Process
+ *	context, may sleep.
+ * @cleanup: called once by kofi_provider_deregister() after the last user
+ *	has gone, or NULL.  Process context, may sleep.
+ *
+ * The struct must stay valid and unchanged while registered.
+ */
+struct kofi_provider {
+	const char *name;
+	u32 version;
+	u32 fi_version;
+	struct module *owner;
+	int priority;
+	unsigned int flags;
+	int (*getinfo)(u32 version, const struct fi_info *hints, u64 flags,
+		       struct fi_info **info);
+	int (*fabric)(struct fi_fabric_attr *attr, struct fid_fabric **fabric,
+		      void *context);
+	void (*cleanup)(void);
+};
+
+int kofi_provider_register(struct kofi_provider *prov);
+void kofi_provider_deregister(struct kofi_provider *prov);
+int kofi_getinfo_core(u32 version, const char *node, const char *service,
+		      u64 flags, const struct fi_info *hints,
+		      const struct kofi_provider *self, struct fi_info **info);
+
+void kofi_fid_init(struct fid *fid, u32 fclass, const struct fi_ops *ops,
+		   void *context);
+bool kofi_fid_get(struct fid *fid);
+void kofi_fid_put(struct fid *fid);
+bool kofi_fid_closed(const struct fid *fid);
+
+/* The shared event queue. */
+int kofi_eq_open_generic(struct fid_fabric *fabric, struct fi_eq_attr *attr,
+			 struct fid_eq **eq, void *context);
+int kofi_eq_write_event(struct fid_eq *eq, u32 event, struct fid *fid,
+			void *context, u64 data);
+int kofi_eq_write_cm(struct fid_eq *eq, u32 event, struct fid *fid,
+		     struct fi_info *info, const void *data, size_t datalen);
+int kofi_eq_write_err(struct fid_eq *eq, struct fid *fid, void *context,
+		      int err, int prov_errno, const void *err_data,
+		      size_t err_data_size);
+
+/* The shared completion queue. */
+int kofi_cq_open_generic(struct fid_domain *domain, struct fi_cq_attr *attr,
+			 struct fid_cq **cq, void *context);
+int kofi_cq_write(struct fid_cq *cq, void *op_context, u64 flags,
+		  size_t len, void *buf, u64 data);
+int kofi_cq_write_src(struct fid_cq *cq, void *op_context, u64 flags,
+		      size_t len, void *buf, u64 data, fi_addr_t src_addr);
+int kofi_cq_write_err(struct fid_cq *cq, void *op_context, u64 flags,
+		      int err, int prov_errno, size_t len, size_t olen);
+
+/**
+ * struct kofi_op - an outstanding operation, for kofi_oplist_flush()
+ * @node: list linkage, owned by the list
+ * @cq: CQ the operation completes to, or NULL for no completion
+ * @context: the operation's context (op_context of the completion)
+ * @flags: completion flags (FI_SEND, FI_RECV | FI_MSG, FI_RMA | FI_READ ...)
+ *
+ * Embed it in the provider's request structure.
+ */
+struct kofi_op {
+	struct list_head node;
+	struct fid_cq *cq;
+	void *context;
+	u64 flags;
+};
+
+/**
+ * struct kofi_oplist - the outstanding operations of an endpoint
+ * @lock: protects @ops; may be taken from any context
+ * @ops: list of struct kofi_op
+ */
+struct kofi_oplist {
+	spinlock_t lock;	/* protects ops */
+	struct list_head ops;
+};
+
+void kofi_oplist_init(struct kofi_oplist *list);
+void kofi_oplist_add(struct kofi_oplist *list, struct kofi_op *op);
+bool kofi_oplist_del(struct kofi_oplist *list, struct kofi_op *op);
+unsigned int kofi_oplist_flush(struct kofi_oplist *list, int err,
+			       void (*release)(struct kofi_op *op, void *arg),
+			       void *arg);
+
+/**
+ * struct kofi_key_entry - a region in a struct kofi_keytable
+ * @key: the region's remote key, set by kofi_keytable_insert()
+ * @base: first remote address of the region
+ * @len: bytes in the region
+ * @access: FI_REMOTE_READ and/or FI_REMOTE_WRITE
+ * @priv: provider data (its MR), not used by the core
+ *
+ * Embed it in the provider's MR; fill in @base, @len, @access, @priv
+ * before kofi_keytable_insert().
+ */
+struct kofi_key_entry {
+	u64 key;
+	u64 base;
+	u64 len;
+	u64 access;
+	void *priv;
+	/* private: */
+	struct hlist_node node;
+	refcount_t ref;
+	struct completion released;
+};
+
+/**
+ * struct kofi_keytable - remote keys of a software provider's domain
+ *
+ * Lookups are RCU protected and safe from any context; insert and remove
+ * may sleep.
+ */
+struct kofi_keytable {
+	/* private: */
+	spinlock_t lock;		/* serialises insert and remove */
+	unsigned int bits;
+	unsigned int count;
+	struct hlist_head *buckets;
+};
+
+int kofi_keytable_init(struct kofi_keytable *kt, unsigned int bits);
+void kofi_keytable_destroy(struct kofi_keytable *kt);
+int kofi_keytable_insert(struct kofi_keytable *kt, struct kofi_key_entry *e,
+			 u64 requested_key, bool prov_key);
+void kofi_keytable_remove(struct kofi_keytable *kt, struct kofi_key_entry *e);
+struct kofi_key_entry *kofi_keytable_get(struct kofi_keytable *kt, u64 key,
+					 u64 addr, u64 len, u64 access);
+void kofi_key_entry_put(struct kofi_key_entry *e);
+
+#endif /* _KOFI_PROVIDER_H */

@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * kOFI core: dispatch of the domain calls.
+ */
+#include <linux/module.h>
+#include "kofi_core.h"
+
+/**
+ * fi_endpoint() - open an active endpoint
+ * @domain: the domain
+ * @info: the endpoint's info; for the passive side of a connection the
+ *	info of the FI_CONNREQ event (its handle names the request)
+ * @ep: the new endpoint
+ * @context: user context of the endpoint
+ *
+ * Context: process context, may sleep.
+ * Return: 0; -EINVAL if @domain is not a domain or @info or @ep is NULL;
+ * -EBADF if @domain is closed; -FI_ENOSYS; the provider's error.
+ */
+int fi_endpoint(struct fid_domain *domain, struct fi_info *info,
+		struct fid_ep **ep, void *context)
+{
+	int ret;
+
+	if (!KOFI_IS(domain, FI_CLASS_DOMAIN) || !info || !ep)
+		return -EINVAL;
+	if (!domain->ops || !domain->ops->endpoint)
+		return -FI_ENOSYS;
+	if (!kofi_fid_get(&domain->fid))
+		return -EBADF;
+	ret = domain->ops->endpoint(domain, info, ep, context);
+	return kofi_fid_opened(&domain->fid, ret,
+			       ret ? NULL : KOFI_FID(*ep), FI_CLASS_EP);
+}
+EXPORT_SYMBOL_GPL(fi_endpoint);
+
+/**
+ * fi_cq_open() - open a completion queue
+ * @domain: the domain
+ * @attr: CQ attributes (size, format, wait_cond, comp_handler)
+ * @cq: the new completion queue
+ * @context: user context of the CQ, passed to @attr->comp_handler
+ *
+ * Context: process context, may sleep.
+ * Return: 0; -EINVAL for bad arguments (NULL, nonzero @attr->flags, an
+ * unknown format or wait condition, a size above FI_CQ_MAX_SIZE); -EBADF if
+ * @domain is closed; -FI_ENOSYS; -ENOMEM; the provider's error.
+ */
+int fi_cq_open(struct fid_domain *domain, struct fi_cq_attr *attr,
+	       struct fid_cq **cq, void *context)
+{
+	int ret;
+
+	if (!KOFI_IS(domain, FI_CLASS_DOMAIN) || !attr || !cq ||
+	    attr->flags || attr->format > FI_CQ_FORMAT_DATA ||
+	    attr->wait_cond > FI_CQ_COND_THRESHOLD)
+		return -EINVAL;
+	if (!domain->ops || !domain->ops->cq_open)
+		return -FI_ENOSYS;
+	if (!kofi_fid_get(&domain->fid))
+		return -EBADF;
+	ret = domain->ops->cq_open(domain, attr, cq, context);
+	return kofi_fid_opened(&domain->fid, ret,
+			       ret ? NULL : KOFI_FID(*cq), FI_CLASS_CQ);
+}
+EXPORT_SYMBOL_GPL(fi_cq_open);

@@ -1,0 +1,414 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * kOFI core: the shared completion queue.
+ *
+ * A bounded ring of completions, preallocated at open, protected by an
+ * irq-safe spinlock: providers write completions from any context
+ * (kofi_cq_write() from hardirq, softirq or process context) and users
+ * read them from any context without allocating.  Error entries are queued
+ * in order with the successful ones.
+ *
+ * Overrun: when a completion finds the ring full it is refused with
+ * -EOVERFLOW and counted; the CQ then refuses every completion until the
+ * user has read, after the entries already queued, one error entry with
+ * err EOVERFLOW whose prov_errno is the number of completions lost.
+ * Nothing is dropped silently.
+ */
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
+#include "kofi_core.h"
+
+struct kofi_cq_slot {
+	void *op_context;
+	u64 flags;
+	size_t len;
+	void *buf;
+	u64 data;
+	fi_addr_t src;
+	size_t olen;
+	int err;
+	int prov_errno;
+};
+
+struct kofi_cq {
+	struct fid_cq cq_fid;
+	spinlock_t lock;	/* protects everything below */
+	struct kofi_cq_slot *ring;
+	u32 size;
+	u32 head;		/* free running: count = tail - head */
+	u32 tail;
+	u32 nerr;		/* error entries in the ring */
+	u64 lost;		/* > 0: overrun, completions refused */
+	bool signaled;
+	enum fi_cq_format format;
+	enum fi_cq_wait_cond wait_cond;
+	wait_queue_head_t wq;
+	void (*handler)(struct fid_cq *cq, void *context);
+};
+
+static const struct fi_ops_cq kofi_cq_ops;
+
+static struct kofi_cq *kofi_cq(struct fid_cq *cq_fid)
+{
+	return container_of(cq_fid, struct kofi_cq, cq_fid);
+}
+
+static void kofi_cq_copy(struct kofi_cq *cq, void *buf, size_t i,
+			 const struct kofi_cq_slot *s)
+{
+	struct fi_cq_data_entry *d;
+	struct fi_cq_msg_entry *m;
+	struct fi_cq_entry *c;
+
+	switch (cq->format) {
+	case FI_CQ_FORMAT_MSG:
+		m = (struct fi_cq_msg_entry *)buf + i;
+		m->op_context = s->op_context;
+		m->flags = s->flags;
+		m->len = s->len;
+		break;
+	case FI_CQ_FORMAT_DATA:
+		d = (struct fi_cq_data_entry *)buf + i;
+		d->op_context = s->op_context;
+		d->flags = s->flags;
+		d->len = s->len;
+		d->buf = s->buf;
+		d->data = s->data;
+		break;
+	default:
+		c = (struct fi_cq_entry *)buf + i;
+		c->op_context = s->op_context;
+		break;
+	}
+}
+
+static ssize_t kofi_cq_readfrom(struct fid_cq *cq_fid, void *buf,
+				size_t count, fi_addr_t *src_addr)
+{
+	struct kofi_cq *cq = kofi_cq(cq_fid);
+	struct kofi_cq_slot *s;
+	unsigned long irqflags;
+	ssize_t n = 0;
+
+	spin_lock_irqsave(&cq->lock, irqflags);
+	while (n < count && cq->head != cq->tail) {
+		s = &cq->ring[cq->head % cq->size];
+		if (s->err)
+			break;
+		kofi_cq_copy(cq, buf, n, s);
+		if (src_addr)
+			src_addr[n] = s->src;
+		cq->head++;
+		n++;
+	}
+	if (!n && count)
+		n = (cq->head != cq->tail || cq->lost) ? -FI_EAVAIL : -EAGAIN;
+	spin_unlock_irqrestore(&cq->lock, irqflags);
+	return n;
+}
+
+static ssize_t kofi_cq_read(struct fid_cq *cq_fid, void *buf, size_t count)
+{
+	return kofi_cq_readfrom(cq_fid, buf, count, NULL);
+}
+
+static ssize_t kofi_cq_readerr(struct fid_cq *cq_fid,
+			       struct fi_cq_err_entry *buf, u64 flags)
+{
+	struct kofi_cq *cq = kofi_cq(cq_fid);
+	struct kofi_cq_slot *s;
+	unsigned long irqflags;
+	ssize_t ret = 1;
+
+	spin_lock_irqsave(&cq->lock, irqflags);
+	if (cq->head != cq->tail && cq->ring[cq->head % cq->size].err) {
+		s = &cq->ring[cq->head % cq->size];
+		memset(buf, 0, sizeof(*buf));
+		buf->op_context = s->op_context;
+		buf->flags = s->flags;
+		buf->len = s->len;
+		buf->buf = s->buf;
+		buf->data = s->data;
+		buf->olen = s->olen;
+		buf->err = s->err;
+		buf->prov_errno = s->prov_errno;
+		if (!(flags & FI_PEEK)) {
+			cq->head++;
+			cq->nerr--;
+		}
+	} else if (cq->head == cq->tail && cq->lost) {
+		memset(buf, 0, sizeof(*buf));
+		buf->err = EOVERFLOW;
+		buf->prov_errno = min_t(u64, cq->lost, INT_MAX);
+		if (!(flags & FI_PEEK))
+			cq->lost = 0;
+	} else {
+		ret = -EAGAIN;
+	}
+	spin_unlock_irqrestore(&cq->lock, irqflags);
+	return ret;
+}
+
+static bool kofi_cq_ready(struct kofi_cq *cq, u32 threshold)
+{
+	unsigned long irqflags;
+	bool ready;
+
+	spin_lock_irqsave(&cq->lock, irqflags);
+	ready = cq->signaled || cq->lost || cq->nerr ||
+		cq->tail - cq->head >= threshold;
+	spin_unlock_irqrestore(&cq->lock, irqflags);
+	return ready;
+}
+
+static bool kofi_cq_take_signal(struct kofi_cq *cq)
+{
+	unsigned long irqflags;
+	bool signaled;
+
+	spin_lock_irqsave(&cq->lock, irqflags);
+	signaled = cq->signaled;
+	cq->signaled = false;
+	spin_unlock_irqrestore(&cq->lock, irqflags);
+	return signaled;
+}
+
+static ssize_t kofi_cq_sreadfrom(struct fid_cq *cq_fid, void *buf,
+				 size_t count, fi_addr_t *src_addr,
+				 const void *cond, int timeout)
+{
+	struct kofi_cq *cq = kofi_cq(cq_fid);
+	u32 threshold = 1;
+	long left;
+	ssize_t ret;
+
+	if (cq->wait_cond == FI_CQ_COND_THRESHOLD && cond)
+		threshold = clamp_t(size_t, *(const size_t *)cond, 1,
+				    min_t(size_t, count, cq->size));
+	if (!timeout)
+		return kofi_cq_readfrom(cq_fid, buf, count, src_addr);
+
+	left = timeout < 0 ? MAX_SCHEDULE_TIMEOUT : msecs_to_jiffies(timeout);
+	for (;;) {
+		left = wait_event_interruptible_timeout(cq->wq,
+							kofi_cq_ready(cq, threshold),
+							left);
+		if (left < 0)
+			return -EINTR;
+		if (kofi_cq_take_signal(cq))
+			return -EAGAIN;
+		ret = kofi_cq_readfrom(cq_fid, buf, count, src_addr);
+		if (ret != -EAGAIN || !left)
+			return ret;
+	}
+}
+
+static ssize_t kofi_cq_sread(struct fid_cq *cq_fid, void *buf, size_t count,
+			     const void *cond, int timeout)
+{
+	return kofi_cq_sreadfrom(cq_fid, buf, count, NULL, cond, timeout);
+}
+
+static int kofi_cq_signal(struct fid_cq *cq_fid)
+{
+	struct kofi_cq *cq = kofi_cq(cq_fid);
+	unsigned long irqflags;
+
+	spin_lock_irqsave(&cq->lock, irqflags);
+	cq->signaled = true;
+	spin_unlock_irqrestore(&cq->lock, irqflags);
+	wake_up_interruptible(&cq->wq);
+	return 0;
+}
+
+static int kofi_cq_close(struct fid *fid)
+{
+	struct kofi_cq *cq = container_of(fid, struct kofi_cq, cq_fid.fid);
+
+	kvfree(cq->ring);
+	kfree(cq);
+	return 0;
+}
+
+static const struct fi_ops kofi_cq_fi_ops = {
+	.close = kofi_cq_close,
+};
+
+static const struct fi_ops_cq kofi_cq_ops = {
+	.read = kofi_cq_read,
+	.readfrom = kofi_cq_readfrom,
+	.readerr = kofi_cq_readerr,
+	.sread = kofi_cq_sread,
+	.sreadfrom = kofi_cq_sreadfrom,
+	.signal = kofi_cq_signal,
+};
+
+/**
+ * kofi_cq_open_generic() - open a CQ of the shared implementation
+ * @domain: the domain (the core links the CQ to it)
+ * @attr: CQ attributes; size 0 and FI_CQ_FORMAT_UNSPEC are replaced by
+ *	the values used (FI_CQ_DEFAULT_SIZE, FI_CQ_FORMAT_CONTEXT)
+ * @cq: the new CQ
+ * @context: user context
+ *
+ * A provider sets it as its fi_ops_domain.cq_open (or calls it from its
+ * own cq_open) and writes completions with kofi_cq_write() and
+ * kofi_cq_write_err().
+ *
+ * Context: process context, may sleep.
+ * Return: 0; -EINVAL for a size above FI_CQ_MAX_SIZE or a bad format or
+ * wait condition; -ENOMEM.
+ */
+int kofi_cq_open_generic(struct fid_domain *domain, struct fi_cq_attr *attr,
+			 struct fid_cq **cq, void *context)
+{
+	struct kofi_cq *q;
+
+	if (!attr || !cq || attr->size > FI_CQ_MAX_SIZE ||
+	    attr->format > FI_CQ_FORMAT_DATA ||
+	    attr->wait_cond > FI_CQ_COND_THRESHOLD)
+		return -EINVAL;
+	q = kzalloc(sizeof(*q), GFP_KERNEL);
+	if (!q)
+		return -ENOMEM;
+	q->size = attr->size ? attr->size : FI_CQ_DEFAULT_SIZE;
+	q->ring = kvcalloc(q->size, sizeof(*q->ring), GFP_KERNEL);
+	if (!q->ring) {
+		kfree(q);
+		return -ENOMEM;
+	}
+	q->format = attr->format ? attr->format : FI_CQ_FORMAT_CONTEXT;
+	q->wait_cond = attr->wait_cond;
+	q->handler = attr->comp_handler;
+	spin_lock_init(&q->lock);
+	init_waitqueue_head(&q->wq);
+	kofi_fid_init(&q->cq_fid.fid, FI_CLASS_CQ, &kofi_cq_fi_ops, context);
+	q->cq_fid.ops = &kofi_cq_ops;
+	attr->size = q->size;
+	attr->format = q->format;
+	*cq = &q->cq_fid;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(kofi_cq_open_generic);
+
+static int kofi_cq_push(struct fid_cq *cq_fid, const struct kofi_cq_slot *s)
+{
+	struct kofi_cq *cq;
+	unsigned long irqflags;
+	int ret = 0;
+
+	if (!cq_fid || cq_fid->ops != &kofi_cq_ops)
+		return -EINVAL;
+	cq = kofi_cq(cq_fid);
+	spin_lock_irqsave(&cq->lock, irqflags);
+	if (cq->lost || cq->tail - cq->head >= cq->size) {
+		if (cq->lost != U64_MAX)
+			cq->lost++;
+		ret = -EOVERFLOW;
+	} else {
+		cq->ring[cq->tail % cq->size] = *s;
+		cq->tail++;
+		if (s->err)
+			cq->nerr++;
+	}
+	spin_unlock_irqrestore(&cq->lock, irqflags);
+
+	if (wq_has_sleeper(&cq->wq))
+		wake_up_interruptible(&cq->wq);
+	if (cq->handler)
+		cq->handler(cq_fid, cq_fid->fid.context);
+	return ret;
+}
+
+/**
+ * kofi_cq_write_src() - write a successful completion with its source
+ * @cq: a CQ opened by kofi_cq_open_generic()
+ * @op_context: the operation's context
+ * @flags: completion flags (FI_SEND, FI_RECV | FI_MSG, FI_RMA | FI_WRITE,
+ *	FI_REMOTE_CQ_DATA ...)
+ * @len: bytes transferred
+ * @buf: receive buffer start, or NULL
+ * @data: remote CQ data
+ * @src_addr: source address (FI_ADDR_NOTAVAIL if unknown)
+ *
+ * Wakes fi_cq_sread() sleepers, then calls the CQ's comp_handler in the
+ * caller's context.
+ *
+ * Context: any context (hardirq, softirq, process; spinlocks may be held,
+ * but not ones the comp_handler takes); does not sleep or allocate.
+ * Return: 0; -EOVERFLOW if the CQ was full (the loss is reported to the
+ * user by an EOVERFLOW error entry); -EINVAL if @cq is not a shared CQ.
+ */
+int kofi_cq_write_src(struct fid_cq *cq, void *op_context, u64 flags,
+		      size_t len, void *buf, u64 data, fi_addr_t src_addr)
+{
+	struct kofi_cq_slot s = {
+		.op_context = op_context,
+		.flags = flags,
+		.len = len,
+		.buf = buf,
+		.data = data,
+		.src = src_addr,
+	};
+
+	return kofi_cq_push(cq, &s);
+}
+EXPORT_SYMBOL_GPL(kofi_cq_write_src);
+
+/**
+ * kofi_cq_write() - write a successful completion
+ * @cq: a CQ opened by kofi_cq_open_generic()
+ * @op_context: the operation's context
+ * @flags: completion flags
+ * @len: bytes transferred
+ * @buf: receive buffer start, or NULL
+ * @data: remote CQ data
+ *
+ * As kofi_cq_write_src() with FI_ADDR_NOTAVAIL.
+ *
+ * Context: any context; does not sleep or allocate.
+ * Return: as for kofi_cq_write_src().
+ */
+int kofi_cq_write(struct fid_cq *cq, void *op_context, u64 flags,
+		  size_t len, void *buf, u64 data)
+{
+	return kofi_cq_write_src(cq, op_context, flags, len, buf, data,
+				 FI_ADDR_NOTAVAIL);
+}
+EXPORT_SYMBOL_GPL(kofi_cq_write);
+
+/**
+ * kofi_cq_write_err() - write an error completion
+ * @cq: a CQ opened by kofi_cq_open_generic()
+ * @op_context: the failed operation's context
+ * @flags: completion flags of the operation
+ * @err: errno, positive or negative (stored positive): ECANCELED, EIO,
+ *	EMSGSIZE, ENOKEY, EACCES, ERANGE, ECONNRESET ...
+ * @prov_errno: provider-specific error, or 0
+ * @len: bytes transferred before the error
+ * @olen: bytes that did not fit (EMSGSIZE), or 0
+ *
+ * Context: any context; does not sleep or allocate.
+ * Return: as for kofi_cq_write_src(); -EINVAL also for @err 0.
+ */
+int kofi_cq_write_err(struct fid_cq *cq, void *op_context, u64 flags,
+		      int err, int prov_errno, size_t len, size_t olen)
+{
+	struct kofi_cq_slot s = {
+		.op_context = op_context,
+		.flags = flags,
+		.len = len,
+		.src = FI_ADDR_NOTAVAIL,
+		.olen = olen,
+		.err = abs(err),
+		.prov_errno = prov_errno,
+	};
+
+	if (!err || err == INT_MIN)
+		return -EINVAL;
+	return kofi_cq_push(cq, &s);
+}
+EXPORT_SYMBOL_GPL(kofi_cq_write_err);

@@ -1,0 +1,391 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * kOFI core: the shared event queue.
+ *
+ * A bounded ring of events preallocated at open, each slot large enough
+ * for a connection entry with FI_CM_DATA_MAX bytes of data and an error
+ * entry with FI_ERR_DATA_MAX bytes of error data, under an irq-safe
+ * spinlock so providers may queue events from any context.
+ *
+ * Ownership: the info of a FI_CONNREQ event written by a provider belongs
+ * to the queue until the event is read (without FI_PEEK), then to the
+ * reader.  Events never read are released at close: the info is freed and
+ * its connection request handle closed (the provider rejects it).
+ *
+ * Overrun: an event written by a provider into a full queue is refused
+ * with -EOVERFLOW (the provider keeps what it passed, e.g. frees the info
+ * and rejects the request); the queue then refuses events until the user
+ * has read, after the queued ones, an error entry with err EOVERFLOW and
+ * prov_errno the number of events lost.  fi_eq_write() by a user into a
+ * full queue returns -EAGAIN instead and changes nothing.
+ */
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
+#include <linux/wait.h>
+#include "kofi_core.h"
+
+#define KOFI_EQ_ENTRY_MAX	(sizeof(struct fi_eq_cm_entry) + FI_CM_DATA_MAX)
+
+struct kofi_eq_slot {
+	u32 event;
+	u32 len;
+	bool is_err;
+	struct fi_info *info;		/* owned CONNREQ info, or NULL */
+	struct fi_eq_err_entry err;
+	size_t err_data_len;
+	u8 err_data[FI_ERR_DATA_MAX];
+	union {
+		struct fi_eq_entry entry;
+		u8 raw[KOFI_EQ_ENTRY_MAX];
+	} u;
+};
+
+struct kofi_eq {
+	struct fid_eq eq_fid;
+	spinlock_t lock;	/* protects everything below */
+	struct kofi_eq_slot *ring;
+	u32 size;
+	u32 head;		/* free running: count = tail - head */
+	u32 tail;
+	u32 nerr;
+	u64 lost;
+	wait_queue_head_t wq;
+	void (*handler)(struct fid_eq *eq, void *context);
+};
+
+static const struct fi_ops_eq kofi_eq_ops;
+
+static struct kofi_eq *kofi_eq(struct fid_eq *eq_fid)
+{
+	return container_of(eq_fid, struct kofi_eq, eq_fid);
+}
+
+static ssize_t kofi_eq_read(struct fid_eq *eq_fid, u32 *event, void *buf,
+			    size_t len, u64 flags)
+{
+	struct kofi_eq *eq = kofi_eq(eq_fid);
+	struct kofi_eq_slot *s;
+	unsigned long irqflags;
+	ssize_t ret;
+
+	spin_lock_irqsave(&eq->lock, irqflags);
+	if (eq->head == eq->tail) {
+		ret = eq->lost ? -FI_EAVAIL : -EAGAIN;
+		goto out;
+	}
+	s = &eq->ring[eq->head % eq->size];
+	if (s->is_err) {
+		ret = -FI_EAVAIL;
+		goto out;
+	}
+	if (len < s->len) {
+		ret = -EMSGSIZE;
+		goto out;
+	}
+	memcpy(buf, s->u.raw, s->len);
+	*event = s->event;
+	ret = s->len;
+	if (!(flags & FI_PEEK)) {
+		s->info = NULL;
+		eq->head++;
+	}
+out:
+	spin_unlock_irqrestore(&eq->lock, irqflags);
+	return ret;
+}
+
+static ssize_t kofi_eq_readerr(struct fid_eq *eq_fid,
+			       struct fi_eq_err_entry *buf, u64 flags)
+{
+	struct kofi_eq *eq = kofi_eq(eq_fid);
+	void *user_data = buf->err_data;
+	size_t user_size = user_data ? buf->err_data_size : 0;
+	struct kofi_eq_slot *s;
+	unsigned long irqflags;
+	size_t copied = 0;
+	ssize_t ret = sizeof(*buf);
+
+	spin_lock_irqsave(&eq->lock, irqflags);
+	if (eq->head != eq->tail && eq->ring[eq->head % eq->size].is_err) {
+		s = &eq->ring[eq->head % eq->size];
+		*buf = s->err;
+		copied = min(user_size, s->err_data_len);
+		if (copied)
+			memcpy(user_data, s->err_data, copied);
+		if (!(flags & FI_PEEK)) {
+			eq->head++;
+			eq->nerr--;
+		}
+	} else if (eq->head == eq->tail && eq->lost) {
+		memset(buf, 0, sizeof(*buf));
+		buf->err = EOVERFLOW;
+		buf->prov_errno = min_t(u64, eq->lost, INT_MAX);
+		if (!(flags & FI_PEEK))
+			eq->lost = 0;
+	} else {
+		ret = -EAGAIN;
+	}
+	spin_unlock_irqrestore(&eq->lock, irqflags);
+	if (ret > 0) {
+		buf->err_data = copied ? user_data : NULL;
+		buf->err_data_size = copied;
+	}
+	return ret;
+}
+
+static bool kofi_eq_ready(struct kofi_eq *eq)
+{
+	unsigned long irqflags;
+	bool ready;
+
+	spin_lock_irqsave(&eq->lock, irqflags);
+	ready = eq->head != eq->tail || eq->lost;
+	spin_unlock_irqrestore(&eq->lock, irqflags);
+	return ready;
+}
+
+static ssize_t kofi_eq_sread(struct fid_eq *eq_fid, u32 *event, void *buf,
+			     size_t len, int timeout, u64 flags)
+{
+	struct kofi_eq *eq = kofi_eq(eq_fid);
+	long left;
+	ssize_t ret;
+
+	if (!timeout)
+		return kofi_eq_read(eq_fid, event, buf, len, flags);
+	left = timeout < 0 ? MAX_SCHEDULE_TIMEOUT : msecs_to_jiffies(timeout);
+	for (;;) {
+		left = wait_event_interruptible_timeout(eq->wq,
+							kofi_eq_ready(eq),
+							left);
+		if (left < 0)
+			return -EINTR;
+		ret = kofi_eq_read(eq_fid, event, buf, len, flags);
+		if (ret != -EAGAIN || !left)
+			return ret;
+	}
+}
+
+/* Queue one entry; @user: a fi_eq_write() (-EAGAIN when full). */
+static int kofi_eq_push(struct fid_eq *eq_fid, u32 event, const void *hdr,
+			size_t hdrlen, const void *data, size_t datalen,
+			struct fi_info *info,
+			const struct fi_eq_err_entry *err,
+			const void *err_data, size_t err_data_len, bool user)
+{
+	struct kofi_eq *eq;
+	struct kofi_eq_slot *s;
+	unsigned long irqflags;
+	int ret = 0;
+
+	if (!eq_fid || eq_fid->ops != &kofi_eq_ops)
+		return -EINVAL;
+	eq = kofi_eq(eq_fid);
+	spin_lock_irqsave(&eq->lock, irqflags);
+	if (eq->lost || eq->tail - eq->head >= eq->size) {
+		if (user) {
+			ret = -EAGAIN;
+		} else {
+			if (eq->lost != U64_MAX)
+				eq->lost++;
+			ret = -EOVERFLOW;
+		}
+	} else {
+		s = &eq->ring[eq->tail % eq->size];
+		s->event = event;
+		s->is_err = !!err;
+		s->info = info;
+		s->len = hdrlen + datalen;
+		if (hdrlen)
+			memcpy(s->u.raw, hdr, hdrlen);
+		if (datalen)
+			memcpy(s->u.raw + hdrlen, data, datalen);
+		if (err) {
+			s->err = *err;
+			s->err.err_data = NULL;
+			s->err.err_data_size = 0;
+			s->err_data_len = err_data_len;
+			if (err_data_len)
+				memcpy(s->err_data, err_data, err_data_len);
+			eq->nerr++;
+		}
+		eq->tail++;
+	}
+	spin_unlock_irqrestore(&eq->lock, irqflags);
+
+	if (ret == -EAGAIN)
+		return ret;
+	if (wq_has_sleeper(&eq->wq))
+		wake_up_interruptible(&eq->wq);
+	if (eq->handler)
+		eq->handler(eq_fid, eq_fid->fid.context);
+	return ret;
+}
+
+static ssize_t kofi_eq_write(struct fid_eq *eq_fid, u32 event,
+			     const void *buf, size_t len, u64 flags)
+{
+	int ret;
+
+	if (len > KOFI_EQ_ENTRY_MAX)
+		return -EINVAL;
+	ret = kofi_eq_push(eq_fid, event, buf, len, NULL, 0, NULL, NULL,
+			   NULL, 0, true);
+	return ret ? ret : len;
+}
+
+static int kofi_eq_close(struct fid *fid)
+{
+	struct kofi_eq *eq = container_of(fid, struct kofi_eq, eq_fid.fid);
+	struct fi_info *info;
+
+	for (; eq->head != eq->tail; eq->head++) {
+		info = eq->ring[eq->head % eq->size].info;
+		if (!info)
+			continue;
+		if (info->handle && info->handle->fclass == FI_CLASS_CONNREQ)
+			fi_close(info->handle);
+		fi_freeinfo(info);
+	}
+	kvfree(eq->ring);
+	kfree(eq);
+	return 0;
+}
+
+static const struct fi_ops kofi_eq_fi_ops = {
+	.close = kofi_eq_close,
+};
+
+static const struct fi_ops_eq kofi_eq_ops = {
+	.read = kofi_eq_read,
+	.readerr = kofi_eq_readerr,
+	.write = kofi_eq_write,
+	.sread = kofi_eq_sread,
+};
+
+/**
+ * kofi_eq_open_generic() - open an EQ of the shared implementation
+ * @fabric: the fabric (the core links the EQ to it)
+ * @attr: EQ attributes; size 0 is replaced by FI_EQ_DEFAULT_SIZE
+ * @eq: the new EQ
+ * @context: user context
+ *
+ * A provider sets it as its fi_ops_fabric.eq_open and writes events with
+ * kofi_eq_write_event(), kofi_eq_write_cm() and kofi_eq_write_err().
+ *
+ * Context: process context, may sleep.
+ * Return: 0; -EINVAL for a size above FI_EQ_MAX_SIZE; -ENOMEM.
+ */
+int kofi_eq_open_generic(struct fid_fabric *fabric, struct fi_eq_attr *attr,
+			 struct fid_eq **eq, void *context)
+{
+	struct kofi_eq *q;
+
+	if (!attr || !eq || attr->size > FI_EQ_MAX_SIZE)
+		return -EINVAL;
+	q = kzalloc(sizeof(*q), GFP_KERNEL);
+	if (!q)
+		return -ENOMEM;
+	q->size = attr->size ? attr->size : FI_EQ_DEFAULT_SIZE;
+	q->ring = kvcalloc(q->size, sizeof(*q->ring), GFP_KERNEL);
+	if (!q->ring) {
+		kfree(q);
+		return -ENOMEM;
+	}
+	q->handler = attr->event_handler;
+	spin_lock_init(&q->lock);
+	init_waitqueue_head(&q->wq);
+	kofi_fid_init(&q->eq_fid.fid, FI_CLASS_EQ, &kofi_eq_fi_ops, context);
+	q->eq_fid.ops = &kofi_eq_ops;
+	attr->size = q->size;
+	*eq = &q->eq_fid;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(kofi_eq_open_generic);
+
+/**
+ * kofi_eq_write_event() - queue an event with a struct fi_eq_entry
+ * @eq: an EQ opened by kofi_eq_open_generic()
+ * @event: FI_CONNECTED, FI_SHUTDOWN, FI_MR_COMPLETE, FI_NOTIFY ...
+ * @fid: the object concerned
+ * @context: its context
+ * @data: event data
+ *
+ * Wakes fi_eq_sread() sleepers, then calls the EQ's event handler in the
+ * caller's context.
+ *
+ * Context: any context; does not sleep or allocate.
+ * Return: 0; -EOVERFLOW if the EQ was full (reported to the user by an
+ * EOVERFLOW error entry); -EINVAL if @eq is not a shared EQ.
+ */
+int kofi_eq_write_event(struct fid_eq *eq, u32 event, struct fid *fid,
+			void *context, u64 data)
+{
+	struct fi_eq_entry e = { .fid = fid, .context = context, .data = data };
+
+	return kofi_eq_push(eq, event, &e, sizeof(e), NULL, 0, NULL, NULL,
+			    NULL, 0, false);
+}
+EXPORT_SYMBOL_GPL(kofi_eq_write_event);
+
+/**
+ * kofi_eq_write_cm() - queue a connection event (struct fi_eq_cm_entry)
+ * @eq: an EQ opened by kofi_eq_open_generic()
+ * @event: FI_CONNREQ, FI_CONNECTED or FI_SHUTDOWN
+ * @fid: the passive endpoint (FI_CONNREQ) or the endpoint
+ * @info: FI_CONNREQ: the request's info (fi_allocinfo(), handle set to a
+ *	FI_CLASS_CONNREQ fid); the queue owns it on success.  Otherwise NULL.
+ * @data: connection data from the peer, or NULL
+ * @datalen: bytes at @data, at most FI_CM_DATA_MAX
+ *
+ * Context: any context; does not sleep or allocate.
+ * Return: 0; -EOVERFLOW (the caller still owns @info); -EINVAL for a bad
+ * @eq or @datalen.
+ */
+int kofi_eq_write_cm(struct fid_eq *eq, u32 event, struct fid *fid,
+		     struct fi_info *info, const void *data, size_t datalen)
+{
+	struct fi_eq_cm_entry e = { .fid = fid, .info = info };
+
+	if (datalen > FI_CM_DATA_MAX || (!data && datalen))
+		return -EINVAL;
+	return kofi_eq_push(eq, event, &e, sizeof(e), data, datalen, info,
+			    NULL, NULL, 0, false);
+}
+EXPORT_SYMBOL_GPL(kofi_eq_write_cm);
+
+/**
+ * kofi_eq_write_err() - queue an error entry
+ * @eq: an EQ opened by kofi_eq_open_generic()
+ * @fid: the object concerned (e.g. the endpoint whose connect failed)
+ * @context: its context
+ * @err: errno, positive or negative (stored positive): ECONNREFUSED,
+ *	ETIMEDOUT, ENETUNREACH, ECONNRESET ...
+ * @prov_errno: provider-specific error, or 0
+ * @err_data: error data for the user (e.g. reject data), or NULL
+ * @err_data_size: bytes at @err_data, at most FI_ERR_DATA_MAX
+ *
+ * Context: any context; does not sleep or allocate.
+ * Return: 0; -EOVERFLOW; -EINVAL for a bad @eq, @err 0 or too much data.
+ */
+int kofi_eq_write_err(struct fid_eq *eq, struct fid *fid, void *context,
+		      int err, int prov_errno, const void *err_data,
+		      size_t err_data_size)
+{
+	struct fi_eq_err_entry e = {
+		.fid = fid,
+		.context = context,
+		.err = abs(err),
+		.prov_errno = prov_errno,
+	};
+
+	if (!err || err == INT_MIN || err_data_size > FI_ERR_DATA_MAX ||
+	    (!err_data && err_data_size))
+		return -EINVAL;
+	return kofi_eq_push(eq, 0, NULL, 0, NULL, 0, NULL, &e, err_data,
+			    err_data_size, false);
+}
+EXPORT_SYMBOL_GPL(kofi_eq_write_err);
