@@ -3,7 +3,8 @@
 #
 # Build every kOFI module out of tree for one kernel, in a cached copy of
 # the tree (~/.cache/kofi/build/SERIES) so that several kernels can be
-# built from one checkout.  With -W the build uses W=1 and any compiler
+# built from one checkout.  On a kernel with KUnit built in, the KUnit
+# suites are built as modules too.  With -W the build uses W=1 and any compiler
 # warning fails it; with -C it also runs sparse (C=1) and any sparse
 # report fails it.
 #
@@ -32,6 +33,9 @@ log=$KOFI_CACHE/logs/build-$series.log
 mkdir -p "$(dirname "$log")"
 
 opts=($KOFI_MODULE_OPTS)
+# A kernel with KUnit (the debug kernel) also gets the test suites as
+# modules, run in the guest by tools/vm/tests/kunit-modules.sh.
+grep -q '^CONFIG_KUNIT=y' "$kdir/.config" && opts+=(CONFIG_KOFI_KUNIT_TEST=m)
 [ $strict -eq 1 ] && opts+=(W=1)
 # C=2 checks every file, not only those being recompiled.
 [ $sparse -eq 1 ] && opts+=(C=2)

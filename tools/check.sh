@@ -75,8 +75,9 @@ if ! step "debug kernel" tools/debug-kernel.sh; then
 fi
 
 for s in $KOFI_SERIES $debug; do
-	while read -r guests test; do
+	while read -r guests test kernels; do
 		case $guests in ''|'#'*) continue ;; esac
+		[ -z "$kernels" ] || [[ " $kernels " == *" $s "* ]] || continue
 		counted "vm $s $test" tools/vm/run.sh -q -k "$s" -n "$guests" "$test"
 	done < tools/vm/tests.list
 done
