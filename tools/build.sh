@@ -28,6 +28,7 @@ kdir=$(kofi_kdir "$series")
 [ -d "$kdir" ] || kofi_die "no kernel build dir for $series: run tools/setup.sh"
 
 dest=$KOFI_CACHE/build/$series
+kofi_lock "build-$series"
 kofi_sync_tree "$dest"
 log=$KOFI_CACHE/logs/build-$series.log
 mkdir -p "$(dirname "$log")"

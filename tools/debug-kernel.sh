@@ -17,6 +17,7 @@ build=$KOFI_CACHE/debug-$KOFI_SRC_SERIES
 root=$KOFI_CACHE/root-debug
 frag=$KOFI_TOP/tools/debug.config
 [ -e "$src/.done" ] || kofi_die "no kernel source: run tools/setup.sh"
+kofi_lock debug-kernel
 mkdir -p "$build"
 
 # Reconfigure only when the fragment changed.

@@ -20,6 +20,7 @@ build=$KOFI_CACHE/kunit-$KOFI_SRC_SERIES
 out=$KOFI_CACHE/logs
 mkdir -p "$out"
 [ -e "$src/.done" ] || kofi_die "no kernel source: run tools/setup.sh"
+kofi_lock kunit
 "$KOFI_TOP/tools/kernel-overlay.sh" "$src" || exit 1
 
 kofi_log "kunit.py run (build dir $build)"

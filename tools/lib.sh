@@ -33,5 +33,14 @@ kofi_sync_tree() {
 		"$KOFI_TOP/" "$1/"
 }
 
+# kofi_lock NAME: hold an exclusive lock for the rest of the calling
+# script, so that two runs never share a build directory at once.
+kofi_lock() {
+	mkdir -p "$KOFI_CACHE/locks"
+	exec {KOFI_LOCK_FD}> "$KOFI_CACHE/locks/$1"
+	flock -n "$KOFI_LOCK_FD" ||
+		{ kofi_log "waiting for another run holding $1"; flock "$KOFI_LOCK_FD"; }
+}
+
 # Options that select every kOFI module in an out-of-tree build.
-KOFI_MODULE_OPTS="CONFIG_KOFI=m"
+KOFI_MODULE_OPTS="CONFIG_KOFI=m CONFIG_KOFI_KSOCKET=m CONFIG_KOFI_IB_VERBS=m CONFIG_KOFI_KSTREAM=m CONFIG_KOFI_SAMPLES=m"
