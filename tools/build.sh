@@ -44,12 +44,12 @@ make -C "$kdir" M="$dest" "${opts[@]}" -j"$KOFI_JOBS" modules > "$log" 2>&1
 rc=$?
 grep -E 'warning:|error:' "$log" | grep -v '^Skipping BTF' > "$log.diag"
 if [ $rc -ne 0 ]; then
-	tail -n 40 "$log"
+	tail -n 40 "$log" >&2
 	kofi_log "build for $series failed (log: $log)"
 	exit 1
 fi
 if [ $strict -eq 1 ] && [ -s "$log.diag" ]; then
-	cat "$log.diag"
+	cat "$log.diag" >&2
 	kofi_log "build for $series has warnings (log: $log)"
 	exit 1
 fi
