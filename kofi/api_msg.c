@@ -15,9 +15,7 @@
 
 static int kofi_msg_check(struct fid_ep *ep)
 {
-	if (!KOFI_IS(ep, FI_CLASS_EP))
-		return -EINVAL;
-	return ep->msg ? 0 : -FI_ENOSYS;
+	return KOFI_IS(ep, FI_CLASS_EP) ? 0 : -EINVAL;
 }
 
 static int kofi_fi_msg_check(const struct fi_msg *msg, u64 flags)
@@ -52,7 +50,7 @@ ssize_t fi_recv(struct fid_ep *ep, void *buf, size_t len, void *desc,
 		return ret;
 	if (!buf && len)
 		return -EINVAL;
-	if (!ep->msg->recv)
+	if (!ep->msg || !ep->msg->recv)
 		return -FI_ENOSYS;
 	return ep->msg->recv(ep, buf, len, desc, src_addr, context);
 }
@@ -79,7 +77,7 @@ ssize_t fi_recvv(struct fid_ep *ep, const struct kvec *iov, void **desc,
 		return ret;
 	if (!iov && count)
 		return -EINVAL;
-	if (!ep->msg->recvv)
+	if (!ep->msg || !ep->msg->recvv)
 		return -FI_ENOSYS;
 	return ep->msg->recvv(ep, iov, desc, count, src_addr, context);
 }
@@ -104,7 +102,7 @@ ssize_t fi_recvmsg(struct fid_ep *ep, const struct fi_msg *msg, u64 flags)
 	ret = kofi_fi_msg_check(msg, flags);
 	if (ret)
 		return ret;
-	if (!ep->msg->recvmsg)
+	if (!ep->msg || !ep->msg->recvmsg)
 		return -FI_ENOSYS;
 	return ep->msg->recvmsg(ep, msg, flags);
 }
@@ -132,7 +130,7 @@ ssize_t fi_send(struct fid_ep *ep, const void *buf, size_t len, void *desc,
 		return ret;
 	if (!buf && len)
 		return -EINVAL;
-	if (!ep->msg->send)
+	if (!ep->msg || !ep->msg->send)
 		return -FI_ENOSYS;
 	return ep->msg->send(ep, buf, len, desc, dest_addr, context);
 }
@@ -159,7 +157,7 @@ ssize_t fi_sendv(struct fid_ep *ep, const struct kvec *iov, void **desc,
 		return ret;
 	if (!iov && count)
 		return -EINVAL;
-	if (!ep->msg->sendv)
+	if (!ep->msg || !ep->msg->sendv)
 		return -FI_ENOSYS;
 	return ep->msg->sendv(ep, iov, desc, count, dest_addr, context);
 }
@@ -184,7 +182,7 @@ ssize_t fi_sendmsg(struct fid_ep *ep, const struct fi_msg *msg, u64 flags)
 	ret = kofi_fi_msg_check(msg, flags);
 	if (ret)
 		return ret;
-	if (!ep->msg->sendmsg)
+	if (!ep->msg || !ep->msg->sendmsg)
 		return -FI_ENOSYS;
 	return ep->msg->sendmsg(ep, msg, flags);
 }
@@ -211,7 +209,7 @@ ssize_t fi_inject(struct fid_ep *ep, const void *buf, size_t len,
 		return ret;
 	if (!buf && len)
 		return -EINVAL;
-	if (!ep->msg->inject)
+	if (!ep->msg || !ep->msg->inject)
 		return -FI_ENOSYS;
 	return ep->msg->inject(ep, buf, len, dest_addr);
 }
@@ -240,7 +238,7 @@ ssize_t fi_senddata(struct fid_ep *ep, const void *buf, size_t len,
 		return ret;
 	if (!buf && len)
 		return -EINVAL;
-	if (!ep->msg->senddata)
+	if (!ep->msg || !ep->msg->senddata)
 		return -FI_ENOSYS;
 	return ep->msg->senddata(ep, buf, len, desc, data, dest_addr,
 				 context);
@@ -267,7 +265,7 @@ ssize_t fi_injectdata(struct fid_ep *ep, const void *buf, size_t len,
 		return ret;
 	if (!buf && len)
 		return -EINVAL;
-	if (!ep->msg->injectdata)
+	if (!ep->msg || !ep->msg->injectdata)
 		return -FI_ENOSYS;
 	return ep->msg->injectdata(ep, buf, len, data, dest_addr);
 }

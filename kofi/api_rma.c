@@ -13,9 +13,7 @@
 
 static int kofi_rma_check(struct fid_ep *ep)
 {
-	if (!KOFI_IS(ep, FI_CLASS_EP))
-		return -EINVAL;
-	return ep->rma ? 0 : -FI_ENOSYS;
+	return KOFI_IS(ep, FI_CLASS_EP) ? 0 : -EINVAL;
 }
 
 static int kofi_msg_rma_check(const struct fi_msg_rma *msg, u64 flags)
@@ -52,7 +50,7 @@ ssize_t fi_read(struct fid_ep *ep, void *buf, size_t len, void *desc,
 		return ret;
 	if (!buf && len)
 		return -EINVAL;
-	if (!ep->rma->read)
+	if (!ep->rma || !ep->rma->read)
 		return -FI_ENOSYS;
 	return ep->rma->read(ep, buf, len, desc, src_addr, addr, key, context);
 }
@@ -82,7 +80,7 @@ ssize_t fi_readv(struct fid_ep *ep, const struct kvec *iov, void **desc,
 		return ret;
 	if (!iov && count)
 		return -EINVAL;
-	if (!ep->rma->readv)
+	if (!ep->rma || !ep->rma->readv)
 		return -FI_ENOSYS;
 	return ep->rma->readv(ep, iov, desc, count, src_addr, addr, key,
 			      context);
@@ -108,7 +106,7 @@ ssize_t fi_readmsg(struct fid_ep *ep, const struct fi_msg_rma *msg,
 	ret = kofi_msg_rma_check(msg, flags);
 	if (ret)
 		return ret;
-	if (!ep->rma->readmsg)
+	if (!ep->rma || !ep->rma->readmsg)
 		return -FI_ENOSYS;
 	return ep->rma->readmsg(ep, msg, flags);
 }
@@ -137,7 +135,7 @@ ssize_t fi_write(struct fid_ep *ep, const void *buf, size_t len, void *desc,
 		return ret;
 	if (!buf && len)
 		return -EINVAL;
-	if (!ep->rma->write)
+	if (!ep->rma || !ep->rma->write)
 		return -FI_ENOSYS;
 	return ep->rma->write(ep, buf, len, desc, dest_addr, addr, key,
 			      context);
@@ -168,7 +166,7 @@ ssize_t fi_writev(struct fid_ep *ep, const struct kvec *iov, void **desc,
 		return ret;
 	if (!iov && count)
 		return -EINVAL;
-	if (!ep->rma->writev)
+	if (!ep->rma || !ep->rma->writev)
 		return -FI_ENOSYS;
 	return ep->rma->writev(ep, iov, desc, count, dest_addr, addr, key,
 			       context);
@@ -194,7 +192,7 @@ ssize_t fi_writemsg(struct fid_ep *ep, const struct fi_msg_rma *msg,
 	ret = kofi_msg_rma_check(msg, flags);
 	if (ret)
 		return ret;
-	if (!ep->rma->writemsg)
+	if (!ep->rma || !ep->rma->writemsg)
 		return -FI_ENOSYS;
 	return ep->rma->writemsg(ep, msg, flags);
 }
@@ -223,7 +221,7 @@ ssize_t fi_inject_write(struct fid_ep *ep, const void *buf, size_t len,
 		return ret;
 	if (!buf && len)
 		return -EINVAL;
-	if (!ep->rma->inject)
+	if (!ep->rma || !ep->rma->inject)
 		return -FI_ENOSYS;
 	return ep->rma->inject(ep, buf, len, dest_addr, addr, key);
 }
@@ -256,7 +254,7 @@ ssize_t fi_writedata(struct fid_ep *ep, const void *buf, size_t len,
 		return ret;
 	if (!buf && len)
 		return -EINVAL;
-	if (!ep->rma->writedata)
+	if (!ep->rma || !ep->rma->writedata)
 		return -FI_ENOSYS;
 	return ep->rma->writedata(ep, buf, len, desc, data, dest_addr, addr,
 				  key, context);
@@ -285,7 +283,7 @@ ssize_t fi_inject_writedata(struct fid_ep *ep, const void *buf, size_t len,
 		return ret;
 	if (!buf && len)
 		return -EINVAL;
-	if (!ep->rma->injectdata)
+	if (!ep->rma || !ep->rma->injectdata)
 		return -FI_ENOSYS;
 	return ep->rma->injectdata(ep, buf, len, data, dest_addr, addr, key);
 }

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * KUnit tests for the kOFI core.
+ * KUnit tests for the kOFI core: the version suite and the list of every
+ * core suite (the others live in their own files).
  */
 #include <kunit/test.h>
-#include <kofi/fabric.h>
+#include "kofi_test.h"
 
 static void kofi_version_test(struct kunit *test)
 {
@@ -24,7 +25,11 @@ static struct kunit_suite kofi_core_suite = {
 	.name = "kofi_core",
 	.test_cases = kofi_core_cases,
 };
-kunit_test_suite(kofi_core_suite);
+
+kunit_test_suites(&kofi_core_suite, &kofi_registry_suite, &kofi_getinfo_suite,
+		  &kofi_info_suite, &kofi_str_suite, &kofi_eq_suite,
+		  &kofi_cq_suite, &kofi_lifetime_suite, &kofi_misuse_suite,
+		  &kofi_keytable_suite);
 
 MODULE_DESCRIPTION("KUnit tests for the kOFI core");
 MODULE_LICENSE("Dual BSD/GPL");

@@ -1,0 +1,415 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * kOFI KUnit: object lifetime (children hold parents, -EBUSY, -EBADF,
+ * endpoint close flushing outstanding work), misuse of the API (NULL and
+ * wrong objects, bad flags, missing operations) and the remote key table.
+ */
+#include <linux/bottom_half.h>
+#include <linux/slab.h>
+#include <linux/uio.h>
+#include "kofi_test.h"
+
+static int kl_suite_init(struct kunit_suite *suite)
+{
+	return ktp_register_all();
+}
+
+static void kl_suite_exit(struct kunit_suite *suite)
+{
+	ktp_deregister_all();
+}
+
+static void kl_exit(struct kunit *test)
+{
+	ktp_free_objects();
+}
+
+/* ---------------- lifetime ---------------- */
+
+static void kl_order_test(struct kunit *test)
+{
+	struct ktp_stack s;
+
+	ktp_stack_open(test, &s, true);
+	/* every parent and every bound object is busy */
+	KUNIT_EXPECT_EQ(test, fi_close(&s.fabric->fid), -EBUSY);
+	KUNIT_EXPECT_EQ(test, fi_close(&s.domain->fid), -EBUSY);
+	KUNIT_EXPECT_EQ(test, fi_close(&s.cq->fid), -EBUSY);
+	KUNIT_EXPECT_EQ(test, fi_close(&s.eq->fid), -EBUSY);
+	/* the endpoint goes first, then the rest in any child-first order */
+	KUNIT_EXPECT_EQ(test, fi_close(&s.ep->fid), 0);
+	s.ep = NULL;
+	KUNIT_EXPECT_EQ(test, fi_close(&s.domain->fid), -EBUSY);	/* cq */
+	KUNIT_EXPECT_EQ(test, fi_close(&s.fabric->fid), -EBUSY);
+	ktp_stack_close(test, &s);
+}
+
+static void kl_double_close_test(struct kunit *test)
+{
+	struct ktp_stack s;
+	struct ktp_ep *kep;
+	struct ktp_domain *kdom;
+	struct fid_ep *ep2;
+
+	ktp_stack_open(test, &s, true);
+	kep = container_of(s.ep, struct ktp_ep, ep);
+	kdom = container_of(s.domain, struct ktp_domain, domain);
+
+	KUNIT_EXPECT_FALSE(test, kofi_fid_closed(&s.ep->fid));
+	KUNIT_EXPECT_EQ(test, fi_close(&s.ep->fid), 0);
+	KUNIT_EXPECT_TRUE(test, kofi_fid_closed(&s.ep->fid));
+	/* the test provider keeps the memory: a second close is detected */
+	KUNIT_EXPECT_EQ(test, fi_close(&s.ep->fid), -EBADF);
+	KUNIT_EXPECT_EQ(test, kep->o.close_calls, 1);
+	/* a closed endpoint no longer holds its CQ, EQ and domain */
+	KUNIT_EXPECT_EQ(test, fi_close(&s.cq->fid), 0);
+	KUNIT_EXPECT_EQ(test, fi_close(&s.eq->fid), 0);
+	KUNIT_EXPECT_EQ(test, fi_close(&s.domain->fid), 0);
+	/* opening a child of a closed parent is refused */
+	KUNIT_EXPECT_EQ(test, fi_endpoint(s.domain, s.info, &ep2, NULL),
+			-EBADF);
+	KUNIT_EXPECT_EQ(test, fi_close(&s.domain->fid), -EBADF);
+	KUNIT_EXPECT_EQ(test, kdom->o.close_calls, 1);
+	s.ep = NULL;
+	s.cq = NULL;
+	s.eq = NULL;
+	s.domain = NULL;
+	ktp_stack_close(test, &s);
+}
+
+/* Closing an endpoint completes its outstanding receives with ECANCELED. */
+static void kl_flush_test(struct kunit *test)
+{
+	struct fi_cq_data_entry c[4];
+	struct fi_cq_err_entry err;
+	struct ktp_stack s;
+	char buf[16];
+	int i;
+
+	ktp_stack_open(test, &s, true);
+	for (i = 1; i <= 3; i++)
+		KUNIT_EXPECT_EQ(test, fi_recv(s.ep, buf, sizeof(buf), NULL,
+					      FI_ADDR_UNSPEC, (void *)(long)i),
+				0);
+	KUNIT_EXPECT_EQ(test, fi_send(s.ep, buf, 4, NULL, FI_ADDR_UNSPEC,
+				      (void *)100), 0);
+	KUNIT_EXPECT_EQ(test, fi_cq_read(s.cq, c, 4), 1);
+	KUNIT_EXPECT_PTR_EQ(test, c[0].op_context, (void *)100);
+	KUNIT_EXPECT_EQ(test, c[0].flags, FI_SEND | FI_MSG);
+	KUNIT_EXPECT_EQ(test, fi_cq_read(s.cq, c, 4), -EAGAIN);
+
+	KUNIT_EXPECT_EQ(test, fi_close(&s.ep->fid), 0);
+	s.ep = NULL;
+	for (i = 1; i <= 3; i++) {
+		KUNIT_EXPECT_EQ(test, fi_cq_read(s.cq, c, 4), -FI_EAVAIL);
+		KUNIT_EXPECT_EQ(test, fi_cq_readerr(s.cq, &err, 0), 1);
+		KUNIT_EXPECT_EQ(test, err.err, ECANCELED);
+		KUNIT_EXPECT_PTR_EQ(test, err.op_context, (void *)(long)i);
+		KUNIT_EXPECT_EQ(test, err.flags, FI_RECV | FI_MSG);
+	}
+	KUNIT_EXPECT_EQ(test, fi_cq_readerr(s.cq, &err, 0), -EAGAIN);
+	ktp_stack_close(test, &s);
+}
+
+static void kl_mr_test(struct kunit *test)
+{
+	struct ktp_stack s;
+	struct fid_mr *mr, *mr2;
+	struct ktp_domain *kdom;
+	struct kofi_key_entry *e;
+	void *buf = kunit_kzalloc(test, 4096, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	ktp_stack_open(test, &s, false);
+	kdom = container_of(s.domain, struct ktp_domain, domain);
+	KUNIT_ASSERT_EQ(test, fi_mr_reg(s.domain, buf, 4096, FI_REMOTE_WRITE,
+					0, 0, 0, &mr, NULL), 0);
+	KUNIT_ASSERT_EQ(test, fi_mr_reg(s.domain, buf, 4096, FI_REMOTE_READ,
+					0, 0, 0, &mr2, NULL), 0);
+	KUNIT_EXPECT_NE(test, fi_mr_key(mr), fi_mr_key(mr2));
+	KUNIT_EXPECT_NOT_NULL(test, fi_mr_desc(mr));
+	e = kofi_keytable_get(&kdom->kt, fi_mr_key(mr), 100, 100,
+			      FI_REMOTE_WRITE);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(e));
+	KUNIT_EXPECT_PTR_EQ(test, e->priv, buf);
+	kofi_key_entry_put(e);
+	/* the MRs hold the domain */
+	KUNIT_EXPECT_EQ(test, fi_close(&s.domain->fid), -EBUSY);
+	KUNIT_EXPECT_EQ(test, fi_close(&mr->fid), 0);
+	KUNIT_EXPECT_EQ(test, fi_close(&mr2->fid), 0);
+	ktp_stack_close(test, &s);
+}
+
+/* ---------------- misuse ---------------- */
+
+static void km_null_test(struct kunit *test)
+{
+	struct fid bogus = {};
+	struct fi_cq_entry c;
+	u32 event;
+
+	KUNIT_EXPECT_EQ(test, fi_close(NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, fi_close(&bogus), -EINVAL);
+	KUNIT_EXPECT_EQ(test, fi_control(NULL, FI_ENABLE, NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, fi_domain(NULL, NULL, NULL, NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, fi_endpoint(NULL, NULL, NULL, NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, fi_send(NULL, NULL, 0, NULL, 0, NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, fi_recv(NULL, NULL, 0, NULL, 0, NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, fi_write(NULL, NULL, 0, NULL, 0, 0, 0, NULL),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, fi_cq_read(NULL, &c, 1), -EINVAL);
+	KUNIT_EXPECT_EQ(test, fi_cq_signal(NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, fi_eq_read(NULL, &event, NULL, 0, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, fi_connect(NULL, NULL, NULL, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, fi_listen(NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, fi_ep_bind(NULL, NULL, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, fi_enable(NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, fi_mr_reg(NULL, &c, 1, 0, 0, 0, 0, NULL, NULL),
+			-EINVAL);
+	KUNIT_EXPECT_NULL(test, fi_mr_desc(NULL));
+	KUNIT_EXPECT_EQ(test, fi_mr_key(NULL), FI_KEY_NOTAVAIL);
+	KUNIT_EXPECT_EQ(test, fi_getname(NULL, NULL, NULL), -EINVAL);
+}
+
+static void km_wrong_class_test(struct kunit *test)
+{
+	struct fid_domain *d2 = NULL;
+	struct fi_cq_entry c;
+	struct ktp_stack s;
+	u32 event;
+
+	ktp_stack_open(test, &s, true);
+	/* an object of the wrong class is refused before any provider op */
+	KUNIT_EXPECT_EQ(test, fi_domain((struct fid_fabric *)s.domain, s.info,
+					&d2, NULL), -EINVAL);
+	KUNIT_EXPECT_NULL(test, d2);
+	KUNIT_EXPECT_EQ(test, fi_cq_read((struct fid_cq *)s.eq, &c, 1),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, fi_eq_read((struct fid_eq *)s.cq, &event, &c,
+					 sizeof(c), 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, fi_send((struct fid_ep *)s.domain, &c, 1, NULL,
+				      0, NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, fi_listen((struct fid_pep *)s.ep), -EINVAL);
+	KUNIT_EXPECT_EQ(test, fi_reject((struct fid_pep *)s.ep, &s.ep->fid,
+					NULL, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, fi_mr_key((struct fid_mr *)s.cq),
+			FI_KEY_NOTAVAIL);
+	KUNIT_EXPECT_EQ(test, fi_setopt(&s.cq->fid, FI_OPT_ENDPOINT,
+					FI_OPT_CM_DATA_SIZE, &c, sizeof(c)),
+			-EINVAL);
+	/* binding something that is not an object */
+	KUNIT_EXPECT_EQ(test, fi_ep_bind(s.ep, NULL, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, fi_ep_bind(s.ep, &s.ep->fid, 0), -EINVAL);
+	/* the provider refuses a CQ without FI_SEND/FI_RECV */
+	KUNIT_EXPECT_EQ(test, fi_ep_bind(s.ep, &s.cq->fid, 0), -EINVAL);
+	/* and a failed bind left no reference behind */
+	ktp_stack_close(test, &s);
+}
+
+static void km_bad_args_test(struct kunit *test)
+{
+	struct fi_msg msg = { .iov_type = FI_IOV_KVEC };
+	struct fi_msg_rma rmsg = { .iov_type = FI_IOV_KVEC };
+	struct fi_cq_err_entry err;
+	struct kvec iov = {};
+	struct ktp_stack s;
+	struct fid_mr *mr;
+	char buf[8];
+	size_t sz;
+	u32 event;
+
+	ktp_stack_open(test, &s, true);
+	msg.msg_iov = &iov;
+	msg.iov_count = 1;
+	iov.iov_base = buf;
+	iov.iov_len = sizeof(buf);
+	KUNIT_EXPECT_EQ(test, fi_send(s.ep, NULL, 10, NULL, 0, NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, fi_sendv(s.ep, NULL, NULL, 1, 0, NULL),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, fi_sendmsg(s.ep, NULL, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, fi_sendmsg(s.ep, &msg, BIT_ULL(63)), -EINVAL);
+	msg.iov_type = 7;
+	KUNIT_EXPECT_EQ(test, fi_recvmsg(s.ep, &msg, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, fi_writemsg(s.ep, &rmsg, BIT_ULL(63)), -EINVAL);
+	rmsg.rma_iov_count = 1;
+	KUNIT_EXPECT_EQ(test, fi_readmsg(s.ep, &rmsg, 0), -EINVAL);
+
+	KUNIT_EXPECT_EQ(test, fi_mr_reg(s.domain, buf, 0, FI_REMOTE_READ, 0,
+					0, 0, &mr, NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, fi_mr_reg(s.domain, buf, 8, BIT_ULL(60), 0, 0,
+					0, &mr, NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, fi_mr_reg(s.domain, NULL, 8, FI_REMOTE_READ, 0,
+					0, 0, &mr, NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, fi_eq_read(s.eq, &event, buf, sizeof(buf),
+					 BIT_ULL(1)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, fi_eq_write(s.eq, 0, buf, sizeof(buf), 1),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, fi_cq_readerr(s.cq, &err, BIT_ULL(1)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, fi_cq_read(s.cq, NULL, 4), -EINVAL);
+	KUNIT_EXPECT_EQ(test, fi_shutdown(s.ep, 1), -EINVAL);
+	KUNIT_EXPECT_EQ(test, fi_connect(s.ep, NULL, NULL, 4), -EINVAL);
+	KUNIT_EXPECT_EQ(test, fi_setopt(&s.ep->fid, FI_OPT_ENDPOINT,
+					FI_OPT_CM_DATA_SIZE, NULL, 8), -EINVAL);
+	KUNIT_EXPECT_EQ(test, fi_getopt(&s.ep->fid, FI_OPT_ENDPOINT,
+					FI_OPT_CM_DATA_SIZE, buf, NULL),
+			-EINVAL);
+	sz = sizeof(size_t);
+	KUNIT_EXPECT_EQ(test, fi_getopt(&s.ep->fid, FI_OPT_ENDPOINT,
+					FI_OPT_CM_DATA_SIZE, buf, &sz), 0);
+	KUNIT_EXPECT_EQ(test, *(size_t *)buf, 64UL);
+	KUNIT_EXPECT_EQ(test, fi_getopt(&s.ep->fid, FI_OPT_ENDPOINT,
+					FI_OPT_TX_SIZE, buf, &sz),
+			-ENOPROTOOPT);
+	ktp_stack_close(test, &s);
+}
+
+/* Operations a provider leaves out answer -FI_ENOSYS. */
+static void km_enosys_test(struct kunit *test)
+{
+	struct fi_msg msg = { .iov_type = FI_IOV_KVEC };
+	struct fi_rma_iov riov = {};
+	struct fi_msg_rma rmsg = { .iov_type = FI_IOV_KVEC,
+				   .rma_iov = &riov, .rma_iov_count = 1 };
+	struct kvec iov = {};
+	struct ktp_stack s;
+	struct fid_pep *pep;
+	struct fid_mr *mr;
+	char buf[8];
+	size_t len = sizeof(buf);
+
+	ktp_stack_open(test, &s, true);
+	KUNIT_EXPECT_EQ(test, fi_sendv(s.ep, &iov, NULL, 1, 0, NULL),
+			-FI_ENOSYS);
+	KUNIT_EXPECT_EQ(test, fi_sendmsg(s.ep, &msg, 0), -FI_ENOSYS);
+	KUNIT_EXPECT_EQ(test, fi_inject(s.ep, buf, 1, 0), -FI_ENOSYS);
+	KUNIT_EXPECT_EQ(test, fi_senddata(s.ep, buf, 1, NULL, 1, 0, NULL),
+			-FI_ENOSYS);
+	KUNIT_EXPECT_EQ(test, fi_read(s.ep, buf, 1, NULL, 0, 0, 0, NULL),
+			-FI_ENOSYS);
+	KUNIT_EXPECT_EQ(test, fi_writemsg(s.ep, &rmsg, 0), -FI_ENOSYS);
+	KUNIT_EXPECT_EQ(test, fi_inject_write(s.ep, buf, 1, 0, 0, 0),
+			-FI_ENOSYS);
+	KUNIT_EXPECT_EQ(test, fi_connect(s.ep, NULL, NULL, 0), -FI_ENOSYS);
+	KUNIT_EXPECT_EQ(test, fi_shutdown(s.ep, 0), -FI_ENOSYS);
+	KUNIT_EXPECT_EQ(test, fi_getname(&s.ep->fid, buf, &len), -FI_ENOSYS);
+	KUNIT_EXPECT_EQ(test, fi_cancel(&s.ep->fid, NULL), -FI_ENOSYS);
+	KUNIT_EXPECT_EQ(test, fi_setopt(&s.ep->fid, FI_OPT_ENDPOINT,
+					FI_OPT_TX_SIZE, &len, sizeof(len)),
+			-FI_ENOSYS);
+	KUNIT_EXPECT_EQ(test, fi_passive_ep(s.fabric, s.info, &pep, NULL),
+			-FI_ENOSYS);
+	KUNIT_EXPECT_EQ(test, fi_mr_regv(s.domain, &iov, 1, FI_REMOTE_READ,
+					 0, 0, 0, &mr, NULL), -FI_ENOSYS);
+	/* a refused open leaves the parent free to close */
+	ktp_stack_close(test, &s);
+}
+
+/* ---------------- key table ---------------- */
+
+static void kk_basic_test(struct kunit *test)
+{
+	struct kofi_keytable kt;
+	struct kofi_key_entry *a, *b, *e;
+
+	a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
+	b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	KUNIT_EXPECT_EQ(test, kofi_keytable_init(&kt, 0), -EINVAL);
+	KUNIT_ASSERT_EQ(test, kofi_keytable_init(&kt, 4), 0);
+
+	a->base = 0x1000;
+	a->len = 0x100;
+	a->access = FI_REMOTE_READ;
+	KUNIT_ASSERT_EQ(test, kofi_keytable_insert(&kt, a, 0, true), 0);
+	KUNIT_EXPECT_NE(test, a->key, 0ULL);
+	KUNIT_EXPECT_NE(test, a->key, FI_KEY_NOTAVAIL);
+	b->base = 0;
+	b->len = 10;
+	b->access = FI_REMOTE_READ | FI_REMOTE_WRITE;
+	KUNIT_EXPECT_EQ(test, kofi_keytable_insert(&kt, b, a->key, false),
+			-EEXIST);
+	KUNIT_ASSERT_EQ(test, kofi_keytable_insert(&kt, b, 77, false), 0);
+	KUNIT_EXPECT_EQ(test, b->key, 77ULL);
+
+	/* inside, exactly at both ends */
+	e = kofi_keytable_get(&kt, a->key, 0x1000, 0x100, FI_REMOTE_READ);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(e));
+	KUNIT_EXPECT_PTR_EQ(test, e, a);
+	kofi_key_entry_put(e);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(kofi_keytable_get(&kt, a->key, 0x1000,
+							0x101,
+							FI_REMOTE_READ)),
+			-ERANGE);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(kofi_keytable_get(&kt, a->key, 0xfff, 1,
+							FI_REMOTE_READ)),
+			-ERANGE);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(kofi_keytable_get(&kt, a->key, 0x10ff,
+							U64_MAX,
+							FI_REMOTE_READ)),
+			-ERANGE);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(kofi_keytable_get(&kt, a->key, 0x1000, 1,
+							FI_REMOTE_WRITE)),
+			-EACCES);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(kofi_keytable_get(&kt, a->key ^ 1,
+							0x1000, 1,
+							FI_REMOTE_READ)),
+			-ENOKEY);
+
+	/* lookups from softirq-disabled (bottom half) context */
+	local_bh_disable();
+	e = kofi_keytable_get(&kt, 77, 0, 10, FI_REMOTE_WRITE);
+	if (!IS_ERR(e))
+		kofi_key_entry_put(e);
+	local_bh_enable();
+	KUNIT_EXPECT_FALSE(test, IS_ERR(e));
+
+	kofi_keytable_remove(&kt, a);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(kofi_keytable_get(&kt, a->key, 0x1000, 1,
+							FI_REMOTE_READ)),
+			-ENOKEY);
+	kofi_keytable_remove(&kt, b);
+	kofi_keytable_destroy(&kt);
+}
+
+static struct kunit_case kofi_lifetime_cases[] = {
+	KUNIT_CASE(kl_order_test),
+	KUNIT_CASE(kl_double_close_test),
+	KUNIT_CASE(kl_flush_test),
+	KUNIT_CASE(kl_mr_test),
+	{}
+};
+
+struct kunit_suite kofi_lifetime_suite = {
+	.name = "kofi_lifetime",
+	.suite_init = kl_suite_init,
+	.suite_exit = kl_suite_exit,
+	.exit = kl_exit,
+	.test_cases = kofi_lifetime_cases,
+};
+
+static struct kunit_case kofi_misuse_cases[] = {
+	KUNIT_CASE(km_null_test),
+	KUNIT_CASE(km_wrong_class_test),
+	KUNIT_CASE(km_bad_args_test),
+	KUNIT_CASE(km_enosys_test),
+	{}
+};
+
+struct kunit_suite kofi_misuse_suite = {
+	.name = "kofi_misuse",
+	.suite_init = kl_suite_init,
+	.suite_exit = kl_suite_exit,
+	.exit = kl_exit,
+	.test_cases = kofi_misuse_cases,
+};
+
+static struct kunit_case kofi_keytable_cases[] = {
+	KUNIT_CASE(kk_basic_test),
+	{}
+};
+
+struct kunit_suite kofi_keytable_suite = {
+	.name = "kofi_keytable",
+	.test_cases = kofi_keytable_cases,
+};

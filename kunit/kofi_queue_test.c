@@ -1,0 +1,740 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * kOFI KUnit: the shared event and completion queues, in the manner of
+ * fabtests' eq_test and cq_test: sizes, write/read round trips, FI_PEEK,
+ * error entries, overrun, sread timeouts and wake-ups, callbacks, atomic
+ * context.
+ */
+#include <linux/completion.h>
+#include <linux/delay.h>
+#include <linux/kthread.h>
+#include <linux/ktime.h>
+#include <linux/slab.h>
+#include <linux/timer.h>
+#include "kofi_test.h"
+
+struct kq_waiter {
+	struct fid_eq *eq;
+	struct fid_cq *cq;
+	int timeout;
+	ssize_t ret;
+	u32 event;
+	struct fi_eq_entry entry;
+	struct fi_cq_data_entry comp[4];
+	size_t threshold;
+	struct completion started;
+	struct completion done;
+};
+
+static int kq_eq_sleeper(void *arg)
+{
+	struct kq_waiter *w = arg;
+
+	complete(&w->started);
+	w->ret = fi_eq_sread(w->eq, &w->event, &w->entry, sizeof(w->entry),
+			     w->timeout, 0);
+	complete(&w->done);
+	return 0;
+}
+
+static int kq_cq_sleeper(void *arg)
+{
+	struct kq_waiter *w = arg;
+
+	complete(&w->started);
+	w->ret = fi_cq_sread(w->cq, w->comp, ARRAY_SIZE(w->comp),
+			     w->threshold ? &w->threshold : NULL, w->timeout);
+	complete(&w->done);
+	return 0;
+}
+
+static struct kq_waiter *kq_start(struct kunit *test, int (*fn)(void *),
+				  struct fid_eq *eq, struct fid_cq *cq,
+				  int timeout)
+{
+	struct kq_waiter *w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
+	struct task_struct *t;
+
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	w->eq = eq;
+	w->cq = cq;
+	w->timeout = timeout;
+	init_completion(&w->started);
+	init_completion(&w->done);
+	t = kthread_run(fn, w, "kq_sleeper");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	wait_for_completion(&w->started);
+	return w;
+}
+
+static bool kq_wait(struct kq_waiter *w)
+{
+	return wait_for_completion_timeout(&w->done, msecs_to_jiffies(5000));
+}
+
+static int kq_suite_init(struct kunit_suite *suite)
+{
+	return ktp_register_all();
+}
+
+static void kq_suite_exit(struct kunit_suite *suite)
+{
+	ktp_deregister_all();
+}
+
+/* ---------------- EQ ---------------- */
+
+static atomic_t kq_eq_events;
+static void *kq_eq_ctx;
+
+static void kq_eq_handler(struct fid_eq *eq, void *context)
+{
+	kq_eq_ctx = context;
+	atomic_inc(&kq_eq_events);
+}
+
+static void ke_open_test(struct kunit *test)
+{
+	struct fi_eq_attr attr = {};
+	struct ktp_stack s;
+	struct fid_eq *eq;
+
+	ktp_stack_open(test, &s, false);
+	KUNIT_ASSERT_EQ(test, fi_eq_open(s.fabric, &attr, &eq, NULL), 0);
+	KUNIT_EXPECT_EQ(test, attr.size, (size_t)FI_EQ_DEFAULT_SIZE);
+	KUNIT_EXPECT_EQ(test, eq->fid.fclass, (u32)FI_CLASS_EQ);
+	KUNIT_EXPECT_EQ(test, fi_close(&eq->fid), 0);
+	attr.size = FI_EQ_MAX_SIZE + 1;
+	KUNIT_EXPECT_EQ(test, fi_eq_open(s.fabric, &attr, &eq, NULL), -EINVAL);
+	attr.size = 1;
+	attr.flags = 1;
+	KUNIT_EXPECT_EQ(test, fi_eq_open(s.fabric, &attr, &eq, NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, fi_eq_open(s.fabric, NULL, &eq, NULL), -EINVAL);
+	ktp_stack_close(test, &s);
+}
+
+static void ke_write_read_test(struct kunit *test)
+{
+	struct fi_eq_entry in = { .context = test, .data = 42 }, out;
+	struct fi_eq_err_entry err = {};
+	struct ktp_stack s;
+	u32 event = 99;
+
+	ktp_stack_open(test, &s, false);
+	KUNIT_EXPECT_EQ(test, fi_eq_read(s.eq, &event, &out, sizeof(out), 0),
+			-EAGAIN);
+	KUNIT_EXPECT_EQ(test, fi_eq_readerr(s.eq, &err, 0), -EAGAIN);
+
+	in.fid = &s.fabric->fid;
+	KUNIT_EXPECT_EQ(test, fi_eq_write(s.eq, FI_NOTIFY, &in, sizeof(in), 0),
+			(ssize_t)sizeof(in));
+	/* FI_PEEK leaves it there */
+	memset(&out, 0, sizeof(out));
+	KUNIT_EXPECT_EQ(test, fi_eq_read(s.eq, &event, &out, sizeof(out),
+					 FI_PEEK), (ssize_t)sizeof(out));
+	KUNIT_EXPECT_EQ(test, fi_eq_read(s.eq, &event, &out, sizeof(out),
+					 FI_PEEK), (ssize_t)sizeof(out));
+	/* too small a buffer: refused, event kept */
+	KUNIT_EXPECT_EQ(test, fi_eq_read(s.eq, &event, &out, 4, 0), -EMSGSIZE);
+	memset(&out, 0, sizeof(out));
+	KUNIT_EXPECT_EQ(test, fi_eq_read(s.eq, &event, &out, sizeof(out), 0),
+			(ssize_t)sizeof(out));
+	KUNIT_EXPECT_EQ(test, event, (u32)FI_NOTIFY);
+	KUNIT_EXPECT_PTR_EQ(test, out.fid, &s.fabric->fid);
+	KUNIT_EXPECT_PTR_EQ(test, out.context, (void *)test);
+	KUNIT_EXPECT_EQ(test, out.data, 42ULL);
+	KUNIT_EXPECT_EQ(test, fi_eq_read(s.eq, &event, &out, sizeof(out), 0),
+			-EAGAIN);
+	ktp_stack_close(test, &s);
+}
+
+static void ke_error_test(struct kunit *test)
+{
+	struct fi_eq_err_entry err;
+	struct fi_eq_entry out;
+	struct ktp_stack s;
+	u8 data[8] = "reject!", got[16];
+	u32 event;
+
+	ktp_stack_open(test, &s, false);
+	KUNIT_ASSERT_EQ(test, kofi_eq_write_event(s.eq, FI_CONNECTED,
+						  &s.fabric->fid, NULL, 1), 0);
+	KUNIT_ASSERT_EQ(test, kofi_eq_write_err(s.eq, &s.fabric->fid, test,
+						-ECONNREFUSED, 7, data,
+						sizeof(data)), 0);
+	KUNIT_ASSERT_EQ(test, kofi_eq_write_event(s.eq, FI_SHUTDOWN,
+						  &s.fabric->fid, NULL, 2), 0);
+
+	/* readerr with a completion at the head: nothing */
+	KUNIT_EXPECT_EQ(test, fi_eq_readerr(s.eq, &err, 0), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, fi_eq_read(s.eq, &event, &out, sizeof(out), 0),
+			(ssize_t)sizeof(out));
+	KUNIT_EXPECT_EQ(test, event, (u32)FI_CONNECTED);
+	KUNIT_EXPECT_EQ(test, fi_eq_read(s.eq, &event, &out, sizeof(out), 0),
+			-FI_EAVAIL);
+
+	memset(&err, 0, sizeof(err));
+	memset(got, 0, sizeof(got));
+	err.err_data = got;
+	err.err_data_size = sizeof(got);
+	KUNIT_EXPECT_EQ(test, fi_eq_readerr(s.eq, &err, FI_PEEK),
+			(ssize_t)sizeof(err));
+	KUNIT_EXPECT_EQ(test, err.err, ECONNREFUSED);
+	err.err_data = NULL;
+	err.err_data_size = 0;
+	KUNIT_EXPECT_EQ(test, fi_eq_readerr(s.eq, &err, 0),
+			(ssize_t)sizeof(err));
+	KUNIT_EXPECT_EQ(test, err.err, ECONNREFUSED);
+	KUNIT_EXPECT_EQ(test, err.prov_errno, 7);
+	KUNIT_EXPECT_PTR_EQ(test, err.context, (void *)test);
+	KUNIT_EXPECT_NULL(test, err.err_data);
+	KUNIT_EXPECT_EQ(test, err.err_data_size, 0UL);
+	KUNIT_EXPECT_EQ(test, memcmp(got, data, sizeof(data)), 0);
+
+	KUNIT_EXPECT_EQ(test, fi_eq_read(s.eq, &event, &out, sizeof(out), 0),
+			(ssize_t)sizeof(out));
+	KUNIT_EXPECT_EQ(test, event, (u32)FI_SHUTDOWN);
+	KUNIT_EXPECT_EQ(test, out.data, 2ULL);
+
+	KUNIT_EXPECT_EQ(test, kofi_eq_write_err(s.eq, NULL, NULL, 0, 0, NULL,
+						0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kofi_eq_write_err(s.eq, NULL, NULL, EIO, 0, data,
+						FI_ERR_DATA_MAX + 1), -EINVAL);
+	ktp_stack_close(test, &s);
+}
+
+static void ke_overrun_test(struct kunit *test)
+{
+	struct fi_eq_attr attr = { .size = 4 };
+	struct fi_eq_entry e = {}, out;
+	struct fi_eq_err_entry err = {};
+	struct ktp_stack s;
+	struct fid_eq *eq;
+	u32 event;
+	int i;
+
+	ktp_stack_open(test, &s, false);
+	KUNIT_ASSERT_EQ(test, fi_eq_open(s.fabric, &attr, &eq, NULL), 0);
+	for (i = 0; i < 4; i++) {
+		e.data = i;
+		KUNIT_EXPECT_EQ(test, fi_eq_write(eq, FI_NOTIFY, &e, sizeof(e),
+						  0), (ssize_t)sizeof(e));
+	}
+	/* a user write into a full EQ is refused, nothing lost */
+	KUNIT_EXPECT_EQ(test, fi_eq_write(eq, FI_NOTIFY, &e, sizeof(e), 0),
+			-EAGAIN);
+	/* a provider event is lost, and that is reported */
+	KUNIT_EXPECT_EQ(test, kofi_eq_write_event(eq, FI_NOTIFY, NULL, NULL,
+						  9), -EOVERFLOW);
+	KUNIT_EXPECT_EQ(test, kofi_eq_write_event(eq, FI_NOTIFY, NULL, NULL,
+						  9), -EOVERFLOW);
+	for (i = 0; i < 4; i++) {
+		KUNIT_EXPECT_EQ(test, fi_eq_read(eq, &event, &out, sizeof(out),
+						 0), (ssize_t)sizeof(out));
+		KUNIT_EXPECT_EQ(test, out.data, (u64)i);
+	}
+	KUNIT_EXPECT_EQ(test, fi_eq_read(eq, &event, &out, sizeof(out), 0),
+			-FI_EAVAIL);
+	KUNIT_EXPECT_EQ(test, fi_eq_readerr(eq, &err, 0), (ssize_t)sizeof(err));
+	KUNIT_EXPECT_EQ(test, err.err, EOVERFLOW);
+	KUNIT_EXPECT_EQ(test, err.prov_errno, 2);
+	KUNIT_EXPECT_EQ(test, fi_eq_read(eq, &event, &out, sizeof(out), 0),
+			-EAGAIN);
+	/* usable again */
+	KUNIT_EXPECT_EQ(test, kofi_eq_write_event(eq, FI_NOTIFY, NULL, NULL,
+						  5), 0);
+	KUNIT_EXPECT_EQ(test, fi_eq_read(eq, &event, &out, sizeof(out), 0),
+			(ssize_t)sizeof(out));
+	KUNIT_EXPECT_EQ(test, fi_close(&eq->fid), 0);
+	ktp_stack_close(test, &s);
+}
+
+static void ke_cm_entry_test(struct kunit *test)
+{
+	struct {
+		struct fi_eq_cm_entry cm;
+		u8 data[32];
+	} out;
+	struct ktp_stack s;
+	u8 data[10] = "0123456789";
+	u32 event;
+
+	ktp_stack_open(test, &s, false);
+	KUNIT_ASSERT_EQ(test, kofi_eq_write_cm(s.eq, FI_CONNECTED,
+					       &s.fabric->fid, NULL, data,
+					       sizeof(data)), 0);
+	KUNIT_EXPECT_EQ(test, fi_eq_read(s.eq, &event, &out, sizeof(out), 0),
+			(ssize_t)(sizeof(out.cm) + sizeof(data)));
+	KUNIT_EXPECT_EQ(test, event, (u32)FI_CONNECTED);
+	KUNIT_EXPECT_EQ(test, memcmp(out.cm.data, data, sizeof(data)), 0);
+	KUNIT_EXPECT_EQ(test, kofi_eq_write_cm(s.eq, FI_CONNECTED, NULL, NULL,
+					       data, FI_CM_DATA_MAX + 1),
+			-EINVAL);
+	ktp_stack_close(test, &s);
+}
+
+static int kq_connreq_closes;
+
+static int kq_connreq_close(struct fid *fid)
+{
+	kq_connreq_closes++;
+	return 0;
+}
+
+static const struct fi_ops kq_connreq_ops = { .close = kq_connreq_close };
+
+/* Unread FI_CONNREQ events are released at close (kmemleak watches). */
+static void ke_connreq_release_test(struct kunit *test)
+{
+	struct fid *handle = kunit_kzalloc(test, sizeof(*handle), GFP_KERNEL);
+	struct fi_eq_attr attr = { .size = 4 };
+	struct fi_info *info;
+	struct ktp_stack s;
+	struct fid_eq *eq;
+
+	KUNIT_ASSERT_NOT_NULL(test, handle);
+	kofi_fid_init(handle, FI_CLASS_CONNREQ, &kq_connreq_ops, NULL);
+	ktp_stack_open(test, &s, false);
+	KUNIT_ASSERT_EQ(test, fi_eq_open(s.fabric, &attr, &eq, NULL), 0);
+	info = fi_allocinfo(GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, info);
+	info->handle = handle;
+	kq_connreq_closes = 0;
+	KUNIT_ASSERT_EQ(test, kofi_eq_write_cm(eq, FI_CONNREQ, &s.fabric->fid,
+					       info, NULL, 0), 0);
+	KUNIT_EXPECT_EQ(test, fi_close(&eq->fid), 0);
+	KUNIT_EXPECT_EQ(test, kq_connreq_closes, 1);
+	KUNIT_EXPECT_TRUE(test, kofi_fid_closed(handle));
+	ktp_stack_close(test, &s);
+}
+
+static void ke_sread_timeout_test(struct kunit *test)
+{
+	struct fi_eq_entry out;
+	struct ktp_stack s;
+	ktime_t t0;
+	s64 ms;
+	u32 event;
+
+	ktp_stack_open(test, &s, false);
+	t0 = ktime_get();
+	KUNIT_EXPECT_EQ(test, fi_eq_sread(s.eq, &event, &out, sizeof(out), 100,
+					  0), -EAGAIN);
+	ms = ktime_ms_delta(ktime_get(), t0);
+	KUNIT_EXPECT_GE(test, ms, 90);
+	KUNIT_EXPECT_LT(test, ms, 5000);
+	/* timeout 0 does not wait */
+	KUNIT_EXPECT_EQ(test, fi_eq_sread(s.eq, &event, &out, sizeof(out), 0,
+					  0), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, fi_eq_sread(s.eq, &event, &out, sizeof(out), -2,
+					  0), -EINVAL);
+	ktp_stack_close(test, &s);
+}
+
+static void ke_sread_wake_test(struct kunit *test)
+{
+	struct fi_eq_entry e = { .data = 77 };
+	struct kq_waiter *w;
+	struct ktp_stack s;
+
+	ktp_stack_open(test, &s, false);
+	w = kq_start(test, kq_eq_sleeper, s.eq, NULL, -1);
+	msleep(50);
+	KUNIT_EXPECT_FALSE(test, completion_done(&w->done));
+	KUNIT_EXPECT_EQ(test, fi_eq_write(s.eq, FI_NOTIFY, &e, sizeof(e), 0),
+			(ssize_t)sizeof(e));
+	KUNIT_ASSERT_TRUE(test, kq_wait(w));
+	KUNIT_EXPECT_EQ(test, w->ret, (ssize_t)sizeof(e));
+	KUNIT_EXPECT_EQ(test, w->event, (u32)FI_NOTIFY);
+	KUNIT_EXPECT_EQ(test, w->entry.data, 77ULL);
+	ktp_stack_close(test, &s);
+}
+
+static void ke_handler_test(struct kunit *test)
+{
+	struct fi_eq_attr attr = { .size = 4, .event_handler = kq_eq_handler };
+	struct ktp_stack s;
+	struct fid_eq *eq;
+	int ctx;
+
+	ktp_stack_open(test, &s, false);
+	KUNIT_ASSERT_EQ(test, fi_eq_open(s.fabric, &attr, &eq, &ctx), 0);
+	atomic_set(&kq_eq_events, 0);
+	kq_eq_ctx = NULL;
+	KUNIT_EXPECT_EQ(test, kofi_eq_write_event(eq, FI_NOTIFY, NULL, NULL,
+						  0), 0);
+	KUNIT_EXPECT_EQ(test, kofi_eq_write_err(eq, NULL, NULL, EIO, 0, NULL,
+						0), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kq_eq_events), 2);
+	KUNIT_EXPECT_PTR_EQ(test, kq_eq_ctx, (void *)&ctx);
+	KUNIT_EXPECT_EQ(test, fi_close(&eq->fid), 0);
+	ktp_stack_close(test, &s);
+}
+
+/* ---------------- CQ ---------------- */
+
+static atomic_t kq_cq_calls;
+static void *kq_cq_ctx;
+
+static void kq_cq_handler(struct fid_cq *cq, void *context)
+{
+	struct fi_cq_entry e;
+
+	kq_cq_ctx = context;
+	atomic_inc(&kq_cq_calls);
+	/* reading from the callback (softirq-safe) must work */
+	if (fi_cq_read(cq, &e, 1) == 1 && e.op_context == (void *)1)
+		atomic_inc(&kq_cq_calls);
+}
+
+static void kc_open_test(struct kunit *test)
+{
+	struct fi_cq_attr attr = {};
+	struct ktp_stack s;
+	struct fid_cq *cq;
+
+	ktp_stack_open(test, &s, false);
+	KUNIT_ASSERT_EQ(test, fi_cq_open(s.domain, &attr, &cq, NULL), 0);
+	KUNIT_EXPECT_EQ(test, attr.size, (size_t)FI_CQ_DEFAULT_SIZE);
+	KUNIT_EXPECT_EQ(test, attr.format, FI_CQ_FORMAT_CONTEXT);
+	KUNIT_EXPECT_EQ(test, fi_close(&cq->fid), 0);
+	attr.size = 1;
+	KUNIT_ASSERT_EQ(test, fi_cq_open(s.domain, &attr, &cq, NULL), 0);
+	KUNIT_EXPECT_EQ(test, fi_close(&cq->fid), 0);
+	attr.size = FI_CQ_MAX_SIZE + 1;
+	KUNIT_EXPECT_EQ(test, fi_cq_open(s.domain, &attr, &cq, NULL), -EINVAL);
+	attr.size = 8;
+	attr.format = 42;
+	KUNIT_EXPECT_EQ(test, fi_cq_open(s.domain, &attr, &cq, NULL), -EINVAL);
+	attr.format = FI_CQ_FORMAT_MSG;
+	attr.wait_cond = 7;
+	KUNIT_EXPECT_EQ(test, fi_cq_open(s.domain, &attr, &cq, NULL), -EINVAL);
+	attr.wait_cond = 0;
+	attr.flags = 1;
+	KUNIT_EXPECT_EQ(test, fi_cq_open(s.domain, &attr, &cq, NULL), -EINVAL);
+	ktp_stack_close(test, &s);
+}
+
+static void kc_formats_test(struct kunit *test)
+{
+	struct fi_cq_attr attr = { .size = 8 };
+	struct fi_cq_data_entry d;
+	struct fi_cq_msg_entry m[2];
+	struct fi_cq_entry c[3];
+	fi_addr_t src[2];
+	struct ktp_stack s;
+	struct fid_cq *cq;
+
+	ktp_stack_open(test, &s, false);
+
+	attr.format = FI_CQ_FORMAT_CONTEXT;
+	KUNIT_ASSERT_EQ(test, fi_cq_open(s.domain, &attr, &cq, NULL), 0);
+	KUNIT_EXPECT_EQ(test, kofi_cq_write(cq, (void *)1, FI_SEND, 10, NULL,
+					    0), 0);
+	KUNIT_EXPECT_EQ(test, kofi_cq_write(cq, (void *)2, FI_SEND, 10, NULL,
+					    0), 0);
+	KUNIT_EXPECT_EQ(test, fi_cq_read(cq, c, 3), 2);
+	KUNIT_EXPECT_PTR_EQ(test, c[0].op_context, (void *)1);
+	KUNIT_EXPECT_PTR_EQ(test, c[1].op_context, (void *)2);
+	KUNIT_EXPECT_EQ(test, fi_close(&cq->fid), 0);
+
+	attr.format = FI_CQ_FORMAT_MSG;
+	KUNIT_ASSERT_EQ(test, fi_cq_open(s.domain, &attr, &cq, NULL), 0);
+	KUNIT_EXPECT_EQ(test, kofi_cq_write_src(cq, (void *)3,
+						FI_RECV | FI_MSG, 33, NULL, 0,
+						5), 0);
+	KUNIT_EXPECT_EQ(test, fi_cq_readfrom(cq, m, 2, src), 1);
+	KUNIT_EXPECT_PTR_EQ(test, m[0].op_context, (void *)3);
+	KUNIT_EXPECT_EQ(test, m[0].flags, FI_RECV | FI_MSG);
+	KUNIT_EXPECT_EQ(test, m[0].len, 33UL);
+	KUNIT_EXPECT_EQ(test, src[0], 5ULL);
+	KUNIT_EXPECT_EQ(test, fi_close(&cq->fid), 0);
+
+	attr.format = FI_CQ_FORMAT_DATA;
+	KUNIT_ASSERT_EQ(test, fi_cq_open(s.domain, &attr, &cq, NULL), 0);
+	KUNIT_EXPECT_EQ(test, kofi_cq_write(cq, (void *)4,
+					    FI_RECV | FI_REMOTE_CQ_DATA, 7,
+					    (void *)8, 0xabcd), 0);
+	KUNIT_EXPECT_EQ(test, fi_cq_read(cq, &d, 1), 1);
+	KUNIT_EXPECT_PTR_EQ(test, d.op_context, (void *)4);
+	KUNIT_EXPECT_EQ(test, d.flags, FI_RECV | FI_REMOTE_CQ_DATA);
+	KUNIT_EXPECT_EQ(test, d.len, 7UL);
+	KUNIT_EXPECT_PTR_EQ(test, d.buf, (void *)8);
+	KUNIT_EXPECT_EQ(test, d.data, 0xabcdULL);
+	KUNIT_EXPECT_EQ(test, fi_cq_read(cq, &d, 1), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, fi_close(&cq->fid), 0);
+	ktp_stack_close(test, &s);
+}
+
+static void kc_batch_test(struct kunit *test)
+{
+	struct fi_cq_entry c[16];
+	struct ktp_stack s;
+	int i;
+
+	ktp_stack_open(test, &s, false);
+	for (i = 0; i < 10; i++)
+		KUNIT_EXPECT_EQ(test, kofi_cq_write(s.cq, (void *)(long)i, 0, 0,
+						    NULL, 0), 0);
+	KUNIT_EXPECT_EQ(test, fi_cq_read(s.cq, c, 4), 4);
+	KUNIT_EXPECT_EQ(test, fi_cq_read(s.cq, c, 16), 6);
+	KUNIT_EXPECT_PTR_EQ(test, c[5].op_context, (void *)9);
+	KUNIT_EXPECT_EQ(test, fi_cq_read(s.cq, c, 16), -EAGAIN);
+	ktp_stack_close(test, &s);
+}
+
+static void kc_error_test(struct kunit *test)
+{
+	struct fi_cq_data_entry c[4];
+	struct fi_cq_err_entry err;
+	struct ktp_stack s;
+
+	ktp_stack_open(test, &s, false);
+	KUNIT_EXPECT_EQ(test, fi_cq_readerr(s.cq, &err, 0), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, kofi_cq_write(s.cq, (void *)1, FI_SEND, 0, NULL,
+					    0), 0);
+	KUNIT_EXPECT_EQ(test, kofi_cq_write_err(s.cq, (void *)2,
+						FI_RECV | FI_MSG, -EMSGSIZE,
+						3, 64, 16), 0);
+	KUNIT_EXPECT_EQ(test, kofi_cq_write(s.cq, (void *)3, FI_SEND, 0, NULL,
+					    0), 0);
+	/* successes before the error are returned first */
+	KUNIT_EXPECT_EQ(test, fi_cq_readerr(s.cq, &err, 0), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, fi_cq_read(s.cq, c, 4), 1);
+	KUNIT_EXPECT_EQ(test, fi_cq_read(s.cq, c, 4), -FI_EAVAIL);
+	KUNIT_EXPECT_EQ(test, fi_cq_readerr(s.cq, &err, FI_PEEK), 1);
+	KUNIT_EXPECT_EQ(test, fi_cq_read(s.cq, c, 4), -FI_EAVAIL);
+	memset(&err, 0, sizeof(err));
+	KUNIT_EXPECT_EQ(test, fi_cq_readerr(s.cq, &err, 0), 1);
+	KUNIT_EXPECT_PTR_EQ(test, err.op_context, (void *)2);
+	KUNIT_EXPECT_EQ(test, err.err, EMSGSIZE);
+	KUNIT_EXPECT_EQ(test, err.prov_errno, 3);
+	KUNIT_EXPECT_EQ(test, err.len, 64UL);
+	KUNIT_EXPECT_EQ(test, err.olen, 16UL);
+	KUNIT_EXPECT_EQ(test, err.flags, FI_RECV | FI_MSG);
+	KUNIT_EXPECT_EQ(test, fi_cq_read(s.cq, c, 4), 1);
+	KUNIT_EXPECT_PTR_EQ(test, c[0].op_context, (void *)3);
+	KUNIT_EXPECT_EQ(test, kofi_cq_write_err(s.cq, NULL, 0, 0, 0, 0, 0),
+			-EINVAL);
+	ktp_stack_close(test, &s);
+}
+
+static void kc_overrun_test(struct kunit *test)
+{
+	struct fi_cq_attr attr = { .size = 4 };
+	struct fi_cq_err_entry err;
+	struct fi_cq_entry c[8];
+	struct ktp_stack s;
+	struct fid_cq *cq;
+	int i;
+
+	ktp_stack_open(test, &s, false);
+	KUNIT_ASSERT_EQ(test, fi_cq_open(s.domain, &attr, &cq, NULL), 0);
+	for (i = 0; i < 4; i++)
+		KUNIT_EXPECT_EQ(test, kofi_cq_write(cq, NULL, 0, 0, NULL, 0), 0);
+	KUNIT_EXPECT_EQ(test, kofi_cq_write(cq, NULL, 0, 0, NULL, 0),
+			-EOVERFLOW);
+	KUNIT_EXPECT_EQ(test, fi_cq_read(cq, c, 2), 2);
+	/* still overrun until reported: no silent reuse of the free slots */
+	KUNIT_EXPECT_EQ(test, kofi_cq_write(cq, NULL, 0, 0, NULL, 0),
+			-EOVERFLOW);
+	KUNIT_EXPECT_EQ(test, fi_cq_read(cq, c, 8), 2);
+	KUNIT_EXPECT_EQ(test, fi_cq_read(cq, c, 8), -FI_EAVAIL);
+	KUNIT_EXPECT_EQ(test, fi_cq_readerr(cq, &err, 0), 1);
+	KUNIT_EXPECT_EQ(test, err.err, EOVERFLOW);
+	KUNIT_EXPECT_EQ(test, err.prov_errno, 2);
+	KUNIT_EXPECT_NULL(test, err.op_context);
+	KUNIT_EXPECT_EQ(test, fi_cq_read(cq, c, 8), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, kofi_cq_write(cq, (void *)5, 0, 0, NULL, 0), 0);
+	KUNIT_EXPECT_EQ(test, fi_cq_read(cq, c, 8), 1);
+	KUNIT_EXPECT_EQ(test, fi_close(&cq->fid), 0);
+	ktp_stack_close(test, &s);
+}
+
+static void kc_sread_timeout_test(struct kunit *test)
+{
+	struct fi_cq_data_entry c;
+	struct ktp_stack s;
+	ktime_t t0;
+	s64 ms;
+
+	ktp_stack_open(test, &s, false);
+	t0 = ktime_get();
+	KUNIT_EXPECT_EQ(test, fi_cq_sread(s.cq, &c, 1, NULL, 100), -EAGAIN);
+	ms = ktime_ms_delta(ktime_get(), t0);
+	KUNIT_EXPECT_GE(test, ms, 90);
+	KUNIT_EXPECT_LT(test, ms, 5000);
+	KUNIT_EXPECT_EQ(test, fi_cq_sread(s.cq, &c, 1, NULL, 0), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, fi_cq_sread(s.cq, &c, 1, NULL, -2), -EINVAL);
+	ktp_stack_close(test, &s);
+}
+
+static void kc_signal_test(struct kunit *test)
+{
+	struct fi_cq_data_entry c;
+	struct kq_waiter *w;
+	struct ktp_stack s;
+	ktime_t t0;
+
+	ktp_stack_open(test, &s, false);
+	w = kq_start(test, kq_cq_sleeper, NULL, s.cq, -1);
+	msleep(50);
+	KUNIT_EXPECT_FALSE(test, completion_done(&w->done));
+	KUNIT_EXPECT_EQ(test, fi_cq_signal(s.cq), 0);
+	KUNIT_ASSERT_TRUE(test, kq_wait(w));
+	KUNIT_EXPECT_EQ(test, w->ret, -EAGAIN);
+
+	/* a signal with nobody asleep is kept for the next sread */
+	KUNIT_EXPECT_EQ(test, fi_cq_signal(s.cq), 0);
+	t0 = ktime_get();
+	KUNIT_EXPECT_EQ(test, fi_cq_sread(s.cq, &c, 1, NULL, 2000), -EAGAIN);
+	KUNIT_EXPECT_LT(test, ktime_ms_delta(ktime_get(), t0), 1000);
+	ktp_stack_close(test, &s);
+}
+
+static void kc_sread_wake_test(struct kunit *test)
+{
+	struct kq_waiter *w;
+	struct ktp_stack s;
+
+	ktp_stack_open(test, &s, false);
+	w = kq_start(test, kq_cq_sleeper, NULL, s.cq, 5000);
+	msleep(50);
+	KUNIT_EXPECT_EQ(test, kofi_cq_write(s.cq, (void *)7, FI_SEND, 0, NULL,
+					    0), 0);
+	KUNIT_ASSERT_TRUE(test, kq_wait(w));
+	KUNIT_EXPECT_EQ(test, w->ret, 1);
+	KUNIT_EXPECT_PTR_EQ(test, w->comp[0].op_context, (void *)7);
+	ktp_stack_close(test, &s);
+}
+
+static void kc_threshold_test(struct kunit *test)
+{
+	struct fi_cq_attr attr = { .size = 8, .format = FI_CQ_FORMAT_DATA,
+				   .wait_cond = FI_CQ_COND_THRESHOLD };
+	struct kq_waiter *w;
+	struct ktp_stack s;
+	struct fid_cq *cq;
+
+	ktp_stack_open(test, &s, false);
+	KUNIT_ASSERT_EQ(test, fi_cq_open(s.domain, &attr, &cq, NULL), 0);
+	/* without a cond, one entry is enough */
+	KUNIT_EXPECT_EQ(test, kofi_cq_write(cq, NULL, 0, 0, NULL, 0), 0);
+	w = kq_start(test, kq_cq_sleeper, NULL, cq, 5000);
+	KUNIT_ASSERT_TRUE(test, kq_wait(w));
+	KUNIT_EXPECT_EQ(test, w->ret, 1);
+
+	w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	w->cq = cq;
+	w->timeout = 5000;
+	w->threshold = 3;
+	init_completion(&w->started);
+	init_completion(&w->done);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(kthread_run(kq_cq_sleeper, w,
+						    "kq_thresh")));
+	wait_for_completion(&w->started);
+	KUNIT_EXPECT_EQ(test, kofi_cq_write(cq, NULL, 0, 0, NULL, 0), 0);
+	msleep(50);
+	KUNIT_EXPECT_FALSE(test, completion_done(&w->done));
+	KUNIT_EXPECT_EQ(test, kofi_cq_write(cq, NULL, 0, 0, NULL, 0), 0);
+	KUNIT_EXPECT_EQ(test, kofi_cq_write(cq, NULL, 0, 0, NULL, 0), 0);
+	KUNIT_ASSERT_TRUE(test, kq_wait(w));
+	KUNIT_EXPECT_EQ(test, w->ret, 3);
+	KUNIT_EXPECT_EQ(test, fi_close(&cq->fid), 0);
+	ktp_stack_close(test, &s);
+}
+
+/* Completions written and read from atomic and softirq context. */
+struct kc_timer {
+	struct timer_list timer;
+	struct fid_cq *cq;
+	int ret;
+};
+
+static void kc_timer_fn(struct timer_list *t)
+{
+	struct kc_timer *kt = from_timer(kt, t, timer);
+
+	kt->ret = kofi_cq_write(kt->cq, (void *)1, FI_SEND, 0, NULL, 0);
+}
+
+static void kc_atomic_test(struct kunit *test)
+{
+	struct fi_cq_attr attr = { .size = 8,
+				   .comp_handler = kq_cq_handler };
+	struct fi_cq_entry c;
+	struct kc_timer kt;
+	struct ktp_stack s;
+	struct fid_cq *cq;
+	unsigned long flags;
+	spinlock_t lock;
+	int ctx;
+
+	spin_lock_init(&lock);
+	ktp_stack_open(test, &s, false);
+	KUNIT_ASSERT_EQ(test, fi_cq_open(s.domain, &attr, &cq, &ctx), 0);
+
+	/* under a spinlock with interrupts off */
+	spin_lock_irqsave(&lock, flags);
+	KUNIT_EXPECT_EQ(test, kofi_cq_write(s.cq, (void *)9, 0, 0, NULL, 0), 0);
+	KUNIT_EXPECT_EQ(test, fi_cq_read(s.cq, &c, 1), 1);
+	spin_unlock_irqrestore(&lock, flags);
+
+	/* from a timer (softirq); the handler reads the entry itself */
+	atomic_set(&kq_cq_calls, 0);
+	kq_cq_ctx = NULL;
+	kt.cq = cq;
+	kt.ret = -1;
+	timer_setup_on_stack(&kt.timer, kc_timer_fn, 0);
+	mod_timer(&kt.timer, jiffies + 1);
+	KUNIT_EXPECT_EQ(test, fi_cq_sread(cq, &c, 1, NULL, 100), -EAGAIN);
+	del_timer_sync(&kt.timer);
+	destroy_timer_on_stack(&kt.timer);
+	KUNIT_EXPECT_EQ(test, kt.ret, 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kq_cq_calls), 2);
+	KUNIT_EXPECT_PTR_EQ(test, kq_cq_ctx, (void *)&ctx);
+	KUNIT_EXPECT_EQ(test, fi_close(&cq->fid), 0);
+	ktp_stack_close(test, &s);
+}
+
+static struct kunit_case kofi_eq_cases[] = {
+	KUNIT_CASE(ke_open_test),
+	KUNIT_CASE(ke_write_read_test),
+	KUNIT_CASE(ke_error_test),
+	KUNIT_CASE(ke_overrun_test),
+	KUNIT_CASE(ke_cm_entry_test),
+	KUNIT_CASE(ke_connreq_release_test),
+	KUNIT_CASE(ke_sread_timeout_test),
+	KUNIT_CASE(ke_sread_wake_test),
+	KUNIT_CASE(ke_handler_test),
+	{}
+};
+
+struct kunit_suite kofi_eq_suite = {
+	.name = "kofi_eq",
+	.suite_init = kq_suite_init,
+	.suite_exit = kq_suite_exit,
+	.test_cases = kofi_eq_cases,
+};
+
+static struct kunit_case kofi_cq_cases[] = {
+	KUNIT_CASE(kc_open_test),
+	KUNIT_CASE(kc_formats_test),
+	KUNIT_CASE(kc_batch_test),
+	KUNIT_CASE(kc_error_test),
+	KUNIT_CASE(kc_overrun_test),
+	KUNIT_CASE(kc_sread_timeout_test),
+	KUNIT_CASE(kc_signal_test),
+	KUNIT_CASE(kc_sread_wake_test),
+	KUNIT_CASE(kc_threshold_test),
+	KUNIT_CASE(kc_atomic_test),
+	{}
+};
+
+struct kunit_suite kofi_cq_suite = {
+	.name = "kofi_cq",
+	.suite_init = kq_suite_init,
+	.suite_exit = kq_suite_exit,
+	.test_cases = kofi_cq_cases,
+};
