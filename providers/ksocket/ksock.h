@@ -1,0 +1,395 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * kOFI ksocket provider: objects and declarations shared by its files.
+ *
+ * Locking and contexts:
+ * - ksock_ep.lock (irq-safe spinlock) protects an endpoint's state, its
+ *   request pools and queues.  The data calls (fi_send() ...) take only it,
+ *   so they may be made from any context.
+ * - All socket I/O of an endpoint runs in its io_work on ksock_wq, which
+ *   the socket callbacks (data ready, write space, state change) and the
+ *   data calls schedule.  A work item never runs concurrently with itself,
+ *   so the transmit and receive engines (ksock_tx.c, ksock_rx.c) own their
+ *   state without further locking.
+ * - A passive endpoint accepts connections and reads their connection
+ *   requests in its own work item.
+ */
+#ifndef _KSOCK_H
+#define _KSOCK_H
+
+#include <linux/net.h>
+#include <linux/socket.h>
+#include <linux/uio.h>
+#include <linux/bvec.h>
+#include <linux/workqueue.h>
+#include <net/sock.h>
+#include <kofi/provider.h>
+#include "ksock_proto.h"
+
+#define KSOCK_PROV_NAME		"ksocket"
+#define KSOCK_PROV_VERSION	FI_VERSION(1, 0)
+
+#define KSOCK_MAX_MSG_SIZE	SZ_1G
+#define KSOCK_IOV_LIMIT		8
+#define KSOCK_INJECT_SIZE	64
+#define KSOCK_TX_SIZE		256
+#define KSOCK_RX_SIZE		256
+#define KSOCK_RSP_SIZE		16	/* read responses in flight per ep */
+#define KSOCK_MR_IOV_LIMIT	256
+#define KSOCK_BACKLOG		128
+/* Bytes an endpoint's work moves before it yields to other work. */
+#define KSOCK_WORK_BUDGET	(4 << 20)
+
+extern struct workqueue_struct *ksock_wq;
+extern struct kofi_provider ksock_prov;
+
+/* Byte order helpers for the fields that follow the peer's order. */
+static inline u64 ksock_to_wire64(bool bswap, u64 v)
+{
+	return bswap ? (__force u64)cpu_to_be64(v) : v;
+}
+
+static inline u64 ksock_from_wire64(bool bswap, u64 v)
+{
+	return bswap ? be64_to_cpu((__force __be64)v) : v;
+}
+
+static inline u16 ksock_to_wire16(bool bswap, u16 v)
+{
+	return bswap ? (__force u16)cpu_to_be16(v) : v;
+}
+
+static inline u16 ksock_from_wire16(bool bswap, u16 v)
+{
+	return bswap ? be16_to_cpu((__force __be16)v) : v;
+}
+
+struct ksock_fabric {
+	struct fid_fabric fabric;
+};
+
+struct ksock_domain {
+	struct fid_domain domain;
+	struct kofi_keytable kt;
+};
+
+/**
+ * struct ksock_mr - a registered region
+ * @mr: the kOFI object
+ * @dom: its domain
+ * @ke: key table entry (base = remote address of the first byte)
+ * @bvec: true if @bv is the vector, false for @kv
+ * @nr: entries in the vector
+ * @len: bytes in the region
+ * @kv: kvec vector (copy of the user's)
+ * @bv: bio_vec vector (copy of the user's, or made from a scatterlist)
+ */
+struct ksock_mr {
+	struct fid_mr mr;
+	struct ksock_domain *dom;
+	struct kofi_key_entry ke;
+	bool bvec;
+	unsigned int nr;
+	size_t len;
+	union {
+		struct kvec *kv;
+		struct bio_vec *bv;
+	};
+};
+
+/* Build @it over [@off, @off + @len) of @mr's memory. */
+void ksock_mr_iter(struct ksock_mr *mr, struct iov_iter *it,
+		   unsigned int dir, u64 off, size_t len);
+
+enum ksock_req_kind {
+	KSOCK_REQ_SEND,		/* message */
+	KSOCK_REQ_WRITE,	/* RMA write */
+	KSOCK_REQ_READ,		/* RMA read request (local: destination) */
+	KSOCK_REQ_READ_RSP,	/* response to a peer's read request */
+	KSOCK_REQ_RECV,		/* posted receive */
+};
+
+/**
+ * struct ksock_req - one operation (posted by the user or internal)
+ * @op: outstanding-operation record (user operations only)
+ * @node: queue or free list linkage, under ksock_ep.lock
+ * @kind: enum ksock_req_kind
+ * @user: @op is on the endpoint's operation list
+ * @signal: write a completion when done
+ * @need_ack: wait for the peer's ACK before completing
+ * @nseg: payload segments in @iter
+ * @seg: current segment (engines only)
+ * @hdr_len: bytes of header in @hdr
+ * @hdr_sent: bytes of @hdr sent
+ * @len: payload bytes
+ * @cq_flags: completion flags
+ * @data: remote CQ data (sends: to send; receives: received)
+ * @rx_flags: receives: extra completion flags (FI_REMOTE_CQ_DATA)
+ * @vec: copy of the user's local vector
+ * @iter: payload source (sends, writes, read responses) or destination
+ *	(receives, reads), one per segment
+ * @ke: read responses: the regions read, referenced
+ * @hdr: header to send
+ * @inject: inline payload of injected operations
+ */
+struct ksock_req {
+	struct kofi_op op;
+	struct list_head node;
+	u8 kind;
+	bool user;
+	bool signal;
+	bool need_ack;
+	u8 nseg;
+	u8 seg;
+	u8 hdr_len;
+	u8 hdr_sent;
+	size_t len;
+	u64 cq_flags;
+	u64 data;
+	u64 rx_flags;
+	union {
+		struct kvec kv[KSOCK_IOV_LIMIT];
+		struct bio_vec bv[KSOCK_IOV_LIMIT];
+	} vec;
+	struct iov_iter iter[KSOCK_RMA_IOV_MAX];
+	struct kofi_key_entry *ke[KSOCK_RMA_IOV_MAX];
+	u8 hdr[KSOCK_TX_HDR_MAX] __aligned(8);
+	u8 inject[KSOCK_INJECT_SIZE] __aligned(8);
+};
+
+enum ksock_ep_state {
+	KSOCK_EP_IDLE,		/* opened, not connected */
+	KSOCK_EP_CONNECTING,	/* TCP connect in progress */
+	KSOCK_EP_REQ_SENT,	/* connection request sent, awaiting answer */
+	KSOCK_EP_ACCEPTING,	/* passive side, awaiting fi_accept() */
+	KSOCK_EP_CONNECTED,
+	KSOCK_EP_DOWN,		/* shut down, rejected or failed */
+	KSOCK_EP_CLOSING,	/* fi_close() in progress */
+};
+
+enum ksock_rx_state {
+	KSOCK_RX_HDR,		/* reading a message header */
+	KSOCK_RX_WAIT,		/* header read, waiting for a receive */
+	KSOCK_RX_DATA,		/* reading payload */
+	KSOCK_RX_DISCARD,	/* discarding what did not fit */
+	KSOCK_RX_CTRL,		/* reading the connection response */
+};
+
+/* What the receive engine is doing; owned by the endpoint's work. */
+struct ksock_rx {
+	enum ksock_rx_state state;
+	u32 got;			/* header bytes read */
+	u32 need;			/* header bytes expected */
+	union {
+		struct ksock_base_hdr base;
+		struct ksock_ctrl_hdr ctrl;
+		u8 raw[KSOCK_HDR_MAX + KSOCK_CM_DATA_MAX];
+	} hdr;
+	u64 cq_data;
+	struct ksock_rma_iov rma[KSOCK_RMA_IOV_MAX];	/* host order */
+	struct ksock_req *req;		/* receive or read being filled */
+	struct kofi_key_entry *ke[KSOCK_RMA_IOV_MAX];	/* write target */
+	struct iov_iter iter[KSOCK_RMA_IOV_MAX];
+	u8 nseg;
+	u8 seg;
+	u64 left;			/* payload bytes still to read */
+	u64 discard;			/* then bytes to throw away */
+	size_t done;			/* payload bytes placed */
+	bool ack;			/* send an ACK once done */
+};
+
+/**
+ * struct ksock_ep - an active endpoint
+ * @ep: the kOFI object
+ * @dom: its domain
+ * @info: copy of the info it was opened with
+ * @net: network namespace of its sockets (its creator's), referenced
+ * @sock: the connection's socket, or NULL
+ * @saved_data_ready: socket callbacks replaced by ksocket's
+ * @saved_write_space: see @saved_data_ready
+ * @saved_state_change: see @saved_data_ready
+ * @eq: bound EQ
+ * @tx_cq: bound transmit CQ
+ * @rx_cq: bound receive CQ
+ * @lock: protects the fields below it
+ * @enabled: fi_enable() done
+ * @state: enum ksock_ep_state
+ * @shutdown_req: fi_shutdown() asks the work to shut down
+ * @tx_queue: operations to send
+ * @ack_wait: sent, waiting for an ACK (FIFO)
+ * @read_wait: read requests sent, waiting for their response (FIFO)
+ * @rx_queue: posted receives
+ * @tx_free: free transmit requests
+ * @rx_free: free receive requests
+ * @rsp_free: free read response requests
+ * @acks: ACKs to send
+ * @rx_waiting: the receive engine waits for a receive or read response
+ * @ops: outstanding user operations
+ * @pool: every request of the endpoint
+ * @io_work: the I/O work
+ * @bswap: the peer uses the other byte order (wire fields big-endian)
+ * @tx_cur: request being sent (work only)
+ * @ack_hdr: ACK being sent (work only)
+ * @ack_sent: bytes of @ack_hdr sent; sizeof(@ack_hdr) when none is
+ *	being sent
+ * @rx: receive engine state (work only)
+ * @cm: connection request / response to send
+ * @cm_len: bytes in @cm
+ * @cm_sent: bytes of @cm sent
+ */
+struct ksock_ep {
+	struct fid_ep ep;
+	struct ksock_domain *dom;
+	struct fi_info *info;
+	struct net *net;
+	struct socket *sock;
+	void (*saved_data_ready)(struct sock *sk);
+	void (*saved_write_space)(struct sock *sk);
+	void (*saved_state_change)(struct sock *sk);
+	struct fid_eq *eq;
+	struct fid_cq *tx_cq;
+	struct fid_cq *rx_cq;
+
+	spinlock_t lock;	/* protects the fields below */
+	bool enabled;
+	enum ksock_ep_state state;
+	bool shutdown_req;
+	struct list_head tx_queue;
+	struct list_head ack_wait;
+	struct list_head read_wait;
+	struct list_head rx_queue;
+	struct list_head tx_free;
+	struct list_head rx_free;
+	struct list_head rsp_free;
+	unsigned int acks;
+	bool rx_waiting;
+
+	struct kofi_oplist ops;
+	struct ksock_req *pool;
+	struct work_struct io_work;
+	bool bswap;
+	struct ksock_req *tx_cur;
+	struct ksock_base_hdr ack_hdr;
+	u8 ack_sent;
+	struct ksock_rx rx;
+	u8 cm[sizeof(struct ksock_ctrl_hdr) + KSOCK_CM_DATA_MAX];
+	u32 cm_len;
+	u32 cm_sent;
+};
+
+static inline struct ksock_ep *ksock_ep(struct fid_ep *ep)
+{
+	return container_of(ep, struct ksock_ep, ep);
+}
+
+/**
+ * struct ksock_pep - a passive endpoint
+ * @pep: the kOFI object
+ * @info: copy of its info (src_addr: where to listen)
+ * @net: network namespace (its creator's), referenced
+ * @sock: the listening socket, or NULL
+ * @saved_data_ready: the listening socket's callback
+ * @eq: bound EQ
+ * @backlog: listen backlog
+ * @lock: protects @closing and @creqs
+ * @closing: fi_close() in progress
+ * @creqs: accepted connections whose request is being read
+ * @work: accepts connections and reads their requests
+ */
+struct ksock_pep {
+	struct fid_pep pep;
+	struct fi_info *info;
+	struct net *net;
+	struct socket *sock;
+	void (*saved_data_ready)(struct sock *sk);
+	struct fid_eq *eq;
+	int backlog;
+	spinlock_t lock;	/* protects closing, creqs */
+	bool closing;
+	struct list_head creqs;
+	struct work_struct work;
+};
+
+/**
+ * struct ksock_creq - a connection request (fi_info.handle of FI_CONNREQ)
+ * @fid: identity, class FI_CLASS_CONNREQ
+ * @node: ksock_pep.creqs linkage while the request is read
+ * @sock: the accepted socket
+ * @saved_data_ready: its callbacks while the request is read
+ * @saved_state_change: see @saved_data_ready
+ * @bswap: the peer uses the other byte order
+ * @got: bytes of @buf read
+ * @buf: control header and connection data
+ */
+struct ksock_creq {
+	struct fid fid;
+	struct list_head node;
+	struct socket *sock;
+	void (*saved_data_ready)(struct sock *sk);
+	void (*saved_state_change)(struct sock *sk);
+	bool bswap;
+	u32 got;
+	union {
+		struct ksock_ctrl_hdr ctrl;
+		u8 raw[sizeof(struct ksock_ctrl_hdr) + KSOCK_CM_DATA_MAX];
+	} buf;
+};
+
+/* ksock_main.c */
+struct fi_info *ksock_info_alloc(u32 addr_format);
+
+/* ksock_mr.c */
+extern const struct fi_ops_mr ksock_mr_ops;
+
+/* ksock_sock.c */
+int ksock_sock_create(struct net *net, int family, struct socket **sockp);
+int ksock_sock_send(struct socket *sock, struct iov_iter *it, bool more);
+int ksock_sock_recv(struct socket *sock, struct iov_iter *it);
+int ksock_sock_recv_buf(struct socket *sock, void *buf, size_t len);
+void ksock_ep_sock_attach(struct ksock_ep *ep);
+void ksock_ep_sock_detach(struct ksock_ep *ep);
+int ksock_sockaddr_len(const struct sockaddr *sa);
+
+/* ksock_ep.c */
+int ksock_ep_open(struct fid_domain *domain, struct fi_info *info,
+		  struct fid_ep **ep, void *context);
+void ksock_ep_kick(struct ksock_ep *ep);
+void ksock_ep_down(struct ksock_ep *ep, int err, int prov_errno,
+		   const void *data, size_t datalen);
+void ksock_ep_connected(struct ksock_ep *ep, const void *data,
+			size_t datalen);
+struct ksock_req *ksock_req_get(struct ksock_ep *ep, struct list_head *free);
+void ksock_req_put(struct ksock_ep *ep, struct ksock_req *req);
+void ksock_req_complete(struct ksock_ep *ep, struct ksock_req *req);
+void ksock_req_fail(struct ksock_ep *ep, struct ksock_req *req, int err,
+		    size_t len, size_t olen);
+int ksock_req_iter(struct ksock_req *req, unsigned int dir,
+		   enum fi_iov_type type, const void *vec, size_t count);
+void ksock_req_release_keys(struct ksock_req *req);
+ssize_t ksock_post_tx(struct ksock_ep *ep, struct ksock_req *req);
+
+/* ksock_cm.c */
+extern const struct fi_ops_cm ksock_ep_cm_ops;
+int ksock_pep_open(struct fid_fabric *fabric, struct fi_info *info,
+		   struct fid_pep **pep, void *context);
+int ksock_ep_adopt(struct ksock_ep *ep, struct fid *handle);
+int ksock_cm_progress(struct ksock_ep *ep);
+
+/* ksock_tx.c */
+int ksock_tx_progress(struct ksock_ep *ep, size_t *budget);
+void ksock_tx_build_hdr(struct ksock_ep *ep, struct ksock_req *req, u8 op,
+			u16 flags, const struct fi_rma_iov *rma,
+			size_t rma_cnt);
+
+/* ksock_rx.c */
+int ksock_rx_progress(struct ksock_ep *ep, size_t *budget);
+void ksock_rx_reset(struct ksock_ep *ep);
+
+/* ksock_msg.c, ksock_rma.c */
+extern const struct fi_ops_msg ksock_msg_ops;
+extern const struct fi_ops_rma ksock_rma_ops;
+int ksock_rma_target(struct ksock_ep *ep, const struct ksock_rma_iov *rma,
+		     unsigned int cnt, u64 access, struct kofi_key_entry **ke,
+		     struct iov_iter *iter, unsigned int dir, u64 *total);
+
+#endif /* _KSOCK_H */

@@ -1,0 +1,614 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * kOFI ksocket provider: active endpoints - lifetime, bindings, options,
+ * request pools, the I/O work and the end of a connection.
+ *
+ * Each endpoint preallocates tx_size transmit requests, rx_size receive
+ * requests and a few read responses when it is enabled; a data call that
+ * finds its pool empty returns -EAGAIN.  Every user operation is recorded
+ * on the endpoint's kofi_oplist, so that when the connection ends (peer
+ * close, error, fi_shutdown()) or the endpoint is closed, whatever is
+ * outstanding completes with an ECANCELED error entry.
+ */
+#include <linux/slab.h>
+#include <linux/nsproxy.h>
+#include <net/net_namespace.h>
+#include "ksock.h"
+
+/**
+ * ksock_ep_kick() - schedule the endpoint's I/O work
+ * @ep: the endpoint; ep->lock held
+ *
+ * Context: any context.
+ */
+void ksock_ep_kick(struct ksock_ep *ep)
+{
+	lockdep_assert_held(&ep->lock);
+	if (ep->state != KSOCK_EP_CLOSING)
+		queue_work(ksock_wq, &ep->io_work);
+}
+
+/**
+ * ksock_req_get() - take a free request
+ * @ep: the endpoint; ep->lock held
+ * @free: the free list (tx_free, rx_free, rsp_free)
+ *
+ * Context: any context.
+ * Return: a zeroed request, or NULL if the pool is empty.
+ */
+struct ksock_req *ksock_req_get(struct ksock_ep *ep, struct list_head *free)
+{
+	struct ksock_req *req;
+	struct list_head *home = free;
+
+	lockdep_assert_held(&ep->lock);
+	req = list_first_entry_or_null(free, struct ksock_req, node);
+	if (!req)
+		return NULL;
+	list_del(&req->node);
+	memset(req, 0, offsetof(struct ksock_req, vec));
+	INIT_LIST_HEAD(&req->op.node);
+	INIT_LIST_HEAD(&req->node);
+	/* Remember which pool the request belongs to. */
+	req->kind = home == &ep->rx_free ? KSOCK_REQ_RECV :
+		    home == &ep->rsp_free ? KSOCK_REQ_READ_RSP :
+		    KSOCK_REQ_SEND;
+	return req;
+}
+
+/**
+ * ksock_req_release_keys() - drop the region references of a request
+ * @req: the request
+ *
+ * Context: any context.
+ */
+void ksock_req_release_keys(struct ksock_req *req)
+{
+	unsigned int i;
+
+	for (i = 0; i < KSOCK_RMA_IOV_MAX; i++) {
+		if (req->ke[i])
+			kofi_key_entry_put(req->ke[i]);
+		req->ke[i] = NULL;
+	}
+}
+
+/**
+ * ksock_req_put() - return a request to its pool
+ * @ep: the endpoint
+ * @req: the request, on no list
+ *
+ * Context: any context; takes ep->lock.
+ */
+void ksock_req_put(struct ksock_ep *ep, struct ksock_req *req)
+{
+	struct list_head *free;
+	unsigned long flags;
+
+	ksock_req_release_keys(req);
+	switch (req->kind) {
+	case KSOCK_REQ_RECV:
+		free = &ep->rx_free;
+		break;
+	case KSOCK_REQ_READ_RSP:
+		free = &ep->rsp_free;
+		break;
+	default:
+		free = &ep->tx_free;
+		break;
+	}
+	spin_lock_irqsave(&ep->lock, flags);
+	list_add(&req->node, free);
+	/* The receive engine may wait for a free read response. */
+	if (req->kind == KSOCK_REQ_READ_RSP &&
+	    ep->state == KSOCK_EP_CONNECTED)
+		ksock_ep_kick(ep);
+	spin_unlock_irqrestore(&ep->lock, flags);
+}
+
+/**
+ * ksock_req_complete() - complete a request successfully and free it
+ * @ep: the endpoint
+ * @req: the request, on no queue
+ *
+ * Context: the endpoint's work (or any context for a request never sent).
+ */
+void ksock_req_complete(struct ksock_ep *ep, struct ksock_req *req)
+{
+	size_t len = req->kind == KSOCK_REQ_RECV ? req->len : 0;
+
+	if (req->user && !kofi_oplist_del(&ep->ops, &req->op))
+		return;	/* a flush took it: it completed in error */
+	if (req->signal && req->op.cq)
+		kofi_cq_write(req->op.cq, req->op.context,
+			      req->op.flags | req->rx_flags, len, NULL,
+			      req->data);
+	ksock_req_put(ep, req);
+}
+
+/**
+ * ksock_req_fail() - complete a request in error and free it
+ * @ep: the endpoint
+ * @req: the request, on no queue
+ * @err: positive errno (EMSGSIZE, ECANCELED ...)
+ * @len: bytes transferred
+ * @olen: bytes that did not fit
+ *
+ * Context: the endpoint's work.
+ */
+void ksock_req_fail(struct ksock_ep *ep, struct ksock_req *req, int err,
+		    size_t len, size_t olen)
+{
+	if (req->user && !kofi_oplist_del(&ep->ops, &req->op))
+		return;
+	if (req->op.cq)
+		kofi_cq_write_err(req->op.cq, req->op.context,
+				  req->op.flags | req->rx_flags, err, 0, len,
+				  olen);
+	ksock_req_put(ep, req);
+}
+
+/**
+ * ksock_req_iter() - copy a user vector into a request and iterate it
+ * @req: the request
+ * @dir: ITER_SOURCE (send) or ITER_DEST (receive)
+ * @type: FI_IOV_KVEC, FI_IOV_BVEC or FI_IOV_SG
+ * @vec: the vector
+ * @count: its entries, at most KSOCK_IOV_LIMIT
+ *
+ * Sets req->iter[0], req->nseg and req->len.
+ *
+ * Context: any context.
+ * Return: 0; -EINVAL for too many entries; -EMSGSIZE above the largest
+ * message.
+ */
+int ksock_req_iter(struct ksock_req *req, unsigned int dir,
+		   enum fi_iov_type type, const void *vec, size_t count)
+{
+	struct scatterlist *sg;
+	size_t i, len = 0;
+
+	if (count > KSOCK_IOV_LIMIT)
+		return -EINVAL;
+	switch (type) {
+	case FI_IOV_KVEC:
+		for (i = 0; i < count; i++) {
+			req->vec.kv[i] = ((const struct kvec *)vec)[i];
+			len += req->vec.kv[i].iov_len;
+		}
+		iov_iter_kvec(&req->iter[0], dir, req->vec.kv, count, len);
+		break;
+	case FI_IOV_BVEC:
+		for (i = 0; i < count; i++) {
+			req->vec.bv[i] = ((const struct bio_vec *)vec)[i];
+			len += req->vec.bv[i].bv_len;
+		}
+		iov_iter_bvec(&req->iter[0], dir, req->vec.bv, count, len);
+		break;
+	case FI_IOV_SG:
+		sg = (struct scatterlist *)vec;
+		for (i = 0; i < count && sg; i++, sg = sg_next(sg)) {
+			req->vec.bv[i].bv_page = sg_page(sg);
+			req->vec.bv[i].bv_offset = sg->offset;
+			req->vec.bv[i].bv_len = sg->length;
+			len += sg->length;
+		}
+		if (i != count)
+			return -EINVAL;
+		iov_iter_bvec(&req->iter[0], dir, req->vec.bv, count, len);
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (len > KSOCK_MAX_MSG_SIZE)
+		return -EMSGSIZE;
+	req->nseg = 1;
+	req->len = len;
+	return 0;
+}
+
+/**
+ * ksock_post_tx() - queue a transmit request built by a data call
+ * @ep: the endpoint
+ * @req: the request, taken from ep->tx_free with ep->lock held
+ *
+ * Called with ep->lock held (irqsave by the caller).
+ *
+ * Context: any context.
+ * Return: 0.
+ */
+ssize_t ksock_post_tx(struct ksock_ep *ep, struct ksock_req *req)
+{
+	lockdep_assert_held(&ep->lock);
+	if (req->user)
+		kofi_oplist_add(&ep->ops, &req->op);
+	list_add_tail(&req->node, &ep->tx_queue);
+	if (ep->state == KSOCK_EP_CONNECTED)
+		ksock_ep_kick(ep);
+	return 0;
+}
+
+/* Free every request of the endpoint's queues, completing user ones. */
+static void ksock_ep_flush(struct ksock_ep *ep)
+{
+	struct ksock_req *req, *tmp;
+	unsigned long flags;
+	LIST_HEAD(all);
+
+	spin_lock_irqsave(&ep->lock, flags);
+	list_splice_init(&ep->tx_queue, &all);
+	list_splice_init(&ep->ack_wait, &all);
+	list_splice_init(&ep->read_wait, &all);
+	list_splice_init(&ep->rx_queue, &all);
+	ep->acks = 0;
+	ep->ack_sent = sizeof(ep->ack_hdr);
+	spin_unlock_irqrestore(&ep->lock, flags);
+	if (ep->tx_cur) {
+		list_add(&ep->tx_cur->node, &all);
+		ep->tx_cur = NULL;
+	}
+	ksock_rx_reset(ep);
+
+	list_for_each_entry_safe(req, tmp, &all, node) {
+		list_del_init(&req->node);
+		if (req->user)
+			ksock_req_fail(ep, req, ECANCELED, 0, 0);
+		else
+			ksock_req_put(ep, req);
+	}
+	/* Anything left on the list is in no queue: the receive engine's. */
+	kofi_oplist_flush(&ep->ops, ECANCELED, NULL, NULL);
+}
+
+/**
+ * ksock_ep_down() - end the connection
+ * @ep: the endpoint
+ * @err: 0 for an orderly end (FI_SHUTDOWN), or a positive errno: before the
+ *	connection was established an EQ error entry with it is the outcome
+ *	of fi_connect(); afterwards an error entry followed by FI_SHUTDOWN
+ * @prov_errno: provider error of the error entry
+ * @data: error data of the error entry (a reject's data), or NULL
+ * @datalen: bytes at @data
+ *
+ * Outstanding operations complete with ECANCELED.
+ *
+ * Context: the endpoint's work (or with it stopped), process context.
+ */
+void ksock_ep_down(struct ksock_ep *ep, int err, int prov_errno,
+		   const void *data, size_t datalen)
+{
+	enum ksock_ep_state prev;
+	unsigned long flags;
+
+	spin_lock_irqsave(&ep->lock, flags);
+	prev = ep->state;
+	if (prev == KSOCK_EP_DOWN || prev == KSOCK_EP_CLOSING) {
+		spin_unlock_irqrestore(&ep->lock, flags);
+		return;
+	}
+	ep->state = KSOCK_EP_DOWN;
+	spin_unlock_irqrestore(&ep->lock, flags);
+
+	if (ep->sock)
+		kernel_sock_shutdown(ep->sock, SHUT_RDWR);
+	ksock_ep_flush(ep);
+	if (!ep->eq)
+		return;
+	if (prev == KSOCK_EP_CONNECTING || prev == KSOCK_EP_REQ_SENT) {
+		kofi_eq_write_err(ep->eq, &ep->ep.fid, ep->ep.fid.context,
+				  err ? err : ECONNREFUSED, prov_errno, data,
+				  datalen);
+		return;
+	}
+	if (err)
+		kofi_eq_write_err(ep->eq, &ep->ep.fid, ep->ep.fid.context,
+				  err, prov_errno, NULL, 0);
+	kofi_eq_write_cm(ep->eq, FI_SHUTDOWN, &ep->ep.fid, NULL, NULL, 0);
+}
+
+/**
+ * ksock_ep_connected() - the connection is established
+ * @ep: the endpoint
+ * @data: the peer's connection data
+ * @datalen: its length
+ *
+ * Context: process context.
+ */
+void ksock_ep_connected(struct ksock_ep *ep, const void *data,
+			size_t datalen)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&ep->lock, flags);
+	if (ep->state == KSOCK_EP_CLOSING || ep->state == KSOCK_EP_DOWN) {
+		spin_unlock_irqrestore(&ep->lock, flags);
+		return;
+	}
+	ep->state = KSOCK_EP_CONNECTED;
+	ep->rx.state = KSOCK_RX_HDR;
+	ep->rx.got = 0;
+	ep->rx.need = sizeof(struct ksock_base_hdr);
+	ksock_ep_kick(ep);
+	spin_unlock_irqrestore(&ep->lock, flags);
+	if (ep->eq)
+		kofi_eq_write_cm(ep->eq, FI_CONNECTED, &ep->ep.fid, NULL, data,
+				 datalen);
+}
+
+static void ksock_ep_work(struct work_struct *work)
+{
+	struct ksock_ep *ep = container_of(work, struct ksock_ep, io_work);
+	size_t budget = KSOCK_WORK_BUDGET;
+	enum ksock_ep_state state;
+	unsigned long flags;
+	bool shutdown;
+	int ret, rx, tx;
+
+	spin_lock_irqsave(&ep->lock, flags);
+	state = ep->state;
+	shutdown = ep->shutdown_req;
+	spin_unlock_irqrestore(&ep->lock, flags);
+
+	if (shutdown) {
+		ksock_ep_down(ep, 0, 0, NULL, 0);
+		return;
+	}
+	if (state == KSOCK_EP_CONNECTING || state == KSOCK_EP_REQ_SENT) {
+		ret = ksock_cm_progress(ep);
+		if (ret <= 0)
+			return;
+		state = KSOCK_EP_CONNECTED;
+	}
+	if (state != KSOCK_EP_CONNECTED)
+		return;
+
+	do {
+		rx = ksock_rx_progress(ep, &budget);
+		if (rx < 0)
+			return;
+		tx = ksock_tx_progress(ep, &budget);
+		if (tx < 0)
+			return;
+	} while ((rx || tx) && budget);
+
+	if (!budget) {
+		spin_lock_irqsave(&ep->lock, flags);
+		ksock_ep_kick(ep);
+		spin_unlock_irqrestore(&ep->lock, flags);
+	}
+}
+
+/* ---- the object ---- */
+
+static void ksock_ep_free(struct ksock_ep *ep)
+{
+	if (ep->sock)
+		sock_release(ep->sock);
+	kvfree(ep->pool);
+	put_net(ep->net);
+	fi_freeinfo(ep->info);
+	kfree(ep);
+}
+
+static int ksock_ep_close(struct fid *fid)
+{
+	struct ksock_ep *ep = container_of(fid, struct ksock_ep, ep.fid);
+	unsigned long flags;
+
+	spin_lock_irqsave(&ep->lock, flags);
+	ep->state = KSOCK_EP_CLOSING;
+	spin_unlock_irqrestore(&ep->lock, flags);
+	if (ep->sock)
+		ksock_ep_sock_detach(ep);
+	cancel_work_sync(&ep->io_work);
+	ksock_ep_flush(ep);
+	ksock_ep_free(ep);
+	return 0;
+}
+
+static int ksock_ep_bind(struct fid *fid, struct fid *bfid, u64 flags)
+{
+	struct ksock_ep *ep = container_of(fid, struct ksock_ep, ep.fid);
+
+	if (ep->enabled)
+		return -EINVAL;
+	switch (bfid->fclass) {
+	case FI_CLASS_CQ:
+		if (!(flags & (FI_SEND | FI_RECV | FI_TRANSMIT)))
+			return -EINVAL;
+		if (((flags & FI_SEND) && ep->tx_cq) ||
+		    ((flags & FI_RECV) && ep->rx_cq))
+			return -EINVAL;
+		if (flags & FI_SEND)
+			ep->tx_cq = container_of(bfid, struct fid_cq, fid);
+		if (flags & FI_RECV)
+			ep->rx_cq = container_of(bfid, struct fid_cq, fid);
+		return 0;
+	case FI_CLASS_EQ:
+		if (ep->eq)
+			return -EINVAL;
+		ep->eq = container_of(bfid, struct fid_eq, fid);
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+static int ksock_ep_enable(struct ksock_ep *ep)
+{
+	size_t ntx = KSOCK_TX_SIZE, nrx = KSOCK_RX_SIZE, i;
+	unsigned long flags;
+	struct ksock_req *pool;
+
+	if (ep->enabled)
+		return 0;
+	if (!ep->tx_cq || !ep->rx_cq || !ep->eq)
+		return -EINVAL;
+	if (ep->info->tx_attr->size)
+		ntx = min_t(size_t, ep->info->tx_attr->size, 65536);
+	if (ep->info->rx_attr->size)
+		nrx = min_t(size_t, ep->info->rx_attr->size, 65536);
+	pool = kvcalloc(ntx + nrx + KSOCK_RSP_SIZE, sizeof(*pool),
+			GFP_KERNEL);
+	if (!pool)
+		return -ENOMEM;
+	spin_lock_irqsave(&ep->lock, flags);
+	ep->pool = pool;
+	for (i = 0; i < ntx; i++)
+		list_add_tail(&pool[i].node, &ep->tx_free);
+	for (; i < ntx + nrx; i++)
+		list_add_tail(&pool[i].node, &ep->rx_free);
+	for (; i < ntx + nrx + KSOCK_RSP_SIZE; i++)
+		list_add_tail(&pool[i].node, &ep->rsp_free);
+	ep->enabled = true;
+	spin_unlock_irqrestore(&ep->lock, flags);
+	return 0;
+}
+
+static int ksock_ep_control(struct fid *fid, int command, void *arg)
+{
+	struct ksock_ep *ep = container_of(fid, struct ksock_ep, ep.fid);
+
+	switch (command) {
+	case FI_ENABLE:
+		return ksock_ep_enable(ep);
+	default:
+		return -FI_ENOSYS;
+	}
+}
+
+static ssize_t ksock_ep_cancel(struct fid *fid, void *context)
+{
+	struct ksock_ep *ep = container_of(fid, struct ksock_ep, ep.fid);
+	struct ksock_req *req, *found = NULL;
+	unsigned long flags;
+
+	spin_lock_irqsave(&ep->lock, flags);
+	list_for_each_entry(req, &ep->rx_queue, node) {
+		if (req->op.context == context) {
+			list_del_init(&req->node);
+			found = req;
+			break;
+		}
+	}
+	spin_unlock_irqrestore(&ep->lock, flags);
+	if (!found)
+		return -ENOENT;
+	ksock_req_fail(ep, found, ECANCELED, 0, 0);
+	return 0;
+}
+
+static int ksock_ep_getopt(struct fid *fid, int level, int optname,
+			   void *optval, size_t *optlen)
+{
+	struct ksock_ep *ep = container_of(fid, struct ksock_ep, ep.fid);
+	size_t val;
+
+	if (level != FI_OPT_ENDPOINT)
+		return -ENOPROTOOPT;
+	switch (optname) {
+	case FI_OPT_CM_DATA_SIZE:
+		val = KSOCK_CM_DATA_MAX;
+		break;
+	case FI_OPT_TX_SIZE:
+		val = ep->info->tx_attr->size;
+		break;
+	case FI_OPT_RX_SIZE:
+		val = ep->info->rx_attr->size;
+		break;
+	default:
+		return -ENOPROTOOPT;
+	}
+	if (*optlen < sizeof(size_t))
+		return -EINVAL;
+	*(size_t *)optval = val;
+	*optlen = sizeof(size_t);
+	return 0;
+}
+
+static int ksock_ep_setopt(struct fid *fid, int level, int optname,
+			   const void *optval, size_t optlen)
+{
+	if (level != FI_OPT_ENDPOINT)
+		return -ENOPROTOOPT;
+	switch (optname) {
+	case FI_OPT_CM_DATA_SIZE:
+		return -EINVAL;	/* read only */
+	default:
+		return -ENOPROTOOPT;
+	}
+}
+
+static const struct fi_ops ksock_ep_fi_ops = {
+	.close = ksock_ep_close,
+	.bind = ksock_ep_bind,
+	.control = ksock_ep_control,
+};
+
+static const struct fi_ops_ep ksock_ep_ops = {
+	.cancel = ksock_ep_cancel,
+	.getopt = ksock_ep_getopt,
+	.setopt = ksock_ep_setopt,
+};
+
+/**
+ * ksock_ep_open() - fi_endpoint() of ksocket
+ * @domain: the domain
+ * @info: the endpoint's info; with a connection request handle (from an
+ *	FI_CONNREQ event) the endpoint takes over the request's connection,
+ *	and the handle is consumed
+ * @fep: the new endpoint
+ * @context: user context
+ *
+ * The endpoint's sockets live in the network namespace of the caller.
+ *
+ * Context: process context, may sleep.
+ * Return: 0; -EINVAL for a foreign handle or a non-MSG info; -ENOMEM.
+ */
+int ksock_ep_open(struct fid_domain *domain, struct fi_info *info,
+		  struct fid_ep **fep, void *context)
+{
+	struct ksock_ep *ep;
+	int ret;
+
+	if (info->ep_attr && info->ep_attr->type != FI_EP_MSG &&
+	    info->ep_attr->type != FI_EP_UNSPEC)
+		return -EINVAL;
+	ep = kzalloc(sizeof(*ep), GFP_KERNEL);
+	if (!ep)
+		return -ENOMEM;
+	ep->info = fi_dupinfo(info, GFP_KERNEL);
+	if (!ep->info) {
+		kfree(ep);
+		return -ENOMEM;
+	}
+	ep->info->handle = NULL;
+	ep->dom = container_of(domain, struct ksock_domain, domain);
+	ep->net = get_net(current->nsproxy->net_ns);
+	spin_lock_init(&ep->lock);
+	INIT_LIST_HEAD(&ep->tx_queue);
+	INIT_LIST_HEAD(&ep->ack_wait);
+	INIT_LIST_HEAD(&ep->read_wait);
+	INIT_LIST_HEAD(&ep->rx_queue);
+	INIT_LIST_HEAD(&ep->tx_free);
+	INIT_LIST_HEAD(&ep->rx_free);
+	INIT_LIST_HEAD(&ep->rsp_free);
+	kofi_oplist_init(&ep->ops);
+	INIT_WORK(&ep->io_work, ksock_ep_work);
+	ep->ack_sent = sizeof(ep->ack_hdr);
+	kofi_fid_init(&ep->ep.fid, FI_CLASS_EP, &ksock_ep_fi_ops, context);
+	ep->ep.ops = &ksock_ep_ops;
+	ep->ep.cm = &ksock_ep_cm_ops;
+	ep->ep.msg = &ksock_msg_ops;
+	ep->ep.rma = &ksock_rma_ops;
+
+	if (info->handle) {
+		ret = ksock_ep_adopt(ep, info->handle);
+		if (ret) {
+			ksock_ep_free(ep);
+			return ret;
+		}
+	}
+	*fep = &ep->ep;
+	return 0;
+}

@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * kOFI ksocket provider: the message calls.
+ *
+ * A call takes a request from the endpoint's pool (-EAGAIN when it is
+ * empty), copies the caller's vector into it, queues it and schedules the
+ * endpoint's work; it never sleeps and may be made from any context.
+ * Sends posted before the connection is established wait for it; receives
+ * may be posted at any time after fi_enable().
+ */
+#include "ksock.h"
+
+/* May the endpoint take new operations?  ep->lock held. */
+static int ksock_ep_postable(struct ksock_ep *ep)
+{
+	if (!ep->enabled)
+		return -EINVAL;
+	if (ep->state == KSOCK_EP_DOWN || ep->state == KSOCK_EP_CLOSING)
+		return -ENOTCONN;
+	return 0;
+}
+
+static u16 ksock_tx_wire_flags(u64 flags)
+{
+	u16 wire = 0;
+
+	if (flags & FI_REMOTE_CQ_DATA)
+		wire |= KSOCK_FLAG_CQ_DATA;
+	if (flags & (FI_TRANSMIT_COMPLETE | FI_DELIVERY_COMPLETE))
+		wire |= KSOCK_FLAG_DELIVERY_COMPLETE;
+	return wire;
+}
+
+static ssize_t ksock_send_common(struct ksock_ep *ep, enum fi_iov_type type,
+				 const void *vec, size_t count, u64 data,
+				 u64 flags, void *context)
+{
+	struct ksock_req *req;
+	unsigned long irqflags;
+	bool inject = flags & FI_INJECT;
+	const struct kvec *kv;
+	u16 wire;
+	int ret;
+
+	spin_lock_irqsave(&ep->lock, irqflags);
+	ret = ksock_ep_postable(ep);
+	if (ret)
+		goto out;
+	req = ksock_req_get(ep, &ep->tx_free);
+	if (!req) {
+		ret = -EAGAIN;
+		goto out;
+	}
+	req->kind = KSOCK_REQ_SEND;
+	if (inject) {
+		/* Inject takes a kvec vector; copy the data now. */
+		kv = vec;
+		if (type != FI_IOV_KVEC || count > 1 ||
+		    (count && kv[0].iov_len > KSOCK_INJECT_SIZE)) {
+			ret = type != FI_IOV_KVEC ? -EINVAL : -EMSGSIZE;
+			goto put;
+		}
+		req->len = count ? kv[0].iov_len : 0;
+		if (req->len)
+			memcpy(req->inject, kv[0].iov_base, req->len);
+		req->vec.kv[0].iov_base = req->inject;
+		req->vec.kv[0].iov_len = req->len;
+		iov_iter_kvec(&req->iter[0], ITER_SOURCE, req->vec.kv, 1,
+			      req->len);
+		req->nseg = 1;
+	} else {
+		ret = ksock_req_iter(req, ITER_SOURCE, type, vec, count);
+		if (ret)
+			goto put;
+		req->user = true;
+		req->signal = true;
+	}
+	req->op.cq = req->user ? ep->tx_cq : NULL;
+	req->op.context = context;
+	req->op.flags = FI_SEND | FI_MSG;
+	req->data = data;
+	wire = ksock_tx_wire_flags(flags);
+	req->need_ack = !!(wire & KSOCK_FLAG_DELIVERY_COMPLETE);
+	ksock_tx_build_hdr(ep, req, KSOCK_OP_MSG, wire, NULL, 0);
+	ret = ksock_post_tx(ep, req);
+	goto out;
+put:
+	list_add(&req->node, &ep->tx_free);
+out:
+	spin_unlock_irqrestore(&ep->lock, irqflags);
+	return ret;
+}
+
+static ssize_t ksock_recv_common(struct ksock_ep *ep, enum fi_iov_type type,
+				 const void *vec, size_t count, void *context)
+{
+	struct ksock_req *req;
+	unsigned long irqflags;
+	int ret;
+
+	spin_lock_irqsave(&ep->lock, irqflags);
+	ret = ksock_ep_postable(ep);
+	if (ret)
+		goto out;
+	req = ksock_req_get(ep, &ep->rx_free);
+	if (!req) {
+		ret = -EAGAIN;
+		goto out;
+	}
+	ret = ksock_req_iter(req, ITER_DEST, type, vec, count);
+	if (ret) {
+		list_add(&req->node, &ep->rx_free);
+		goto out;
+	}
+	req->kind = KSOCK_REQ_RECV;
+	req->user = true;
+	req->signal = true;
+	req->op.cq = ep->rx_cq;
+	req->op.context = context;
+	req->op.flags = FI_RECV | FI_MSG;
+	kofi_oplist_add(&ep->ops, &req->op);
+	list_add_tail(&req->node, &ep->rx_queue);
+	if (ep->rx_waiting)
+		ksock_ep_kick(ep);
+out:
+	spin_unlock_irqrestore(&ep->lock, irqflags);
+	return ret;
+}
+
+static ssize_t ksock_recv(struct fid_ep *fep, void *buf, size_t len,
+			  void *desc, fi_addr_t src_addr, void *context)
+{
+	struct kvec kv = { .iov_base = buf, .iov_len = len };
+
+	return ksock_recv_common(ksock_ep(fep), FI_IOV_KVEC, &kv, 1, context);
+}
+
+static ssize_t ksock_recvv(struct fid_ep *fep, const struct kvec *iov,
+			   void **desc, size_t count, fi_addr_t src_addr,
+			   void *context)
+{
+	return ksock_recv_common(ksock_ep(fep), FI_IOV_KVEC, iov, count,
+				 context);
+}
+
+static ssize_t ksock_recvmsg(struct fid_ep *fep, const struct fi_msg *msg,
+			     u64 flags)
+{
+	if (flags & FI_MULTI_RECV)
+		return -EINVAL;
+	return ksock_recv_common(ksock_ep(fep), msg->iov_type, msg->msg_iov,
+				 msg->iov_count, msg->context);
+}
+
+static ssize_t ksock_send(struct fid_ep *fep, const void *buf, size_t len,
+			  void *desc, fi_addr_t dest_addr, void *context)
+{
+	struct kvec kv = { .iov_base = (void *)buf, .iov_len = len };
+
+	return ksock_send_common(ksock_ep(fep), FI_IOV_KVEC, &kv, 1, 0, 0,
+				 context);
+}
+
+static ssize_t ksock_sendv(struct fid_ep *fep, const struct kvec *iov,
+			   void **desc, size_t count, fi_addr_t dest_addr,
+			   void *context)
+{
+	return ksock_send_common(ksock_ep(fep), FI_IOV_KVEC, iov, count, 0, 0,
+				 context);
+}
+
+static ssize_t ksock_sendmsg(struct fid_ep *fep, const struct fi_msg *msg,
+			     u64 flags)
+{
+	return ksock_send_common(ksock_ep(fep), msg->iov_type, msg->msg_iov,
+				 msg->iov_count, msg->data, flags,
+				 msg->context);
+}
+
+static ssize_t ksock_inject(struct fid_ep *fep, const void *buf, size_t len,
+			    fi_addr_t dest_addr)
+{
+	struct kvec kv = { .iov_base = (void *)buf, .iov_len = len };
+
+	return ksock_send_common(ksock_ep(fep), FI_IOV_KVEC, &kv, 1, 0,
+				 FI_INJECT, NULL);
+}
+
+static ssize_t ksock_senddata(struct fid_ep *fep, const void *buf, size_t len,
+			      void *desc, u64 data, fi_addr_t dest_addr,
+			      void *context)
+{
+	struct kvec kv = { .iov_base = (void *)buf, .iov_len = len };
+
+	return ksock_send_common(ksock_ep(fep), FI_IOV_KVEC, &kv, 1, data,
+				 FI_REMOTE_CQ_DATA, context);
+}
+
+static ssize_t ksock_injectdata(struct fid_ep *fep, const void *buf,
+				size_t len, u64 data, fi_addr_t dest_addr)
+{
+	struct kvec kv = { .iov_base = (void *)buf, .iov_len = len };
+
+	return ksock_send_common(ksock_ep(fep), FI_IOV_KVEC, &kv, 1, data,
+				 FI_INJECT | FI_REMOTE_CQ_DATA, NULL);
+}
+
+const struct fi_ops_msg ksock_msg_ops = {
+	.recv = ksock_recv,
+	.recvv = ksock_recvv,
+	.recvmsg = ksock_recvmsg,
+	.send = ksock_send,
+	.sendv = ksock_sendv,
+	.sendmsg = ksock_sendmsg,
+	.inject = ksock_inject,
+	.senddata = ksock_senddata,
+	.injectdata = ksock_injectdata,
+};

@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * kOFI ksocket provider: RMA.
+ *
+ * Initiator: fi_write() and friends send an op-4 frame with the remote
+ * segments and the data; fi_read() sends an op-2 request and waits for the
+ * op-3 response, whose data lands in the caller's buffer.  Both complete on
+ * the transmit CQ (FI_RMA | FI_WRITE, FI_RMA | FI_READ).
+ *
+ * Target: every remote segment is checked through the domain's key table
+ * (key, bounds, FI_REMOTE_WRITE / FI_REMOTE_READ) before a byte moves; a
+ * refused request ends the connection (see ksock_rx.c).  A write with
+ * remote CQ data consumes a posted receive, which completes with
+ * FI_RMA | FI_REMOTE_WRITE | FI_REMOTE_CQ_DATA.
+ */
+#include "ksock.h"
+
+/**
+ * ksock_rma_target() - check a peer's remote segments and iterate them
+ * @ep: the endpoint
+ * @rma: the segments, host order
+ * @cnt: their number
+ * @access: FI_REMOTE_WRITE or FI_REMOTE_READ
+ * @ke: on success the referenced key entries, one per segment
+ * @iter: on success an iterator per segment over the region's memory
+ * @dir: ITER_DEST (write into the region) or ITER_SOURCE (read from it)
+ * @total: on success the sum of the segment lengths
+ *
+ * Context: any context; does not sleep.
+ * Return: 0; -ENOKEY, -EACCES or -ERANGE from the key table (nothing
+ * referenced then).
+ */
+int ksock_rma_target(struct ksock_ep *ep, const struct ksock_rma_iov *rma,
+		     unsigned int cnt, u64 access, struct kofi_key_entry **ke,
+		     struct iov_iter *iter, unsigned int dir, u64 *total)
+{
+	struct kofi_key_entry *e;
+	unsigned int i;
+
+	*total = 0;
+	for (i = 0; i < cnt; i++) {
+		e = kofi_keytable_get(&ep->dom->kt, rma[i].key, rma[i].addr,
+				      rma[i].len, access);
+		if (IS_ERR(e)) {
+			while (i--) {
+				kofi_key_entry_put(ke[i]);
+				ke[i] = NULL;
+			}
+			return PTR_ERR(e);
+		}
+		ke[i] = e;
+		ksock_mr_iter(e->priv, &iter[i], dir, rma[i].addr - e->base,
+			      rma[i].len);
+		*total += rma[i].len;
+	}
+	return 0;
+}
+
+static ssize_t ksock_rma_common(struct ksock_ep *ep, bool read,
+				enum fi_iov_type type, const void *vec,
+				size_t count, const struct fi_rma_iov *rma,
+				size_t rma_cnt, u64 data, u64 flags,
+				void *context)
+{
+	struct ksock_req *req;
+	unsigned long irqflags;
+	bool inject = flags & FI_INJECT;
+	const struct kvec *kv;
+	size_t i, rlen = 0;
+	u16 wire = 0;
+	int ret;
+
+	if (!rma_cnt || rma_cnt > KSOCK_RMA_IOV_MAX)
+		return -EINVAL;
+	for (i = 0; i < rma_cnt; i++)
+		rlen += rma[i].len;
+
+	spin_lock_irqsave(&ep->lock, irqflags);
+	ret = -EINVAL;
+	if (!ep->enabled)
+		goto out;
+	ret = -ENOTCONN;
+	if (ep->state == KSOCK_EP_DOWN || ep->state == KSOCK_EP_CLOSING)
+		goto out;
+	req = ksock_req_get(ep, &ep->tx_free);
+	ret = -EAGAIN;
+	if (!req)
+		goto out;
+	req->kind = read ? KSOCK_REQ_READ : KSOCK_REQ_WRITE;
+	if (inject) {
+		kv = vec;
+		ret = -EMSGSIZE;
+		if (read || type != FI_IOV_KVEC || count != 1 ||
+		    kv[0].iov_len > KSOCK_INJECT_SIZE)
+			goto put;
+		req->len = kv[0].iov_len;
+		memcpy(req->inject, kv[0].iov_base, req->len);
+		req->vec.kv[0].iov_base = req->inject;
+		req->vec.kv[0].iov_len = req->len;
+		iov_iter_kvec(&req->iter[0], ITER_SOURCE, req->vec.kv, 1,
+			      req->len);
+		req->nseg = 1;
+	} else {
+		ret = ksock_req_iter(req, read ? ITER_DEST : ITER_SOURCE,
+				     type, vec, count);
+		if (ret)
+			goto put;
+		req->user = true;
+		req->signal = true;
+	}
+	ret = -EINVAL;
+	if (req->len != rlen)
+		goto put;
+	req->op.cq = req->user ? ep->tx_cq : NULL;
+	req->op.context = context;
+	req->op.flags = FI_RMA | (read ? FI_READ : FI_WRITE);
+	req->data = data;
+	if (!read) {
+		if (flags & FI_REMOTE_CQ_DATA)
+			wire |= KSOCK_FLAG_CQ_DATA;
+		if (flags & (FI_TRANSMIT_COMPLETE | FI_DELIVERY_COMPLETE))
+			wire |= KSOCK_FLAG_DELIVERY_COMPLETE;
+	}
+	req->need_ack = !!(wire & KSOCK_FLAG_DELIVERY_COMPLETE);
+	ksock_tx_build_hdr(ep, req, read ? KSOCK_OP_READ_REQ : KSOCK_OP_WRITE,
+			   wire, rma, rma_cnt);
+	ret = ksock_post_tx(ep, req);
+	goto out;
+put:
+	list_add(&req->node, &ep->tx_free);
+out:
+	spin_unlock_irqrestore(&ep->lock, irqflags);
+	return ret;
+}
+
+static ssize_t ksock_read(struct fid_ep *fep, void *buf, size_t len,
+			  void *desc, fi_addr_t src_addr, u64 addr, u64 key,
+			  void *context)
+{
+	struct kvec kv = { .iov_base = buf, .iov_len = len };
+	struct fi_rma_iov rma = { .addr = addr, .len = len, .key = key };
+
+	return ksock_rma_common(ksock_ep(fep), true, FI_IOV_KVEC, &kv, 1, &rma,
+				1, 0, 0, context);
+}
+
+static size_t ksock_kvec_len(const struct kvec *iov, size_t count)
+{
+	size_t i, len = 0;
+
+	for (i = 0; i < count; i++)
+		len += iov[i].iov_len;
+	return len;
+}
+
+static ssize_t ksock_readv(struct fid_ep *fep, const struct kvec *iov,
+			   void **desc, size_t count, fi_addr_t src_addr,
+			   u64 addr, u64 key, void *context)
+{
+	struct fi_rma_iov rma = {
+		.addr = addr,
+		.len = ksock_kvec_len(iov, min_t(size_t, count,
+						 KSOCK_IOV_LIMIT)),
+		.key = key,
+	};
+
+	return ksock_rma_common(ksock_ep(fep), true, FI_IOV_KVEC, iov, count,
+				&rma, 1, 0, 0, context);
+}
+
+static ssize_t ksock_readmsg(struct fid_ep *fep, const struct fi_msg_rma *msg,
+			     u64 flags)
+{
+	return ksock_rma_common(ksock_ep(fep), true, msg->iov_type,
+				msg->msg_iov, msg->iov_count, msg->rma_iov,
+				msg->rma_iov_count, 0, flags & ~FI_INJECT,
+				msg->context);
+}
+
+static ssize_t ksock_write(struct fid_ep *fep, const void *buf, size_t len,
+			   void *desc, fi_addr_t dest_addr, u64 addr, u64 key,
+			   void *context)
+{
+	struct kvec kv = { .iov_base = (void *)buf, .iov_len = len };
+	struct fi_rma_iov rma = { .addr = addr, .len = len, .key = key };
+
+	return ksock_rma_common(ksock_ep(fep), false, FI_IOV_KVEC, &kv, 1,
+				&rma, 1, 0, 0, context);
+}
+
+static ssize_t ksock_writev(struct fid_ep *fep, const struct kvec *iov,
+			    void **desc, size_t count, fi_addr_t dest_addr,
+			    u64 addr, u64 key, void *context)
+{
+	struct fi_rma_iov rma = {
+		.addr = addr,
+		.len = ksock_kvec_len(iov, min_t(size_t, count,
+						 KSOCK_IOV_LIMIT)),
+		.key = key,
+	};
+
+	return ksock_rma_common(ksock_ep(fep), false, FI_IOV_KVEC, iov, count,
+				&rma, 1, 0, 0, context);
+}
+
+static ssize_t ksock_writemsg(struct fid_ep *fep,
+			      const struct fi_msg_rma *msg, u64 flags)
+{
+	return ksock_rma_common(ksock_ep(fep), false, msg->iov_type,
+				msg->msg_iov, msg->iov_count, msg->rma_iov,
+				msg->rma_iov_count, msg->data, flags,
+				msg->context);
+}
+
+static ssize_t ksock_inject_write(struct fid_ep *fep, const void *buf,
+				  size_t len, fi_addr_t dest_addr, u64 addr,
+				  u64 key)
+{
+	struct kvec kv = { .iov_base = (void *)buf, .iov_len = len };
+	struct fi_rma_iov rma = { .addr = addr, .len = len, .key = key };
+
+	return ksock_rma_common(ksock_ep(fep), false, FI_IOV_KVEC, &kv, 1,
+				&rma, 1, 0, FI_INJECT, NULL);
+}
+
+static ssize_t ksock_writedata(struct fid_ep *fep, const void *buf,
+			       size_t len, void *desc, u64 data,
+			       fi_addr_t dest_addr, u64 addr, u64 key,
+			       void *context)
+{
+	struct kvec kv = { .iov_base = (void *)buf, .iov_len = len };
+	struct fi_rma_iov rma = { .addr = addr, .len = len, .key = key };
+
+	return ksock_rma_common(ksock_ep(fep), false, FI_IOV_KVEC, &kv, 1,
+				&rma, 1, data, FI_REMOTE_CQ_DATA, context);
+}
+
+static ssize_t ksock_inject_writedata(struct fid_ep *fep, const void *buf,
+				      size_t len, u64 data,
+				      fi_addr_t dest_addr, u64 addr, u64 key)
+{
+	struct kvec kv = { .iov_base = (void *)buf, .iov_len = len };
+	struct fi_rma_iov rma = { .addr = addr, .len = len, .key = key };
+
+	return ksock_rma_common(ksock_ep(fep), false, FI_IOV_KVEC, &kv, 1,
+				&rma, 1, data, FI_INJECT | FI_REMOTE_CQ_DATA,
+				NULL);
+}
+
+const struct fi_ops_rma ksock_rma_ops = {
+	.read = ksock_read,
+	.readv = ksock_readv,
+	.readmsg = ksock_readmsg,
+	.write = ksock_write,
+	.writev = ksock_writev,
+	.writemsg = ksock_writemsg,
+	.inject = ksock_inject_write,
+	.writedata = ksock_writedata,
+	.injectdata = ksock_inject_writedata,
+};

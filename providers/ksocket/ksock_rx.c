@@ -1,0 +1,519 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * kOFI ksocket provider: the receive engine.
+ *
+ * Runs in the endpoint's work.  It reads one frame at a time: the 16-byte
+ * base header, then the rest of the header (hdr_size), which it checks in
+ * full before acting on it; then the payload, straight into its
+ * destination (the posted receive, the registered region of an RMA write,
+ * the buffer of a read).  A message waits for a posted receive: until one
+ * is posted the engine stops reading and TCP pushes back on the sender.
+ *
+ * Anything malformed - wrong version, unknown op, a hdr_size that does not
+ * match the header's contents, too many rma_iovs, a size smaller than the
+ * header or larger than the largest message, an ACK or read response
+ * nobody waits for, an RMA request the key table refuses - ends the
+ * connection: an EQ error entry (EPROTO, EIO for an unknown op, or the key
+ * table's ENOKEY / EACCES / ERANGE), FI_SHUTDOWN, and every outstanding
+ * operation completes with ECANCELED.  Nothing of a refused RMA write is
+ * written.  End of stream in the middle of a frame is ECONNRESET; at a
+ * frame boundary it is an orderly FI_SHUTDOWN.
+ */
+#include "ksock.h"
+
+/* Where discarded payload goes; its contents are never read. */
+static u8 ksock_sink[1024];
+
+/* Why a frame was refused, reported as the EQ entry's prov_errno. */
+enum ksock_rx_err {
+	KSOCK_RXE_VERSION = 1,
+	KSOCK_RXE_OP,
+	KSOCK_RXE_HDR_SIZE,
+	KSOCK_RXE_RMA_CNT,
+	KSOCK_RXE_SIZE,
+	KSOCK_RXE_FLAGS,
+	KSOCK_RXE_ACK,
+	KSOCK_RXE_READ_RSP,
+	KSOCK_RXE_RMA,
+};
+
+static int ksock_rx_bad(struct ksock_ep *ep, int err, enum ksock_rx_err why)
+{
+	pr_debug("ksocket: malformed frame (%d), connection ended\n", why);
+	ksock_ep_down(ep, err, why, NULL, 0);
+	return -1;
+}
+
+static bool ksock_rx_is_ack(const struct ksock_base_hdr *hdr)
+{
+	return hdr->op == KSOCK_OP_MSG && hdr->op_data == KSOCK_OP_DATA_ACK;
+}
+
+/* Check the base header; on success *@need is the full header size. */
+static int ksock_rx_check_base(struct ksock_ep *ep, u32 *need)
+{
+	const struct ksock_base_hdr *hdr = &ep->rx.hdr.base;
+	u16 flags = ksock_from_wire16(ep->bswap, hdr->flags);
+	u64 size = ksock_from_wire64(ep->bswap, hdr->size);
+	size_t expect;
+
+	if (hdr->version != KSOCK_PROTO_VERSION)
+		return ksock_rx_bad(ep, EPROTO, KSOCK_RXE_VERSION);
+	if (hdr->op > KSOCK_OP_MAX)
+		return ksock_rx_bad(ep, EIO, KSOCK_RXE_OP);
+	if (hdr->op == KSOCK_OP_TAGGED || (flags & KSOCK_FLAG_TAGGED))
+		return ksock_rx_bad(ep, EPROTO, KSOCK_RXE_OP);
+	if (hdr->rma_iov_cnt > KSOCK_RMA_IOV_MAX)
+		return ksock_rx_bad(ep, EPROTO, KSOCK_RXE_RMA_CNT);
+	if (flags & ~(KSOCK_FLAG_CQ_DATA | KSOCK_FLAG_DELIVERY_COMPLETE |
+		      KSOCK_FLAG_COMMIT_COMPLETE))
+		return ksock_rx_bad(ep, EPROTO, KSOCK_RXE_FLAGS);
+
+	if (ksock_rx_is_ack(hdr) || hdr->op == KSOCK_OP_READ_RSP) {
+		expect = sizeof(*hdr);
+	} else {
+		expect = sizeof(*hdr) +
+			 hdr->rma_iov_cnt * sizeof(struct ksock_rma_iov);
+		if (flags & KSOCK_FLAG_CQ_DATA)
+			expect += sizeof(u64);
+	}
+	if (hdr->hdr_size != expect || hdr->hdr_size > KSOCK_HDR_MAX)
+		return ksock_rx_bad(ep, EPROTO, KSOCK_RXE_HDR_SIZE);
+
+	switch (hdr->op) {
+	case KSOCK_OP_MSG:
+		if (hdr->rma_iov_cnt)
+			return ksock_rx_bad(ep, EPROTO, KSOCK_RXE_RMA_CNT);
+		break;
+	case KSOCK_OP_WRITE:
+	case KSOCK_OP_READ_REQ:
+		if (!hdr->rma_iov_cnt)
+			return ksock_rx_bad(ep, EPROTO, KSOCK_RXE_RMA_CNT);
+		break;
+	}
+	if (size < hdr->hdr_size ||
+	    size - hdr->hdr_size > KSOCK_MAX_MSG_SIZE ||
+	    (ksock_rx_is_ack(hdr) && size != hdr->hdr_size) ||
+	    (hdr->op == KSOCK_OP_READ_REQ && size != hdr->hdr_size))
+		return ksock_rx_bad(ep, EPROTO, KSOCK_RXE_SIZE);
+	*need = hdr->hdr_size;
+	return 0;
+}
+
+/* Next u64 of the header, wire order; advances @p. */
+static u64 ksock_get64(const u8 **p)
+{
+	u64 v;
+
+	memcpy(&v, *p, sizeof(v));
+	*p += sizeof(v);
+	return v;
+}
+
+/* Decode the optional header parts into ep->rx (host order). */
+static void ksock_rx_decode(struct ksock_ep *ep)
+{
+	struct ksock_rx *rx = &ep->rx;
+	const u8 *p = rx->hdr.raw + sizeof(rx->hdr.base);
+	u16 flags = ksock_from_wire16(ep->bswap, rx->hdr.base.flags);
+	unsigned int i;
+
+	rx->cq_data = 0;
+	if (ksock_rx_is_ack(&rx->hdr.base) ||
+	    rx->hdr.base.op == KSOCK_OP_READ_RSP)
+		return;
+	if (flags & KSOCK_FLAG_CQ_DATA)
+		rx->cq_data = ksock_from_wire64(ep->bswap, ksock_get64(&p));
+	for (i = 0; i < rx->hdr.base.rma_iov_cnt; i++) {
+		rx->rma[i].addr = ksock_from_wire64(ep->bswap,
+						    ksock_get64(&p));
+		rx->rma[i].len = ksock_from_wire64(ep->bswap,
+						   ksock_get64(&p));
+		rx->rma[i].key = ksock_from_wire64(ep->bswap,
+						   ksock_get64(&p));
+	}
+}
+
+static u16 ksock_rx_flags(struct ksock_ep *ep)
+{
+	return ksock_from_wire16(ep->bswap, ep->rx.hdr.base.flags);
+}
+
+static u64 ksock_rx_payload(struct ksock_ep *ep)
+{
+	return ksock_from_wire64(ep->bswap, ep->rx.hdr.base.size) -
+	       ep->rx.hdr.base.hdr_size;
+}
+
+static void ksock_rx_next(struct ksock_ep *ep)
+{
+	struct ksock_rx *rx = &ep->rx;
+
+	rx->state = KSOCK_RX_HDR;
+	rx->got = 0;
+	rx->need = sizeof(struct ksock_base_hdr);
+	rx->req = NULL;
+	rx->nseg = 0;
+	rx->seg = 0;
+	rx->left = 0;
+	rx->discard = 0;
+	rx->done = 0;
+	rx->ack = false;
+}
+
+static void ksock_rx_queue_ack(struct ksock_ep *ep)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&ep->lock, flags);
+	ep->acks++;
+	spin_unlock_irqrestore(&ep->lock, flags);
+}
+
+static void ksock_rx_put_keys(struct ksock_rx *rx)
+{
+	unsigned int i;
+
+	for (i = 0; i < KSOCK_RMA_IOV_MAX; i++) {
+		if (rx->ke[i])
+			kofi_key_entry_put(rx->ke[i]);
+		rx->ke[i] = NULL;
+	}
+}
+
+/* Pop the head of a wait list (ack_wait, read_wait). */
+static struct ksock_req *ksock_rx_pop(struct ksock_ep *ep,
+				      struct list_head *list)
+{
+	struct ksock_req *req;
+	unsigned long flags;
+
+	spin_lock_irqsave(&ep->lock, flags);
+	req = list_first_entry_or_null(list, struct ksock_req, node);
+	if (req)
+		list_del_init(&req->node);
+	spin_unlock_irqrestore(&ep->lock, flags);
+	return req;
+}
+
+/* A frame's header is complete: decide what to do with it. */
+static int ksock_rx_start(struct ksock_ep *ep)
+{
+	struct ksock_rx *rx = &ep->rx;
+	struct ksock_base_hdr *hdr = &rx->hdr.base;
+	struct ksock_req *req;
+	u64 payload = ksock_rx_payload(ep);
+	u64 total = 0;
+	int ret;
+
+	ksock_rx_decode(ep);
+	rx->ack = !!(ksock_rx_flags(ep) & (KSOCK_FLAG_DELIVERY_COMPLETE |
+					   KSOCK_FLAG_COMMIT_COMPLETE));
+	if (ksock_rx_is_ack(hdr)) {
+		req = ksock_rx_pop(ep, &ep->ack_wait);
+		if (!req)
+			return ksock_rx_bad(ep, EPROTO, KSOCK_RXE_ACK);
+		ksock_req_complete(ep, req);
+		ksock_rx_next(ep);
+		return 0;
+	}
+	switch (hdr->op) {
+	case KSOCK_OP_MSG:
+		rx->left = payload;
+		rx->state = KSOCK_RX_WAIT;
+		return 0;
+	case KSOCK_OP_WRITE:
+		ret = ksock_rma_target(ep, rx->rma, hdr->rma_iov_cnt,
+				       FI_REMOTE_WRITE, rx->ke, rx->iter,
+				       ITER_DEST, &total);
+		if (ret)
+			return ksock_rx_bad(ep, -ret, KSOCK_RXE_RMA);
+		if (total != payload)
+			return ksock_rx_bad(ep, EPROTO, KSOCK_RXE_SIZE);
+		rx->nseg = hdr->rma_iov_cnt;
+		rx->left = payload;
+		if (ksock_rx_flags(ep) & KSOCK_FLAG_CQ_DATA)
+			rx->state = KSOCK_RX_WAIT;
+		else
+			rx->state = KSOCK_RX_DATA;
+		return 0;
+	case KSOCK_OP_READ_REQ:
+		ret = ksock_rma_target(ep, rx->rma, hdr->rma_iov_cnt,
+				       FI_REMOTE_READ, rx->ke, rx->iter,
+				       ITER_SOURCE, &total);
+		if (ret)
+			return ksock_rx_bad(ep, -ret, KSOCK_RXE_RMA);
+		if (total > KSOCK_MAX_MSG_SIZE)
+			return ksock_rx_bad(ep, EPROTO, KSOCK_RXE_SIZE);
+		rx->nseg = hdr->rma_iov_cnt;
+		rx->left = total;
+		rx->state = KSOCK_RX_WAIT;
+		return 0;
+	case KSOCK_OP_READ_RSP:
+		req = ksock_rx_pop(ep, &ep->read_wait);
+		if (!req)
+			return ksock_rx_bad(ep, EPROTO, KSOCK_RXE_READ_RSP);
+		rx->req = req;
+		if (payload != req->len)
+			return ksock_rx_bad(ep, EPROTO, KSOCK_RXE_SIZE);
+		rx->iter[0] = req->iter[0];
+		rx->nseg = 1;
+		rx->left = payload;
+		rx->state = KSOCK_RX_DATA;
+		return 0;
+	default:
+		return ksock_rx_bad(ep, EIO, KSOCK_RXE_OP);
+	}
+}
+
+/* Answer a read request: hand the checked regions to a response. */
+static void ksock_rx_respond(struct ksock_ep *ep, struct ksock_req *rsp)
+{
+	struct ksock_rx *rx = &ep->rx;
+	struct ksock_base_hdr *hdr = (struct ksock_base_hdr *)rsp->hdr;
+	unsigned long flags;
+	unsigned int i;
+
+	*hdr = rx->hdr.base;
+	hdr->op = KSOCK_OP_READ_RSP;
+	hdr->flags = 0;
+	hdr->rma_iov_cnt = 0;
+	hdr->hdr_size = sizeof(*hdr);
+	hdr->size = ksock_to_wire64(ep->bswap, sizeof(*hdr) + rx->left);
+	rsp->hdr_len = sizeof(*hdr);
+	rsp->hdr_sent = 0;
+	rsp->len = rx->left;
+	rsp->nseg = rx->nseg;
+	rsp->seg = 0;
+	for (i = 0; i < rx->nseg; i++) {
+		rsp->iter[i] = rx->iter[i];
+		rsp->ke[i] = rx->ke[i];
+		rx->ke[i] = NULL;
+	}
+	spin_lock_irqsave(&ep->lock, flags);
+	list_add_tail(&rsp->node, &ep->tx_queue);
+	spin_unlock_irqrestore(&ep->lock, flags);
+}
+
+/* Take what a waiting frame needs; false if it must wait longer. */
+static bool ksock_rx_take(struct ksock_ep *ep)
+{
+	struct ksock_rx *rx = &ep->rx;
+	struct ksock_req *req;
+	struct list_head *from;
+	unsigned long flags;
+	bool read = rx->hdr.base.op == KSOCK_OP_READ_REQ;
+
+	spin_lock_irqsave(&ep->lock, flags);
+	if (read) {
+		req = ksock_req_get(ep, &ep->rsp_free);
+	} else {
+		from = &ep->rx_queue;
+		req = list_first_entry_or_null(from, struct ksock_req, node);
+		if (req)
+			list_del_init(&req->node);
+	}
+	ep->rx_waiting = !req;
+	spin_unlock_irqrestore(&ep->lock, flags);
+	if (!req)
+		return false;
+
+	if (read) {
+		ksock_rx_respond(ep, req);
+		ksock_rx_next(ep);
+		return true;
+	}
+	rx->req = req;
+	if (rx->hdr.base.op == KSOCK_OP_WRITE) {
+		/* Remote CQ data of a write consumes a receive. */
+		req->op.flags = FI_RMA | FI_REMOTE_WRITE;
+		req->len = 0;
+		rx->state = KSOCK_RX_DATA;
+		return true;
+	}
+	rx->iter[0] = req->iter[0];
+	rx->nseg = 1;
+	if (rx->left > req->len) {
+		rx->discard = rx->left - req->len;
+		rx->left = req->len;
+	}
+	rx->state = KSOCK_RX_DATA;
+	return true;
+}
+
+/* The payload of a frame is in place (and the excess discarded). */
+static void ksock_rx_done(struct ksock_ep *ep)
+{
+	struct ksock_rx *rx = &ep->rx;
+	struct ksock_req *req = rx->req;
+	u16 flags = ksock_rx_flags(ep);
+
+	ksock_rx_put_keys(rx);
+	if (rx->ack)
+		ksock_rx_queue_ack(ep);
+	if (req) {
+		if (flags & KSOCK_FLAG_CQ_DATA) {
+			req->rx_flags = FI_REMOTE_CQ_DATA;
+			req->data = rx->cq_data;
+		}
+		if (rx->hdr.base.op == KSOCK_OP_MSG) {
+			if (rx->discard) {
+				ksock_req_fail(ep, req, EMSGSIZE, rx->done,
+					       rx->discard);
+				req = NULL;
+			} else {
+				req->len = rx->done;
+			}
+		}
+		if (req)
+			ksock_req_complete(ep, req);
+	}
+	ksock_rx_next(ep);
+}
+
+/* Read into the current destination; bytes read or < 0 (reported). */
+static int ksock_rx_read(struct ksock_ep *ep, size_t *budget)
+{
+	struct ksock_rx *rx = &ep->rx;
+	struct iov_iter *it, sink;
+	struct kvec kv;
+	size_t n;
+	int ret;
+
+	if (rx->state == KSOCK_RX_HDR) {
+		kv.iov_base = rx->hdr.raw + rx->got;
+		kv.iov_len = rx->need - rx->got;
+		iov_iter_kvec(&sink, ITER_DEST, &kv, 1, kv.iov_len);
+		it = &sink;
+	} else if (rx->state == KSOCK_RX_DISCARD) {
+		n = min_t(u64, rx->discard, sizeof(ksock_sink));
+		kv.iov_base = ksock_sink;
+		kv.iov_len = n;
+		iov_iter_kvec(&sink, ITER_DEST, &kv, 1, n);
+		it = &sink;
+	} else {
+		while (rx->seg < rx->nseg && !iov_iter_count(&rx->iter[rx->seg]))
+			rx->seg++;
+		if (WARN_ON_ONCE(rx->seg >= rx->nseg))
+			return ksock_rx_bad(ep, EPROTO, KSOCK_RXE_SIZE);
+		it = &rx->iter[rx->seg];
+	}
+	ret = ksock_sock_recv(ep->sock, it);
+	if (ret == -EAGAIN)
+		return 0;
+	if (ret == 0) {
+		if (rx->state == KSOCK_RX_HDR && !rx->got)
+			ksock_ep_down(ep, 0, 0, NULL, 0);
+		else
+			ksock_ep_down(ep, ECONNRESET, 0, NULL, 0);
+		return -1;
+	}
+	if (ret < 0) {
+		ksock_ep_down(ep, -ret, 0, NULL, 0);
+		return -1;
+	}
+	*budget -= min_t(size_t, *budget, ret);
+	return ret;
+}
+
+/**
+ * ksock_rx_progress() - read and act on what the peer sent
+ * @ep: a connected endpoint
+ * @budget: bytes the work may still move; decreased
+ *
+ * Context: the endpoint's work.
+ * Return: > 0 if something was done, 0 if nothing could be (no data, or a
+ * frame waits for a receive), < 0 if the connection ended (reported).
+ */
+int ksock_rx_progress(struct ksock_ep *ep, size_t *budget)
+{
+	struct ksock_rx *rx = &ep->rx;
+	int progress = 0;
+	u32 need;
+	int ret;
+
+	while (*budget) {
+		switch (rx->state) {
+		case KSOCK_RX_WAIT:
+			if (!ksock_rx_take(ep))
+				return progress;
+			progress = 1;
+			if (rx->state == KSOCK_RX_DATA && !rx->left)
+				goto payload_done;
+			continue;
+		case KSOCK_RX_HDR:
+			ret = ksock_rx_read(ep, budget);
+			if (ret <= 0)
+				return ret < 0 ? ret : progress;
+			progress = 1;
+			rx->got += ret;
+			if (rx->got < rx->need)
+				continue;
+			if (rx->need == sizeof(struct ksock_base_hdr)) {
+				if (ksock_rx_check_base(ep, &need))
+					return -1;
+				if (need > rx->need) {
+					rx->need = need;
+					continue;
+				}
+			}
+			if (ksock_rx_start(ep))
+				return -1;
+			if (rx->state == KSOCK_RX_DATA && !rx->left)
+				goto payload_done;
+			continue;
+		case KSOCK_RX_DATA:
+			ret = ksock_rx_read(ep, budget);
+			if (ret <= 0)
+				return ret < 0 ? ret : progress;
+			progress = 1;
+			rx->left -= ret;
+			rx->done += ret;
+			if (rx->left)
+				continue;
+payload_done:
+			if (rx->discard) {
+				rx->state = KSOCK_RX_DISCARD;
+				continue;
+			}
+			ksock_rx_done(ep);
+			continue;
+		case KSOCK_RX_DISCARD:
+			ret = ksock_rx_read(ep, budget);
+			if (ret <= 0)
+				return ret < 0 ? ret : progress;
+			progress = 1;
+			rx->discard -= ret;
+			if (!rx->discard) {
+				/* keep the excess for the completion's olen */
+				rx->discard = ksock_rx_payload(ep) - rx->done;
+				ksock_rx_done(ep);
+			}
+			continue;
+		default:
+			return progress;
+		}
+	}
+	return progress;
+}
+
+/**
+ * ksock_rx_reset() - drop the receive engine's frame at the end
+ * @ep: the endpoint, its work not running
+ *
+ * A receive or read being filled completes with ECANCELED; region
+ * references are dropped.
+ *
+ * Context: process context.
+ */
+void ksock_rx_reset(struct ksock_ep *ep)
+{
+	struct ksock_rx *rx = &ep->rx;
+
+	ksock_rx_put_keys(rx);
+	if (rx->req) {
+		ksock_req_fail(ep, rx->req, ECANCELED, 0, 0);
+		rx->req = NULL;
+	}
+	ksock_rx_next(ep);
+}

@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * kOFI ksocket provider: the transmit engine.
+ *
+ * Runs in the endpoint's work.  It sends, in order, the requests of the
+ * endpoint's tx_queue (messages, RMA writes, read requests, responses to
+ * the peer's reads), with ACKs slipped in between requests, using
+ * non-blocking socket calls: when the socket's send buffer is full it stops
+ * and the socket's write-space callback schedules the work again.
+ *
+ * A request whose last byte is in the socket completes at once (transmit
+ * completion in the sense of "handed to the transport"), unless it asked
+ * for FI_TRANSMIT_COMPLETE or FI_DELIVERY_COMPLETE: then it waits on
+ * ack_wait for the peer's ACK.  Read requests wait on read_wait for their
+ * response.
+ */
+#include "ksock.h"
+
+/**
+ * ksock_tx_build_hdr() - encode a request's header
+ * @ep: the endpoint (byte order)
+ * @req: the request: kind, len and data set
+ * @op: KSOCK_OP_MSG, KSOCK_OP_WRITE or KSOCK_OP_READ_REQ
+ * @flags: KSOCK_FLAG_* of the header
+ * @rma: remote segments, or NULL
+ * @rma_cnt: their number, at most KSOCK_RMA_IOV_MAX
+ *
+ * Context: any context.
+ */
+void ksock_tx_build_hdr(struct ksock_ep *ep, struct ksock_req *req, u8 op,
+			u16 flags, const struct fi_rma_iov *rma,
+			size_t rma_cnt)
+{
+	struct ksock_base_hdr *hdr = (struct ksock_base_hdr *)req->hdr;
+	u64 *p = (u64 *)(req->hdr + sizeof(*hdr));
+	bool bswap = ep->bswap;
+	size_t i, hlen;
+	u64 size;
+
+	hlen = sizeof(*hdr) + rma_cnt * sizeof(struct ksock_rma_iov);
+	if (flags & KSOCK_FLAG_CQ_DATA)
+		hlen += sizeof(u64);
+	size = hlen + (op == KSOCK_OP_READ_REQ ? 0 : req->len);
+
+	hdr->version = KSOCK_PROTO_VERSION;
+	hdr->op = op;
+	hdr->flags = ksock_to_wire16(bswap, flags);
+	hdr->op_data = 0;
+	hdr->rma_iov_cnt = rma_cnt;
+	hdr->hdr_size = hlen;
+	hdr->reserved = 0;
+	hdr->size = ksock_to_wire64(bswap, size);
+	if (flags & KSOCK_FLAG_CQ_DATA)
+		*p++ = ksock_to_wire64(bswap, req->data);
+	for (i = 0; i < rma_cnt; i++) {
+		*p++ = ksock_to_wire64(bswap, rma[i].addr);
+		*p++ = ksock_to_wire64(bswap, rma[i].len);
+		*p++ = ksock_to_wire64(bswap, rma[i].key);
+	}
+	req->hdr_len = hlen;
+	req->hdr_sent = 0;
+	req->seg = 0;
+}
+
+/* Send from a buffer; returns bytes sent or a negative errno. */
+static int ksock_tx_buf(struct ksock_ep *ep, const void *buf, size_t len,
+			bool more)
+{
+	struct kvec kv = { .iov_base = (void *)buf, .iov_len = len };
+	struct iov_iter it;
+
+	iov_iter_kvec(&it, ITER_SOURCE, &kv, 1, len);
+	return ksock_sock_send(ep->sock, &it, more);
+}
+
+/* Payload bytes of @req still to send after the current segment. */
+static bool ksock_tx_more_after(struct ksock_req *req, unsigned int seg)
+{
+	for (seg++; seg < req->nseg; seg++)
+		if (iov_iter_count(&req->iter[seg]))
+			return true;
+	return false;
+}
+
+/* Push @req; 1 when all of it is in the socket, 0 if blocked, < 0 error. */
+static int ksock_tx_req(struct ksock_ep *ep, struct ksock_req *req,
+			size_t *budget)
+{
+	bool payload = req->kind != KSOCK_REQ_READ;
+	struct iov_iter *it;
+	int ret;
+
+	while (req->hdr_sent < req->hdr_len) {
+		ret = ksock_tx_buf(ep, req->hdr + req->hdr_sent,
+				   req->hdr_len - req->hdr_sent,
+				   payload && req->len);
+		if (ret < 0)
+			return ret == -EAGAIN ? 0 : ret;
+		req->hdr_sent += ret;
+	}
+	if (!payload)
+		return 1;
+	while (req->seg < req->nseg) {
+		it = &req->iter[req->seg];
+		if (!iov_iter_count(it)) {
+			req->seg++;
+			continue;
+		}
+		ret = ksock_sock_send(ep->sock, it,
+				      ksock_tx_more_after(req, req->seg));
+		if (ret < 0)
+			return ret == -EAGAIN ? 0 : ret;
+		*budget -= min_t(size_t, *budget, ret);
+		if (!*budget && iov_iter_count(it))
+			return 0;
+	}
+	return 1;
+}
+
+/* A request is entirely in the socket. */
+static void ksock_tx_sent(struct ksock_ep *ep, struct ksock_req *req)
+{
+	unsigned long flags;
+
+	switch (req->kind) {
+	case KSOCK_REQ_READ:
+		spin_lock_irqsave(&ep->lock, flags);
+		list_add_tail(&req->node, &ep->read_wait);
+		spin_unlock_irqrestore(&ep->lock, flags);
+		return;
+	case KSOCK_REQ_READ_RSP:
+		ksock_req_put(ep, req);
+		return;
+	default:
+		if (req->need_ack) {
+			spin_lock_irqsave(&ep->lock, flags);
+			list_add_tail(&req->node, &ep->ack_wait);
+			spin_unlock_irqrestore(&ep->lock, flags);
+			return;
+		}
+		ksock_req_complete(ep, req);
+	}
+}
+
+/* Send a pending ACK; 1 done or none, 0 blocked, < 0 error. */
+static int ksock_tx_ack(struct ksock_ep *ep)
+{
+	unsigned long flags;
+	int ret;
+
+	if (ep->ack_sent >= sizeof(ep->ack_hdr)) {
+		spin_lock_irqsave(&ep->lock, flags);
+		if (!ep->acks) {
+			spin_unlock_irqrestore(&ep->lock, flags);
+			return 1;
+		}
+		ep->acks--;
+		spin_unlock_irqrestore(&ep->lock, flags);
+		memset(&ep->ack_hdr, 0, sizeof(ep->ack_hdr));
+		ep->ack_hdr.version = KSOCK_PROTO_VERSION;
+		ep->ack_hdr.op = KSOCK_OP_MSG;
+		ep->ack_hdr.op_data = KSOCK_OP_DATA_ACK;
+		ep->ack_hdr.hdr_size = sizeof(ep->ack_hdr);
+		ep->ack_hdr.size = ksock_to_wire64(ep->bswap,
+						   sizeof(ep->ack_hdr));
+		ep->ack_sent = 0;
+	}
+	while (ep->ack_sent < sizeof(ep->ack_hdr)) {
+		ret = ksock_tx_buf(ep, (u8 *)&ep->ack_hdr + ep->ack_sent,
+				   sizeof(ep->ack_hdr) - ep->ack_sent, false);
+		if (ret < 0)
+			return ret == -EAGAIN ? 0 : ret;
+		ep->ack_sent += ret;
+	}
+	return 1;
+}
+
+/**
+ * ksock_tx_progress() - send what can be sent
+ * @ep: a connected endpoint
+ * @budget: bytes the work may still move; decreased
+ *
+ * Context: the endpoint's work.
+ * Return: > 0 if something was sent, 0 if nothing could be, < 0 if the
+ * connection ended (already reported).
+ */
+int ksock_tx_progress(struct ksock_ep *ep, size_t *budget)
+{
+	struct ksock_req *req;
+	unsigned long flags;
+	int progress = 0;
+	int ret;
+
+	while (*budget) {
+		if (!ep->tx_cur) {
+			ret = ksock_tx_ack(ep);
+			if (ret <= 0)
+				goto out;
+			spin_lock_irqsave(&ep->lock, flags);
+			req = list_first_entry_or_null(&ep->tx_queue,
+						       struct ksock_req, node);
+			if (req)
+				list_del_init(&req->node);
+			spin_unlock_irqrestore(&ep->lock, flags);
+			if (!req)
+				break;
+			ep->tx_cur = req;
+		}
+		req = ep->tx_cur;
+		ret = ksock_tx_req(ep, req, budget);
+		if (ret <= 0)
+			goto out;
+		ep->tx_cur = NULL;
+		ksock_tx_sent(ep, req);
+		progress = 1;
+	}
+	return progress;
+out:
+	if (ret < 0) {
+		ksock_ep_down(ep, -ret, 0, NULL, 0);
+		return ret;
+	}
+	return progress;
+}
