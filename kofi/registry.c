@@ -111,8 +111,8 @@ int kofi_provider_register(struct kofi_provider *prov)
 	list_add_tail(&e->list, pos);
 	mutex_unlock(&kofi_registry_lock);
 
-	pr_info("provider %s %u.%u registered\n", prov->name,
-		FI_MAJOR(prov->version), FI_MINOR(prov->version));
+	pr_debug("provider %s %u.%u registered\n", prov->name,
+		 FI_MAJOR(prov->version), FI_MINOR(prov->version));
 	return 0;
 }
 EXPORT_SYMBOL_GPL(kofi_provider_register);
@@ -167,7 +167,7 @@ void kofi_provider_deregister(struct kofi_provider *prov)
 	if (prov->cleanup)
 		prov->cleanup();
 	kfree(found);
-	pr_info("provider %s deregistered\n", prov->name);
+	pr_debug("provider %s deregistered\n", prov->name);
 }
 EXPORT_SYMBOL_GPL(kofi_provider_deregister);
 

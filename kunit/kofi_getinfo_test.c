@@ -111,6 +111,7 @@ static void kg_desc(const struct kg_case *c, char *desc)
 {
 	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
 }
+
 KUNIT_ARRAY_PARAM(kg, kg_cases, kg_desc);
 
 static struct fi_info *kg_hints(struct kunit *test, const struct kg_case *c)
@@ -248,14 +249,14 @@ static void kg_source_test(struct kunit *test)
 static void kg_version_test(struct kunit *test)
 {
 	struct fi_info *info = (void *)1;
+	u32 v;
 
 	KUNIT_EXPECT_EQ(test, fi_getinfo(FI_VERSION(FI_MAJOR_VERSION + 1, 0),
 					 NULL, NULL, 0, NULL, &info),
 			-FI_ENOSYS);
 	KUNIT_EXPECT_NULL(test, info);
-	KUNIT_EXPECT_EQ(test, fi_getinfo(FI_VERSION(FI_MAJOR_VERSION,
-						     FI_MINOR_VERSION + 1),
-					 NULL, NULL, 0, NULL, &info),
+	v = FI_VERSION(FI_MAJOR_VERSION, FI_MINOR_VERSION + 1);
+	KUNIT_EXPECT_EQ(test, fi_getinfo(v, NULL, NULL, 0, NULL, &info),
 			-FI_ENOSYS);
 	KUNIT_EXPECT_EQ(test, fi_getinfo(fi_version(), NULL, NULL, 0, NULL,
 					 NULL), -EINVAL);

@@ -668,7 +668,7 @@ static void kc_atomic_test(struct kunit *test)
 	struct ktp_stack s;
 	struct fid_cq *cq;
 	unsigned long flags;
-	spinlock_t lock;
+	spinlock_t lock;	/* stands for a provider's lock */
 	int ctx;
 
 	spin_lock_init(&lock);
