@@ -1,0 +1,419 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * kOFI ib_verbs provider: declarations shared by its files.
+ *
+ * Objects and their locks, outermost first:
+ *
+ *   ibv_devs_lock (mutex)   the list of RDMA devices (ib_client add/remove)
+ *   ibv_dev.lock (mutex)    a device's open domains, its removed flag
+ *   ibv_domain.lock (mutex) a domain's endpoints and MRs, its removed flag
+ *   ibv_ep.mutex            an endpoint's connection state and cm_id
+ *   ibv_ep.lock (spinlock)  an endpoint's data path: queue credits, request
+ *                           pools, whether posting is allowed
+ *
+ * rdma_cm callbacks take ibv_ep.mutex; nothing calls rdma_destroy_id()
+ * while holding it (rdma_destroy_id() waits for running callbacks).
+ */
+#ifndef _KOFI_IBV_H
+#define _KOFI_IBV_H
+
+#include <linux/completion.h>
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/socket.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
+#include <rdma/ib_cm.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/rdma_cm.h>
+#include <kofi/provider.h>
+#include "ibv_logic.h"
+
+#define IBV_PROV_NAME		"ib_verbs"
+#define IBV_FABRIC_NAME		"ib_verbs"
+#define IBV_VERSION		FI_VERSION(1, 0)
+/* SGEs a request carries at most (iov entries, or pages of vmalloc memory). */
+#define IBV_MAX_SGE		16
+/* Largest message / RMA transfer (IB: 2 GiB). */
+#define IBV_MAX_MSG_SIZE	BIT(31)
+
+#define IBV_CAPS	(FI_MSG | FI_RMA | FI_SEND | FI_RECV | FI_READ | \
+			 FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE | \
+			 FI_REMOTE_CQ_DATA | FI_LOCAL_COMM | FI_REMOTE_COMM)
+#define IBV_MR_MODE	(FI_MR_VIRT_ADDR | FI_MR_PROV_KEY | FI_MR_ALLOCATED)
+
+/* Module parameters (ibv_main.c). */
+extern char *ibv_iface;
+extern unsigned int ibv_inline_size;
+extern unsigned int ibv_tx_size;
+extern unsigned int ibv_rx_size;
+extern unsigned int ibv_iov_limit;
+extern unsigned int ibv_cm_timeout_ms;
+extern unsigned int ibv_retry_count;
+extern unsigned int ibv_rnr_retry;
+extern unsigned int ibv_ack_timeout;
+extern unsigned int ibv_keepalive_ms;
+
+/**
+ * struct ibv_dev - an RDMA device known to the provider
+ * @node: ibv_devs linkage
+ * @ibdev: the device; valid until @removed
+ * @name: its name when it was added
+ * @ref: references (the device list, each domain)
+ * @lock: protects @domains and @removed
+ * @domains: open domains on the device
+ * @removed: the device is gone (remove callback ran)
+ * @max_inline: inline data an RC QP of the device accepts (probed)
+ * @inline_probed: @max_inline is known
+ */
+struct ibv_dev {
+	struct list_head node;
+	struct ib_device *ibdev;
+	char name[IB_DEVICE_NAME_MAX];
+	struct kref ref;
+	struct mutex lock;	/* protects domains, removed */
+	struct list_head domains;
+	bool removed;
+	u32 max_inline;
+	bool inline_probed;
+};
+
+struct ibv_fabric {
+	struct fid_fabric fabric;
+};
+
+/**
+ * struct ibv_domain - an open domain: one port of one device
+ * @domain: the kOFI object
+ * @dev: the device, referenced
+ * @port: the port number
+ * @pd: protection domain, NULL once the device is removed
+ * @lock: protects @eps, @removed, @pd
+ * @eps: endpoints opened on the domain
+ * @mr_lock: protects @mrs; taken by rdma_cm callbacks, never with @lock
+ * @mrs: memory regions of the domain
+ * @removed: the device went away
+ * @dev_node: ibv_dev.domains linkage
+ * @attr: device attributes (copied at open)
+ */
+struct ibv_domain {
+	struct fid_domain domain;
+	struct ibv_dev *dev;
+	u32 port;
+	struct ib_pd *pd;
+	struct mutex lock;	/* protects eps, removed, pd */
+	struct list_head eps;
+	struct mutex mr_lock;	/* protects mrs, serialises registrations */
+	struct list_head mrs;
+	bool removed;
+	struct list_head dev_node;
+	struct ib_device_attr attr;
+};
+
+/* Type tags of the rdma_cm_id contexts. */
+enum ibv_ctx_type {
+	IBV_CTX_PEP = 1,
+	IBV_CTX_CONNREQ,
+	IBV_CTX_EP,
+};
+
+/**
+ * struct ibv_pep - a passive endpoint
+ * @pep: the kOFI object
+ * @type: IBV_CTX_PEP
+ * @mutex: protects @cm_id, @listening
+ * @cm_id: the listening identifier, NULL once destroyed
+ * @eq: the bound EQ
+ * @info: the info it was opened with (copy)
+ * @backlog: listen backlog
+ * @listening: fi_listen() succeeded
+ */
+struct ibv_pep {
+	struct fid_pep pep;
+	u32 type;
+	struct mutex mutex;	/* protects cm_id, listening */
+	struct rdma_cm_id *cm_id;
+	struct fid_eq *eq;
+	struct fi_info *info;
+	int backlog;
+	bool listening;
+};
+
+/**
+ * struct ibv_connreq - a connection request (fi_info.handle of FI_CONNREQ)
+ * @fid: class FI_CLASS_CONNREQ
+ * @type: IBV_CTX_CONNREQ
+ * @cm_id: the new connection's identifier, NULL once taken by an endpoint
+ * @initiator_depth: the peer's initiator depth
+ * @responder_resources: the peer's responder resources
+ */
+struct ibv_connreq {
+	struct fid fid;
+	u32 type;
+	struct rdma_cm_id *cm_id;
+	u8 initiator_depth;
+	u8 responder_resources;
+};
+
+/* Endpoint states. */
+enum ibv_ep_state {
+	IBV_EP_IDLE,		/* opened, not enabled */
+	IBV_EP_ENABLED,		/* QP created, may post receives */
+	IBV_EP_CONNECTING,	/* fi_connect()/fi_accept() in progress */
+	IBV_EP_CONNECTED,	/* FI_CONNECTED reported */
+	IBV_EP_SHUTDOWN,	/* disconnected (FI_SHUTDOWN or error) */
+	IBV_EP_DEAD,		/* resources freed (device removed, closed) */
+};
+
+struct ibv_ep;
+
+/**
+ * struct ibv_req - one posted work request
+ * @cqe: completion callback
+ * @ep: its endpoint
+ * @context: the user's operation context
+ * @cq: CQ to report to, NULL for none (inject, keepalive, internal)
+ * @flags: completion flags
+ * @len: bytes (sends, RMA)
+ * @buf: receive buffer start (for fi_cq_data_entry.buf), or NULL
+ * @nmap: entries of @map that were DMA-mapped by the provider
+ * @dir: their DMA direction
+ * @map: DMA mappings made for this request
+ * @done: for internal requests: completed, with @status
+ * @status: completion status of an internal request
+ * @busy: taken from its free list (posted)
+ * @next: free list linkage
+ */
+struct ibv_req {
+	struct ib_cqe cqe;
+	struct ibv_ep *ep;
+	void *context;
+	struct fid_cq *cq;
+	u64 flags;
+	size_t len;
+	void *buf;
+	u8 nmap;
+	u8 dir;
+	struct {
+		u64 addr;
+		u32 len;
+	} map[IBV_MAX_SGE];
+	struct completion *done;
+	int status;
+	bool busy;
+	struct ibv_req *next;
+};
+
+/**
+ * struct ibv_ep - an active endpoint
+ * @ep: the kOFI object
+ * @type: IBV_CTX_EP
+ * @dom: its domain
+ * @dom_node: ibv_domain.eps linkage
+ * @info: its info (copy)
+ * @mutex: protects @state transitions, @cm_id, @qp, @cq
+ * @lock: protects @sq, @rq, the free lists and @can_post/@can_send
+ * @state: enum ibv_ep_state
+ * @cm_id: its rdma_cm identifier
+ * @qp: the RC queue pair
+ * @cq: the ib_cq of both queues
+ * @eq: the bound EQ
+ * @tx_cq: CQ for transmits and RMA, or NULL
+ * @rx_cq: CQ for receives, or NULL
+ * @sq: send queue credits
+ * @rq: receive queue credits
+ * @tx_free: free send requests
+ * @rx_free: free receive requests
+ * @reqs: all requests (sq.size + rq.size + internal)
+ * @nreqs: entries of @reqs
+ * @can_recv: receives may be posted (QP exists)
+ * @can_send: sends may be posted (connected)
+ * @inline_size: inline data the QP was created with
+ * @iov_limit: SGEs per request
+ * @max_rd_atomic: outstanding RDMA reads the QP allows
+ * @connected_once: FI_CONNECTED was reported
+ * @keepalive_ms: keepalive interval, 0 = off
+ * @keepalive: keepalive timer work
+ * @ka_pending: a keepalive write is outstanding
+ * @drained: QP drained (no more completions)
+ * @conn_data: CM data to send
+ * @conn_len: bytes of @conn_data
+ * @peer_rd_atomic: the connreq's initiator depth (passive side)
+ * @peer_rd_resp: the connreq's responder resources (passive side)
+ * @addr_done: address resolution for fi_enable() completed
+ * @addr_status: its result
+ * @addr_resolved: the cm_id's destination address is resolved
+ * @passive: opened from a connection request
+ * @shutdown_reported: FI_SHUTDOWN or a connection error was reported
+ * @max_sge: SGEs per work request the QP was created with
+ * @max_sge_rd: SGEs per RDMA read
+ */
+struct ibv_ep {
+	struct fid_ep ep;
+	u32 type;
+	struct ibv_domain *dom;
+	struct list_head dom_node;
+	struct fi_info *info;
+	struct mutex mutex;	/* protects state, cm_id, qp, cq */
+	spinlock_t lock;	/* data path */
+	int state;
+	struct rdma_cm_id *cm_id;
+	struct ib_qp *qp;
+	struct ib_cq *cq;
+	struct fid_eq *eq;
+	struct fid_cq *tx_cq;
+	struct fid_cq *rx_cq;
+	struct ibv_credit sq;
+	struct ibv_credit rq;
+	struct ibv_req *tx_free;
+	struct ibv_req *rx_free;
+	struct ibv_req *reqs;
+	u32 nreqs;
+	bool can_recv;
+	bool can_send;
+	u32 inline_size;
+	u32 iov_limit;
+	u32 max_rd_atomic;
+	bool connected_once;
+	unsigned int keepalive_ms;
+	struct delayed_work keepalive;
+	bool ka_pending;
+	bool drained;
+	u8 conn_data[IBV_CM_HDR_SIZE + IBV_CM_DATA_MAX];
+	u8 conn_len;
+	u8 peer_rd_atomic;
+	u8 peer_rd_resp;
+	struct completion addr_done;
+	int addr_status;
+	bool addr_resolved;
+	bool passive;
+	bool shutdown_reported;
+	u32 max_sge;
+	u32 max_sge_rd;
+};
+
+/**
+ * struct ibv_mr - a memory region registered by FRWR
+ * @mr: the kOFI object
+ * @dom: its domain
+ * @dom_node: ibv_domain.mrs linkage
+ * @ibmr: the fast registration MR, NULL once released
+ * @sgt: the pages, DMA-mapped
+ * @access: IB access flags
+ * @iova: address of the first byte for peers and local descriptors
+ * @length: bytes
+ * @kva: kernel virtual address of the first byte (kvec regions), or 0
+ * @registered: the REG_MR work request completed
+ * @pending: waiting for an endpoint to post the registration on
+ */
+struct ibv_mr {
+	struct fid_mr mr;
+	struct ibv_domain *dom;
+	struct list_head dom_node;
+	struct ib_mr *ibmr;
+	struct sg_table sgt;
+	int access;
+	u64 iova;
+	u64 length;
+	unsigned long kva;
+	bool registered;
+	bool pending;
+};
+
+/* ibv_device.c */
+int ibv_device_init(void);
+void ibv_device_exit(void);
+struct ibv_dev *ibv_dev_get_by_name(const char *name);
+struct ibv_dev *ibv_dev_get_by_ibdev(struct ib_device *ibdev);
+void ibv_dev_put(struct ibv_dev *dev);
+int ibv_dev_list(struct ibv_dev ***devs);
+void ibv_dev_list_put(struct ibv_dev **devs, int n);
+struct net_device *ibv_dev_netdev(struct ib_device *ibdev, u32 port);
+struct ib_device *ibv_ibdev_by_netdev(struct net_device *ndev);
+u32 ibv_dev_max_inline(struct ibv_dev *dev);
+
+/* ibv_info.c */
+int ibv_getinfo(u32 version, const struct fi_info *hints, u64 flags,
+		struct fi_info **info);
+struct fi_info *ibv_info_for_id(const struct fi_info *base,
+				struct rdma_cm_id *id);
+
+/* ibv_domain.c */
+int ibv_domain_open(struct fid_fabric *fabric, struct fi_info *info,
+		    struct fid_domain **domain, void *context);
+void ibv_domain_kill(struct ibv_domain *dom);
+
+/* ibv_cm.c */
+int ibv_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev);
+int ibv_passive_ep(struct fid_fabric *fabric, struct fi_info *info,
+		   struct fid_pep **pep, void *context);
+struct rdma_cm_id *ibv_cm_create_id(void *context);
+extern const struct fi_ops_cm ibv_ep_cm_ops;
+void ibv_connreq_free(struct ibv_connreq *cr);
+int ibv_connreq_take(struct ibv_connreq *cr, struct ib_device *ibdev,
+		     struct rdma_cm_id **id);
+
+/* ibv_ep.c */
+int ibv_endpoint(struct fid_domain *domain, struct fi_info *info,
+		 struct fid_ep **ep, void *context);
+int ibv_ep_setup_qp(struct ibv_ep *ep);
+struct rdma_cm_id *ibv_ep_release(struct ibv_ep *ep);
+void ibv_ep_kill(struct ibv_ep *ep, int err);
+void ibv_ep_set_connected(struct ibv_ep *ep);
+void ibv_ep_stop(struct ibv_ep *ep);
+void ibv_ep_keepalive_work(struct work_struct *work);
+
+/* ibv_cq.c */
+struct ibv_req *ibv_req_get(struct ibv_ep *ep, bool tx);
+void ibv_req_put(struct ibv_ep *ep, struct ibv_req *req, bool tx);
+void ibv_req_unmap(struct ibv_ep *ep, struct ibv_req *req);
+void ibv_tx_done(struct ib_cq *cq, struct ib_wc *wc);
+void ibv_rx_done(struct ib_cq *cq, struct ib_wc *wc);
+void ibv_internal_done(struct ib_cq *cq, struct ib_wc *wc);
+
+/**
+ * struct ibv_xfer - a transmit (send or RMA) to post
+ * @type: type of @vec
+ * @vec: local vector (struct kvec, struct bio_vec or scatterlist)
+ * @count: entries in @vec
+ * @desc: local descriptors, or NULL
+ * @context: the user's operation context
+ * @op_flags: FI_INJECT, FI_REMOTE_CQ_DATA, FI_FENCE ...
+ * @data: remote CQ data
+ * @opcode: IB_WR_SEND, IB_WR_RDMA_WRITE, IB_WR_RDMA_READ (the _WITH_IMM
+ *	variants are chosen by FI_REMOTE_CQ_DATA)
+ * @raddr: remote address (RMA)
+ * @rlen: remote length (RMA)
+ * @rkey: remote key (RMA)
+ * @cflags: completion flags
+ */
+struct ibv_xfer {
+	enum fi_iov_type type;
+	const void *vec;
+	size_t count;
+	void **desc;
+	void *context;
+	u64 op_flags;
+	u64 data;
+	enum ib_wr_opcode opcode;
+	u64 raddr;
+	u64 rlen;
+	u32 rkey;
+	u64 cflags;
+};
+
+/* ibv_msg.c */
+extern const struct fi_ops_msg ibv_msg_ops;
+ssize_t ibv_post_tx(struct ibv_ep *ep, const struct ibv_xfer *x);
+
+/* ibv_rma.c */
+extern const struct fi_ops_rma ibv_rma_ops;
+
+/* ibv_mr.c */
+extern const struct fi_ops_mr ibv_mr_ops;
+void ibv_mr_kill(struct ibv_mr *mr);
+int ibv_mr_register_pending(struct ibv_ep *ep);
+struct ibv_mr *ibv_mr_from_desc(struct ibv_ep *ep, void *desc);
+
+#endif /* _KOFI_IBV_H */

@@ -1,0 +1,710 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * kOFI ib_verbs provider: connection management over rdma_cm.
+ *
+ * Every rdma_cm identifier of the provider has one event handler,
+ * ibv_cm_handler(), whose context is a passive endpoint, a connection
+ * request or an endpoint (told apart by the type word they start with).
+ * Every event is handled (ibv_cm_action() says what it means):
+ *
+ *   ADDR_RESOLVED, ROUTE_RESOLVED   next step of fi_connect()
+ *   ADDR_ERROR, ROUTE_ERROR,        EQ error (the status, ENETUNREACH ...)
+ *   UNREACHABLE                     EQ error EHOSTUNREACH / ETIMEDOUT
+ *   REJECTED                        EQ error ECONNREFUSED with the peer's
+ *                                   reject data as err_data
+ *   CONNECT_REQUEST                 FI_CONNREQ on the listener's EQ
+ *   ESTABLISHED                     FI_CONNECTED (with the accept data)
+ *   CONNECT_ERROR                   EQ error ECONNRESET
+ *   DISCONNECTED, ADDR_CHANGE       FI_SHUTDOWN once connected, else error
+ *   DEVICE_REMOVAL                  EQ error ENODEV, resources freed
+ *   TIMEWAIT_EXIT                   nothing to report
+ *
+ * Connection data uses libfabric's verbs format: one size byte, then the
+ * user's data (at most 55 bytes), so libfabric peers interoperate.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <linux/slab.h>
+#include <net/net_namespace.h>
+#include "ibv.h"
+
+/* Protects ibv_connreq.cm_id against the handler and the user. */
+static DEFINE_MUTEX(ibv_connreq_lock);
+
+static size_t ibv_sa_len(const struct sockaddr *sa)
+{
+	return sa->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) :
+	       sizeof(struct sockaddr_in);
+}
+
+/**
+ * ibv_cm_create_id() - a new rdma_cm identifier for RC connections
+ * @context: the pep, connreq or endpoint it belongs to
+ *
+ * Context: process context, may sleep.
+ * Return: the identifier or an ERR_PTR().
+ */
+struct rdma_cm_id *ibv_cm_create_id(void *context)
+{
+	return rdma_create_id(&init_net, ibv_cm_handler, context, RDMA_PS_TCP,
+			      IB_QPT_RC);
+}
+
+/* ---- connection requests ---- */
+
+/**
+ * ibv_connreq_free() - free a connection request whose id is gone or taken
+ * @cr: the request
+ *
+ * Context: any context.
+ */
+void ibv_connreq_free(struct ibv_connreq *cr)
+{
+	kfree(cr);
+}
+
+/**
+ * ibv_connreq_take() - take the identifier of a connection request
+ * @cr: the request
+ * @ibdev: the device the caller's domain is on
+ * @id: the identifier
+ *
+ * Context: process context, may sleep.
+ * Return: 0; -EINVAL if the request is on another device; -ENODEV if its
+ * device went away.
+ */
+int ibv_connreq_take(struct ibv_connreq *cr, struct ib_device *ibdev,
+		     struct rdma_cm_id **id)
+{
+	int ret = 0;
+
+	mutex_lock(&ibv_connreq_lock);
+	if (!cr->cm_id)
+		ret = -ENODEV;
+	else if (cr->cm_id->device != ibdev)
+		ret = -EINVAL;
+	else
+		*id = cr->cm_id;
+	if (!ret)
+		cr->cm_id = NULL;
+	mutex_unlock(&ibv_connreq_lock);
+	return ret;
+}
+
+/* Reject (with @buf/@len private data) and free a request. */
+static void ibv_connreq_reject(struct ibv_connreq *cr, const void *buf,
+			       u8 len)
+{
+	struct rdma_cm_id *id;
+
+	mutex_lock(&ibv_connreq_lock);
+	id = cr->cm_id;
+	cr->cm_id = NULL;
+	mutex_unlock(&ibv_connreq_lock);
+	if (id) {
+		rdma_reject(id, buf, len, IB_CM_REJ_CONSUMER_DEFINED);
+		rdma_destroy_id(id);
+	}
+	ibv_connreq_free(cr);
+}
+
+static int ibv_connreq_close(struct fid *fid)
+{
+	ibv_connreq_reject(container_of(fid, struct ibv_connreq, fid), NULL,
+			   0);
+	return 0;
+}
+
+static const struct fi_ops ibv_connreq_fi_ops = {
+	.close = ibv_connreq_close,
+};
+
+static int ibv_connreq_event(struct ibv_connreq *cr, struct rdma_cm_id *id,
+			     struct rdma_cm_event *ev)
+{
+	int destroy = 0;
+
+	if (ev->event != RDMA_CM_EVENT_DEVICE_REMOVAL)
+		return 0;
+	mutex_lock(&ibv_connreq_lock);
+	if (cr->cm_id == id) {
+		cr->cm_id = NULL;	/* rdma_cm destroys it */
+		destroy = 1;
+	}
+	mutex_unlock(&ibv_connreq_lock);
+	return destroy;
+}
+
+/* ---- passive endpoints ---- */
+
+static int ibv_pep_connreq(struct ibv_pep *pep, struct rdma_cm_id *id,
+			   struct rdma_cm_event *ev)
+{
+	struct ibv_connreq *cr;
+	struct fi_info *info;
+	const void *data;
+	size_t len;
+
+	cr = kzalloc(sizeof(*cr), GFP_KERNEL);
+	if (!cr)
+		goto reject;
+	info = ibv_info_for_id(pep->info, id);
+	if (!info) {
+		kfree(cr);
+		goto reject;
+	}
+	cr->type = IBV_CTX_CONNREQ;
+	cr->cm_id = id;
+	cr->initiator_depth = ev->param.conn.initiator_depth;
+	cr->responder_resources = ev->param.conn.responder_resources;
+	kofi_fid_init(&cr->fid, FI_CLASS_CONNREQ, &ibv_connreq_fi_ops, NULL);
+	info->handle = &cr->fid;
+	id->context = cr;
+	data = ibv_cm_data_unpack(ev->param.conn.private_data,
+				  ev->param.conn.private_data_len, &len);
+	if (kofi_eq_write_cm(pep->eq, FI_CONNREQ, &pep->pep.fid, info, data,
+			     len)) {
+		/* The EQ is full: the user learns it from its overrun entry. */
+		fi_freeinfo(info);
+		kfree(cr);
+		goto reject;
+	}
+	return 0;
+reject:
+	rdma_reject(id, NULL, 0, IB_CM_REJ_CONSUMER_DEFINED);
+	return 1;	/* rdma_cm destroys the new identifier */
+}
+
+static int ibv_pep_event(struct ibv_pep *pep, struct rdma_cm_id *id,
+			 struct rdma_cm_event *ev)
+{
+	bool mine;
+
+	switch (ev->event) {
+	case RDMA_CM_EVENT_CONNECT_REQUEST:
+		return ibv_pep_connreq(pep, id, ev);
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+		mutex_lock(&pep->mutex);
+		mine = pep->cm_id == id;
+		if (mine) {
+			pep->cm_id = NULL;
+			pep->listening = false;
+		}
+		mutex_unlock(&pep->mutex);
+		if (mine && pep->eq)
+			kofi_eq_write_err(pep->eq, &pep->pep.fid,
+					  pep->pep.fid.context, ENODEV, 0,
+					  NULL, 0);
+		return mine;
+	default:
+		return 0;
+	}
+}
+
+static int ibv_pep_listen(struct fid_pep *fpep)
+{
+	struct ibv_pep *pep = container_of(fpep, struct ibv_pep, pep);
+	struct sockaddr_in any = { .sin_family = AF_INET };
+	struct sockaddr *src = pep->info->src_addr ? pep->info->src_addr :
+			       (struct sockaddr *)&any;
+	struct rdma_cm_id *id;
+	int ret;
+
+	mutex_lock(&pep->mutex);
+	if (pep->listening || !pep->eq) {
+		ret = -EINVAL;
+		goto out;
+	}
+	id = ibv_cm_create_id(pep);
+	if (IS_ERR(id)) {
+		ret = PTR_ERR(id);
+		goto out;
+	}
+	ret = rdma_bind_addr(id, src);
+	if (!ret)
+		ret = rdma_listen(id, pep->backlog);
+	if (ret) {
+		mutex_unlock(&pep->mutex);
+		rdma_destroy_id(id);
+		return ret;
+	}
+	pep->cm_id = id;
+	pep->listening = true;
+out:
+	mutex_unlock(&pep->mutex);
+	return ret;
+}
+
+static int ibv_pep_reject(struct fid_pep *fpep, struct fid *handle,
+			  const void *param, size_t paramlen)
+{
+	struct ibv_connreq *cr = container_of(handle, struct ibv_connreq, fid);
+	u8 buf[IBV_CM_HDR_SIZE + IBV_CM_DATA_MAX];
+	int len;
+
+	if (cr->type != IBV_CTX_CONNREQ)
+		return -EINVAL;
+	len = ibv_cm_data_pack(buf, param, paramlen);
+	if (len < 0) {
+		ibv_connreq_reject(cr, NULL, 0);
+		return len;
+	}
+	ibv_connreq_reject(cr, buf, len);
+	return 0;
+}
+
+static int ibv_getname_id(struct rdma_cm_id *id, const void *fallback,
+			  void *addr, size_t *addrlen)
+{
+	const struct sockaddr *sa = fallback;
+	size_t len;
+
+	if (id)
+		sa = (const struct sockaddr *)&id->route.addr.src_addr;
+	if (!sa || !sa->sa_family)
+		return -EADDRNOTAVAIL;
+	len = ibv_sa_len(sa);
+	if (*addrlen < len) {
+		*addrlen = len;
+		return -EMSGSIZE;
+	}
+	memcpy(addr, sa, len);
+	*addrlen = len;
+	return 0;
+}
+
+static int ibv_pep_getname(struct fid *fid, void *addr, size_t *addrlen)
+{
+	struct ibv_pep *pep = container_of(fid, struct ibv_pep, pep.fid);
+	int ret;
+
+	mutex_lock(&pep->mutex);
+	ret = ibv_getname_id(pep->cm_id, pep->info->src_addr, addr, addrlen);
+	mutex_unlock(&pep->mutex);
+	return ret;
+}
+
+static int ibv_pep_bind(struct fid *fid, struct fid *bfid, u64 flags)
+{
+	struct ibv_pep *pep = container_of(fid, struct ibv_pep, pep.fid);
+	int ret = 0;
+
+	if (bfid->fclass != FI_CLASS_EQ)
+		return -EINVAL;
+	mutex_lock(&pep->mutex);
+	if (pep->eq || pep->listening)
+		ret = -EINVAL;
+	else
+		pep->eq = container_of(bfid, struct fid_eq, fid);
+	mutex_unlock(&pep->mutex);
+	return ret;
+}
+
+static int ibv_pep_control(struct fid *fid, int command, void *arg)
+{
+	struct ibv_pep *pep = container_of(fid, struct ibv_pep, pep.fid);
+
+	if (command != FI_BACKLOG)
+		return -FI_ENOSYS;
+	if (!arg || *(int *)arg <= 0)
+		return -EINVAL;
+	mutex_lock(&pep->mutex);
+	pep->backlog = *(int *)arg;
+	mutex_unlock(&pep->mutex);
+	return 0;
+}
+
+static int ibv_pep_close(struct fid *fid)
+{
+	struct ibv_pep *pep = container_of(fid, struct ibv_pep, pep.fid);
+	struct rdma_cm_id *id;
+
+	mutex_lock(&pep->mutex);
+	id = pep->cm_id;
+	pep->cm_id = NULL;
+	pep->listening = false;
+	mutex_unlock(&pep->mutex);
+	if (id)
+		rdma_destroy_id(id);
+	fi_freeinfo(pep->info);
+	kfree(pep);
+	return 0;
+}
+
+static int ibv_pep_getopt(struct fid *fid, int level, int optname,
+			  void *optval, size_t *optlen)
+{
+	if (level != FI_OPT_ENDPOINT || optname != FI_OPT_CM_DATA_SIZE)
+		return -ENOPROTOOPT;
+	if (*optlen < sizeof(size_t))
+		return -EINVAL;
+	*(size_t *)optval = IBV_CM_DATA_MAX;
+	*optlen = sizeof(size_t);
+	return 0;
+}
+
+static const struct fi_ops ibv_pep_fi_ops = {
+	.close = ibv_pep_close,
+	.bind = ibv_pep_bind,
+	.control = ibv_pep_control,
+};
+
+static const struct fi_ops_ep ibv_pep_ops = {
+	.getopt = ibv_pep_getopt,
+};
+
+static const struct fi_ops_cm ibv_pep_cm_ops = {
+	.getname = ibv_pep_getname,
+	.listen = ibv_pep_listen,
+	.reject = ibv_pep_reject,
+};
+
+/**
+ * ibv_passive_ep() - the fabric's passive_ep operation
+ * @fabric: the fabric
+ * @info: the listener's info; src_addr is the address to listen on (the
+ *	wildcard address if NULL)
+ * @fpep: the new passive endpoint
+ * @context: user context
+ *
+ * Context: process context, may sleep.
+ * Return: 0; -EINVAL for a non-MSG info; -ENOMEM.
+ */
+int ibv_passive_ep(struct fid_fabric *fabric, struct fi_info *info,
+		   struct fid_pep **fpep, void *context)
+{
+	struct ibv_pep *pep;
+
+	if (info->ep_attr && info->ep_attr->type != FI_EP_MSG &&
+	    info->ep_attr->type != FI_EP_UNSPEC)
+		return -EINVAL;
+	pep = kzalloc(sizeof(*pep), GFP_KERNEL);
+	if (!pep)
+		return -ENOMEM;
+	pep->info = fi_dupinfo(info, GFP_KERNEL);
+	if (!pep->info) {
+		kfree(pep);
+		return -ENOMEM;
+	}
+	pep->info->handle = NULL;
+	pep->type = IBV_CTX_PEP;
+	mutex_init(&pep->mutex);
+	pep->backlog = 128;
+	kofi_fid_init(&pep->pep.fid, FI_CLASS_PEP, &ibv_pep_fi_ops, context);
+	pep->pep.ops = &ibv_pep_ops;
+	pep->pep.cm = &ibv_pep_cm_ops;
+	*fpep = &pep->pep;
+	return 0;
+}
+
+/* ---- active endpoints ---- */
+
+static void ibv_conn_param(struct ibv_ep *ep, struct rdma_conn_param *p)
+{
+	const struct ib_device_attr *a = &ep->dom->attr;
+
+	memset(p, 0, sizeof(*p));
+	p->private_data = ep->conn_data;
+	p->private_data_len = ep->conn_len;
+	p->flow_control = 1;
+	p->retry_count = min(ibv_retry_count, 7U);
+	p->rnr_retry_count = min(ibv_rnr_retry, 7U);
+	if (ep->passive) {
+		p->responder_resources = min_t(u32, ep->peer_rd_atomic,
+					       a->max_qp_rd_atom);
+		p->initiator_depth = min_t(u32, ep->peer_rd_resp,
+					   a->max_qp_init_rd_atom);
+	} else {
+		p->responder_resources = min_t(u32, 0xff, a->max_qp_rd_atom);
+		p->initiator_depth = min_t(u32, 0xff, a->max_qp_init_rd_atom);
+	}
+}
+
+static int ibv_ep_event(struct ibv_ep *ep, struct rdma_cm_id *id,
+			struct rdma_cm_event *ev)
+{
+	struct rdma_conn_param param;
+	enum ibv_cm_action act;
+	const void *data = NULL;
+	struct rdma_cm_id *dead;
+	size_t len = 0;
+	u32 report = 0;
+	int err = 0, ret, destroy = 0;
+	u8 rlen = 0;
+
+	mutex_lock(&ep->mutex);
+	if (ep->cm_id != id || ep->state == IBV_EP_DEAD)
+		goto out;
+	act = ibv_cm_action(ev->event, ep->state == IBV_EP_CONNECTED);
+	if (ep->state == IBV_EP_IDLE) {
+		/* Address resolution of fi_enable(). */
+		if (ev->event == RDMA_CM_EVENT_ADDR_RESOLVED ||
+		    ev->event == RDMA_CM_EVENT_ADDR_ERROR) {
+			ep->addr_status = ev->event ==
+					  RDMA_CM_EVENT_ADDR_RESOLVED ? 0 :
+					  ibv_cm_errno(ev->event, ev->status);
+			complete(&ep->addr_done);
+		}
+		goto out;
+	}
+	switch (act) {
+	case IBV_CM_ROUTE:
+		if (ep->state != IBV_EP_CONNECTING)
+			break;
+		ep->addr_resolved = true;
+		ret = rdma_resolve_route(id, ibv_cm_timeout_ms);
+		if (ret) {
+			err = ret;
+			report = 3;
+		}
+		break;
+	case IBV_CM_CONNECT:
+		if (ep->state != IBV_EP_CONNECTING)
+			break;
+		if (ibv_ack_timeout)
+			rdma_set_ack_timeout(id, min(ibv_ack_timeout, 31U));
+		ibv_conn_param(ep, &param);
+		ret = rdma_connect_locked(id, &param);
+		if (ret) {
+			err = ret;
+			report = 3;
+		}
+		break;
+	case IBV_CM_CONNECTED:
+		if (ep->state != IBV_EP_CONNECTING)
+			break;
+		ibv_ep_set_connected(ep);
+		ibv_mr_register_pending(ep);
+		if (!ep->passive)
+			data = ibv_cm_data_unpack(ev->param.conn.private_data,
+						  ev->param.conn.private_data_len,
+						  &len);
+		report = 1;
+		break;
+	case IBV_CM_SHUTDOWN:
+		ibv_ep_stop(ep);
+		rdma_disconnect(id);
+		report = 2;
+		break;
+	case IBV_CM_ERROR:
+		if (ep->state != IBV_EP_CONNECTING &&
+		    ep->state != IBV_EP_CONNECTED)
+			break;
+		err = ibv_cm_errno(ev->event, ev->status);
+		if (ev->event == RDMA_CM_EVENT_REJECTED) {
+			data = rdma_consumer_reject_data(id, ev, &rlen);
+			data = ibv_cm_data_unpack(data, data ? rlen : 0, &len);
+		}
+		ibv_ep_stop(ep);
+		report = 3;
+		break;
+	case IBV_CM_REMOVED:
+		err = -ENODEV;
+		report = 3;
+		dead = ibv_ep_release(ep);
+		destroy = dead == id;
+		break;
+	default:
+		break;
+	}
+	if (report >= 2) {
+		if (ep->shutdown_reported)
+			report = 0;
+		ep->shutdown_reported = true;
+	}
+	if (report == 3 && ep->state == IBV_EP_CONNECTING)
+		ibv_ep_stop(ep);
+out:
+	mutex_unlock(&ep->mutex);
+
+	/* The EQ stays bound while the endpoint exists. */
+	switch (report) {
+	case 1:
+		kofi_eq_write_cm(ep->eq, FI_CONNECTED, &ep->ep.fid, NULL, data,
+				 len);
+		break;
+	case 2:
+		kofi_eq_write_cm(ep->eq, FI_SHUTDOWN, &ep->ep.fid, NULL, NULL,
+				 0);
+		break;
+	case 3:
+		kofi_eq_write_err(ep->eq, &ep->ep.fid, ep->ep.fid.context, err,
+				  ev->status, data, len);
+		break;
+	}
+	return destroy;
+}
+
+/**
+ * ibv_cm_handler() - the rdma_cm event handler of every identifier
+ * @id: the identifier
+ * @ev: the event
+ *
+ * Context: process context (rdma_cm work), with the identifier's handler
+ * mutex held.
+ * Return: non-zero to have rdma_cm destroy @id.
+ */
+int ibv_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
+{
+	u32 *type = id->context;
+
+	pr_debug("cm event %s (%d) status %d\n", rdma_event_msg(ev->event),
+		 ev->event, ev->status);
+	switch (*type) {
+	case IBV_CTX_PEP:
+		return ibv_pep_event(id->context, id, ev);
+	case IBV_CTX_CONNREQ:
+		return ibv_connreq_event(id->context, id, ev);
+	case IBV_CTX_EP:
+		return ibv_ep_event(id->context, id, ev);
+	default:
+		WARN_ONCE(1, "kofi_ib_verbs: cm_id with bad context\n");
+		return 0;
+	}
+}
+
+static int ibv_ep_connect(struct fid_ep *fep, const void *addr,
+			  const void *param, size_t paramlen)
+{
+	struct ibv_ep *ep = container_of(fep, struct ibv_ep, ep);
+	const struct sockaddr *dst = addr ? addr : ep->info->dest_addr;
+	struct sockaddr *cur;
+	int ret;
+
+	if (!dst || (dst->sa_family != AF_INET && dst->sa_family != AF_INET6))
+		return -EINVAL;
+	mutex_lock(&ep->mutex);
+	if (ep->state != IBV_EP_ENABLED || ep->passive) {
+		ret = ep->state == IBV_EP_DEAD ? -ENODEV :
+		      ep->state >= IBV_EP_CONNECTING ? -EISCONN : -EINVAL;
+		goto out;
+	}
+	ret = ibv_cm_data_pack(ep->conn_data, param, paramlen);
+	if (ret < 0)
+		goto out;
+	ep->conn_len = ret;
+	if (ep->addr_resolved) {
+		/* fi_enable() resolved the info's destination already. */
+		cur = (struct sockaddr *)&ep->cm_id->route.addr.dst_addr;
+		ret = -EINVAL;
+		if (memcmp(cur, dst, ibv_sa_len(dst)))
+			goto out;
+		ep->state = IBV_EP_CONNECTING;
+		ret = rdma_resolve_route(ep->cm_id, ibv_cm_timeout_ms);
+	} else {
+		ep->state = IBV_EP_CONNECTING;
+		ret = rdma_resolve_addr(ep->cm_id, NULL, (struct sockaddr *)dst,
+					ibv_cm_timeout_ms);
+	}
+	if (ret)
+		ep->state = IBV_EP_ENABLED;
+out:
+	mutex_unlock(&ep->mutex);
+	return ret;
+}
+
+static int ibv_ep_accept(struct fid_ep *fep, const void *param,
+			 size_t paramlen)
+{
+	struct ibv_ep *ep = container_of(fep, struct ibv_ep, ep);
+	struct ibv_domain *dom = ep->dom;
+	struct rdma_conn_param cp;
+	struct rdma_cm_id *id;
+	int ret;
+
+	/* The domain lock keeps device removal from freeing the id. */
+	mutex_lock(&dom->lock);
+	id = ep->cm_id;
+	if (dom->removed || !id) {
+		mutex_unlock(&dom->lock);
+		return -ENODEV;
+	}
+	rdma_lock_handler(id);
+	mutex_lock(&ep->mutex);
+	if (!ep->passive || ep->state != IBV_EP_ENABLED || ep->cm_id != id) {
+		ret = -EINVAL;
+		goto out;
+	}
+	ret = ibv_cm_data_pack(ep->conn_data, param, paramlen);
+	if (ret < 0)
+		goto out;
+	ep->conn_len = ret;
+	ibv_conn_param(ep, &cp);
+	ep->state = IBV_EP_CONNECTING;
+	ret = rdma_accept(id, &cp);
+	if (ret)
+		ep->state = IBV_EP_ENABLED;
+out:
+	mutex_unlock(&ep->mutex);
+	rdma_unlock_handler(id);
+	mutex_unlock(&dom->lock);
+	return ret;
+}
+
+static int ibv_ep_shutdown(struct fid_ep *fep, u64 flags)
+{
+	struct ibv_ep *ep = container_of(fep, struct ibv_ep, ep);
+	bool report;
+
+	mutex_lock(&ep->mutex);
+	if (ep->state != IBV_EP_CONNECTED && ep->state != IBV_EP_CONNECTING) {
+		mutex_unlock(&ep->mutex);
+		return -ENOTCONN;
+	}
+	ibv_ep_stop(ep);
+	rdma_disconnect(ep->cm_id);
+	report = !ep->shutdown_reported;
+	ep->shutdown_reported = true;
+	mutex_unlock(&ep->mutex);
+	if (report)
+		kofi_eq_write_cm(ep->eq, FI_SHUTDOWN, &ep->ep.fid, NULL, NULL,
+				 0);
+	return 0;
+}
+
+static int ibv_ep_getname(struct fid *fid, void *addr, size_t *addrlen)
+{
+	struct ibv_ep *ep = container_of(fid, struct ibv_ep, ep.fid);
+	int ret;
+
+	mutex_lock(&ep->mutex);
+	ret = ibv_getname_id(ep->cm_id, ep->info->src_addr, addr, addrlen);
+	mutex_unlock(&ep->mutex);
+	return ret;
+}
+
+static int ibv_ep_getpeer(struct fid_ep *fep, void *addr, size_t *addrlen)
+{
+	struct ibv_ep *ep = container_of(fep, struct ibv_ep, ep);
+	const struct sockaddr *sa;
+	size_t len;
+	int ret = 0;
+
+	mutex_lock(&ep->mutex);
+	if (!ep->cm_id || ep->state < IBV_EP_CONNECTING) {
+		ret = -ENOTCONN;
+		goto out;
+	}
+	sa = (const struct sockaddr *)&ep->cm_id->route.addr.dst_addr;
+	len = ibv_sa_len(sa);
+	if (*addrlen < len) {
+		*addrlen = len;
+		ret = -EMSGSIZE;
+		goto out;
+	}
+	memcpy(addr, sa, len);
+	*addrlen = len;
+out:
+	mutex_unlock(&ep->mutex);
+	return ret;
+}
+
+const struct fi_ops_cm ibv_ep_cm_ops = {
+	.getname = ibv_ep_getname,
+	.getpeer = ibv_ep_getpeer,
+	.connect = ibv_ep_connect,
+	.accept = ibv_ep_accept,
+	.shutdown = ibv_ep_shutdown,
+};

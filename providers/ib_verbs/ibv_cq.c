@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * kOFI ib_verbs provider: work requests and their completions.
+ *
+ * Each endpoint has one ib_cq (ib_alloc_cq(), IB_POLL_SOFTIRQ) for its
+ * send and receive queues; every work request carries an ib_cqe whose done
+ * callback writes the completion into the kOFI CQ the user bound (the
+ * core's shared CQ), in softirq context.
+ *
+ * Credits: an endpoint owns exactly as many send requests as its send
+ * queue has slots for user operations, and as many receive requests as its
+ * receive queue has slots; taking a request takes a credit, its completion
+ * returns it.  A post without a free request returns -EAGAIN, so the
+ * queues are never overrun.  Keepalive probes and memory registration
+ * have their own, separately reserved, send queue slots.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/dma-mapping.h>
+#include "ibv.h"
+
+/**
+ * ibv_req_get() - take a free request (and so a queue credit)
+ * @ep: the endpoint
+ * @tx: a send queue request (else a receive queue one)
+ *
+ * Context: any context but hardirq; the caller holds @ep->lock.
+ * Return: the request, or NULL if the queue is full.
+ */
+struct ibv_req *ibv_req_get(struct ibv_ep *ep, bool tx)
+{
+	struct ibv_req **list = tx ? &ep->tx_free : &ep->rx_free;
+	struct ibv_credit *c = tx ? &ep->sq : &ep->rq;
+	struct ibv_req *req = *list;
+
+	lockdep_assert_held(&ep->lock);
+	if (!req || !ibv_credit_take(c, 1))
+		return NULL;
+	*list = req->next;
+	req->next = NULL;
+	req->busy = true;
+	req->nmap = 0;
+	req->cq = NULL;
+	req->context = NULL;
+	req->buf = NULL;
+	req->len = 0;
+	req->flags = 0;
+	return req;
+}
+
+/**
+ * ibv_req_put() - return a request (and its credit)
+ * @ep: the endpoint
+ * @req: the request
+ * @tx: it is a send queue request
+ *
+ * Context: any context but hardirq; the caller holds @ep->lock.
+ */
+void ibv_req_put(struct ibv_ep *ep, struct ibv_req *req, bool tx)
+{
+	struct ibv_req **list = tx ? &ep->tx_free : &ep->rx_free;
+
+	lockdep_assert_held(&ep->lock);
+	WARN_ON_ONCE(!ibv_credit_put(tx ? &ep->sq : &ep->rq, 1));
+	req->busy = false;
+	req->next = *list;
+	*list = req;
+}
+
+/**
+ * ibv_req_unmap() - undo the DMA mappings the provider made for a request
+ * @ep: the endpoint
+ * @req: the request
+ *
+ * Context: any context.
+ */
+void ibv_req_unmap(struct ibv_ep *ep, struct ibv_req *req)
+{
+	struct ib_device *ibdev = ep->dom->dev->ibdev;
+	unsigned int i;
+
+	for (i = 0; i < req->nmap; i++)
+		ib_dma_unmap_page(ibdev, req->map[i].addr, req->map[i].len,
+				  req->dir);
+	req->nmap = 0;
+}
+
+/* The peer stopped answering (retries exhausted): say so once. */
+static void ibv_ep_peer_lost(struct ibv_ep *ep)
+{
+	bool report;
+
+	spin_lock_bh(&ep->lock);
+	report = ep->can_send;
+	ep->can_send = false;
+	spin_unlock_bh(&ep->lock);
+	if (report && ep->eq)
+		kofi_eq_write_err(ep->eq, &ep->ep.fid, ep->ep.fid.context,
+				  ETIMEDOUT, 0, NULL, 0);
+}
+
+/**
+ * ibv_tx_done() - completion of a send, RMA or keepalive work request
+ * @cq: the ib_cq
+ * @wc: the work completion
+ *
+ * Context: softirq.
+ */
+void ibv_tx_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct ibv_req *req = container_of(wc->wr_cqe, struct ibv_req, cqe);
+	struct ibv_ep *ep = req->ep;
+	struct fid_cq *ucq = req->cq;
+	void *context = req->context;
+	u64 flags = req->flags;
+	size_t len = req->len;
+	bool keepalive = req == &ep->reqs[ep->nreqs - 1];
+	int err = ibv_wc_errno(wc->status);
+
+	ibv_req_unmap(ep, req);
+	spin_lock_bh(&ep->lock);
+	if (keepalive)
+		ep->ka_pending = false;
+	else
+		ibv_req_put(ep, req, true);
+	if (!ucq && err && err != -ECANCELED && !keepalive)
+		ucq = ep->tx_cq;	/* failed inject: still reported */
+	spin_unlock_bh(&ep->lock);
+
+	if (!err) {
+		if (ucq)
+			kofi_cq_write(ucq, context, flags, len, NULL, 0);
+		return;
+	}
+	if (ucq)
+		kofi_cq_write_err(ucq, context, flags, err, wc->status, 0, 0);
+	if (err == -ETIMEDOUT)
+		ibv_ep_peer_lost(ep);
+}
+
+/**
+ * ibv_rx_done() - completion of a receive work request
+ * @cq: the ib_cq
+ * @wc: the work completion
+ *
+ * A receive consumed by the peer's fi_writedata() completes with
+ * FI_RMA | FI_REMOTE_WRITE | FI_REMOTE_CQ_DATA.
+ *
+ * Context: softirq.
+ */
+void ibv_rx_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct ibv_req *req = container_of(wc->wr_cqe, struct ibv_req, cqe);
+	struct ibv_ep *ep = req->ep;
+	struct fid_cq *ucq = req->cq;
+	void *context = req->context;
+	u64 flags = req->flags, data = 0;
+	void *buf = req->buf;
+	int err = ibv_wc_errno(wc->status);
+
+	ibv_req_unmap(ep, req);
+	spin_lock_bh(&ep->lock);
+	ibv_req_put(ep, req, false);
+	spin_unlock_bh(&ep->lock);
+	if (!ucq)
+		return;
+	if (err) {
+		kofi_cq_write_err(ucq, context, flags, err, wc->status, 0, 0);
+		return;
+	}
+	if (wc->wc_flags & IB_WC_WITH_IMM) {
+		flags |= FI_REMOTE_CQ_DATA;
+		data = be32_to_cpu(wc->ex.imm_data);
+	}
+	if (wc->opcode == IB_WC_RECV_RDMA_WITH_IMM) {
+		flags = FI_RMA | FI_REMOTE_WRITE | FI_REMOTE_CQ_DATA;
+		buf = NULL;
+	}
+	kofi_cq_write(ucq, context, flags, wc->byte_len, buf, data);
+}
+
+/**
+ * ibv_internal_done() - completion of a memory registration work request
+ * @cq: the ib_cq
+ * @wc: the work completion
+ *
+ * Context: softirq.
+ */
+void ibv_internal_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct ibv_req *req = container_of(wc->wr_cqe, struct ibv_req, cqe);
+
+	req->status = wc->status;
+	complete(req->done);
+}

@@ -1,0 +1,547 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * kOFI ib_verbs provider: active endpoints.
+ *
+ * An endpoint is an rdma_cm identifier with an RC QP and an ib_cq.  The
+ * QP is created by fi_enable() (on the device the source address, or the
+ * connection request, belongs to), so receives may be posted before the
+ * connection is made.  Closing the endpoint disconnects it, drains the QP
+ * (outstanding operations complete with ECANCELED) and frees everything.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/slab.h>
+#include "ibv.h"
+
+static void ibv_qp_event(struct ib_event *event, void *context)
+{
+	pr_debug("QP event %s\n", ib_event_msg(event->event));
+}
+
+/**
+ * ibv_ep_setup_qp() - create the endpoint's CQ, QP and requests
+ * @ep: the endpoint, with @ep->cm_id bound to the domain's device
+ *
+ * Context: process context, may sleep; @ep->mutex held.
+ * Return: 0 or a negative errno (nothing left allocated).
+ */
+int ibv_ep_setup_qp(struct ibv_ep *ep)
+{
+	struct ibv_domain *dom = ep->dom;
+	const struct ib_device_attr *a = &dom->attr;
+	struct ib_qp_init_attr ia = {};
+	u32 sq, rq, i, n;
+	int ret;
+
+	sq = ep->info->tx_attr->size ? ep->info->tx_attr->size : ibv_tx_size;
+	rq = ep->info->rx_attr->size ? ep->info->rx_attr->size : ibv_rx_size;
+	sq = clamp_t(u32, sq, 1, a->max_qp_wr - 2);
+	rq = clamp_t(u32, rq, 1, a->max_qp_wr);
+	ep->max_sge = min_t(u32, IBV_MAX_SGE, a->max_send_sge);
+	ep->max_sge_rd = min_t(u32, ep->max_sge, a->max_sge_rd);
+	if (!ep->max_sge_rd)
+		ep->max_sge_rd = 1;
+
+	ep->cq = ib_alloc_cq_any(ep->cm_id->device, ep, sq + 2 + rq,
+				 IB_POLL_SOFTIRQ);
+	if (IS_ERR(ep->cq)) {
+		ret = PTR_ERR(ep->cq);
+		ep->cq = NULL;
+		return ret;
+	}
+	ia.event_handler = ibv_qp_event;
+	ia.qp_context = ep;
+	ia.send_cq = ep->cq;
+	ia.recv_cq = ep->cq;
+	ia.cap.max_send_wr = sq + 2;	/* + memory registration, keepalive */
+	ia.cap.max_recv_wr = rq;
+	ia.cap.max_send_sge = ep->max_sge;
+	ia.cap.max_recv_sge = min_t(u32, IBV_MAX_SGE, a->max_recv_sge);
+	ia.cap.max_inline_data = ep->inline_size;
+	ia.sq_sig_type = IB_SIGNAL_ALL_WR;
+	ia.qp_type = IB_QPT_RC;
+	ret = rdma_create_qp(ep->cm_id, dom->pd, &ia);
+	if (ret)
+		goto err_cq;
+	ep->qp = ep->cm_id->qp;
+
+	n = sq + rq + 2;
+	ep->reqs = kcalloc(n, sizeof(*ep->reqs), GFP_KERNEL);
+	if (!ep->reqs) {
+		ret = -ENOMEM;
+		goto err_qp;
+	}
+	ep->nreqs = n;
+	ibv_credit_init(&ep->sq, sq);
+	ibv_credit_init(&ep->rq, rq);
+	ep->tx_free = NULL;
+	ep->rx_free = NULL;
+	for (i = 0; i < n; i++) {
+		struct ibv_req *req = &ep->reqs[i];
+
+		req->ep = ep;
+		if (i < sq) {
+			req->cqe.done = ibv_tx_done;
+			req->next = ep->tx_free;
+			ep->tx_free = req;
+		} else if (i < sq + rq) {
+			req->cqe.done = ibv_rx_done;
+			req->next = ep->rx_free;
+			ep->rx_free = req;
+		} else if (i == n - 2) {
+			req->cqe.done = ibv_internal_done;	/* MR */
+		} else {
+			req->cqe.done = ibv_tx_done;		/* keepalive */
+		}
+	}
+	return 0;
+
+err_qp:
+	rdma_destroy_qp(ep->cm_id);
+	ep->qp = NULL;
+err_cq:
+	ib_free_cq(ep->cq);
+	ep->cq = NULL;
+	return ret;
+}
+
+/* Complete every request still outstanding (the CQ is gone) in error. */
+static void ibv_ep_flush_reqs(struct ibv_ep *ep)
+{
+	struct ibv_req *req;
+	struct fid_cq *ucq;
+	void *context;
+	u64 flags;
+	u32 i;
+	bool tx;
+
+	for (i = 0; i + 2 < ep->nreqs; i++) {
+		req = &ep->reqs[i];
+		if (!req->busy)
+			continue;
+		tx = i < ep->sq.size;
+		ucq = req->cq;
+		context = req->context;
+		flags = req->flags;
+		ibv_req_unmap(ep, req);
+		spin_lock_bh(&ep->lock);
+		ibv_req_put(ep, req, tx);
+		spin_unlock_bh(&ep->lock);
+		if (ucq)
+			kofi_cq_write_err(ucq, context, flags, ECANCELED, 0, 0,
+					  0);
+	}
+}
+
+/**
+ * ibv_ep_release() - free the endpoint's device resources
+ * @ep: the endpoint
+ *
+ * Stops posting, rejects an unaccepted request or disconnects, drains and
+ * destroys the QP (outstanding operations complete with ECANCELED), frees
+ * the CQ and detaches the rdma_cm identifier, which the caller destroys
+ * after dropping @ep->mutex (or, from the identifier's own event handler,
+ * has rdma_cm destroy by returning non-zero).
+ *
+ * Context: process context, may sleep; @ep->mutex held.
+ * Return: the detached identifier, or NULL.
+ */
+struct rdma_cm_id *ibv_ep_release(struct ibv_ep *ep)
+{
+	struct rdma_cm_id *id;
+
+	lockdep_assert_held(&ep->mutex);
+	spin_lock_bh(&ep->lock);
+	ep->can_send = false;
+	ep->can_recv = false;
+	spin_unlock_bh(&ep->lock);
+	cancel_delayed_work_sync(&ep->keepalive);
+
+	if (ep->cm_id && ep->passive && ep->state == IBV_EP_ENABLED)
+		rdma_reject(ep->cm_id, NULL, 0, IB_CM_REJ_CONSUMER_DEFINED);
+	if (ep->cm_id && (ep->state == IBV_EP_CONNECTED ||
+			  ep->state == IBV_EP_CONNECTING))
+		rdma_disconnect(ep->cm_id);
+	if (ep->qp) {
+		if (ep->connected_once)
+			ib_drain_qp(ep->qp);
+		rdma_destroy_qp(ep->cm_id);
+		ep->qp = NULL;
+	}
+	if (ep->cq) {
+		ib_free_cq(ep->cq);
+		ep->cq = NULL;
+	}
+	ibv_ep_flush_reqs(ep);
+	id = ep->cm_id;
+	ep->cm_id = NULL;
+	ep->state = IBV_EP_DEAD;
+	return id;
+}
+
+/**
+ * ibv_ep_kill() - the endpoint's device is going away
+ * @ep: the endpoint
+ * @err: error to report on its EQ (ENODEV)
+ *
+ * Context: process context, may sleep; called with the domain's lock held.
+ */
+void ibv_ep_kill(struct ibv_ep *ep, int err)
+{
+	struct rdma_cm_id *id;
+	bool report;
+
+	mutex_lock(&ep->mutex);
+	if (ep->state == IBV_EP_DEAD) {
+		mutex_unlock(&ep->mutex);
+		return;
+	}
+	report = ep->eq && ep->state != IBV_EP_IDLE && !ep->shutdown_reported;
+	ep->shutdown_reported = true;
+	id = ibv_ep_release(ep);
+	mutex_unlock(&ep->mutex);
+	if (id)
+		rdma_destroy_id(id);
+	if (report)
+		kofi_eq_write_err(ep->eq, &ep->ep.fid, ep->ep.fid.context, err,
+				  0, NULL, 0);
+}
+
+/**
+ * ibv_ep_set_connected() - the connection is established
+ * @ep: the endpoint
+ *
+ * Context: process context (rdma_cm callback); @ep->mutex held.
+ */
+void ibv_ep_set_connected(struct ibv_ep *ep)
+{
+	lockdep_assert_held(&ep->mutex);
+	ep->state = IBV_EP_CONNECTED;
+	ep->connected_once = true;
+	spin_lock_bh(&ep->lock);
+	ep->can_send = true;
+	spin_unlock_bh(&ep->lock);
+	if (ep->keepalive_ms)
+		schedule_delayed_work(&ep->keepalive,
+				      msecs_to_jiffies(ep->keepalive_ms));
+}
+
+/**
+ * ibv_ep_stop() - the connection ended: no more sends
+ * @ep: the endpoint
+ *
+ * Context: process context; @ep->mutex held.
+ */
+void ibv_ep_stop(struct ibv_ep *ep)
+{
+	lockdep_assert_held(&ep->mutex);
+	ep->state = IBV_EP_SHUTDOWN;
+	spin_lock_bh(&ep->lock);
+	ep->can_send = false;
+	spin_unlock_bh(&ep->lock);
+	cancel_delayed_work(&ep->keepalive);
+}
+
+/**
+ * ibv_ep_keepalive_work() - probe the peer with a zero-length RDMA write
+ * @work: the endpoint's keepalive work
+ *
+ * A zero-length RDMA write needs no remote key (IB spec C9-88) and is
+ * acknowledged by the peer's HCA; if the peer is gone it fails with
+ * IB_WC_RETRY_EXC_ERR after the transport retries, and the endpoint
+ * reports ETIMEDOUT on its EQ.
+ *
+ * Context: workqueue.
+ */
+void ibv_ep_keepalive_work(struct work_struct *work)
+{
+	struct ibv_ep *ep = container_of(to_delayed_work(work), struct ibv_ep,
+					 keepalive);
+	struct ibv_req *req;
+	struct ib_rdma_wr wr = {};
+	bool again;
+
+	spin_lock_bh(&ep->lock);
+	again = ep->can_send;
+	if (ep->can_send && !ep->ka_pending) {
+		req = &ep->reqs[ep->nreqs - 1];
+		req->cq = NULL;
+		req->nmap = 0;
+		wr.wr.opcode = IB_WR_RDMA_WRITE;
+		wr.wr.wr_cqe = &req->cqe;
+		wr.wr.send_flags = IB_SEND_SIGNALED;
+		if (!ib_post_send(ep->qp, &wr.wr, NULL))
+			ep->ka_pending = true;
+	}
+	spin_unlock_bh(&ep->lock);
+	if (again)
+		schedule_delayed_work(&ep->keepalive,
+				      msecs_to_jiffies(ep->keepalive_ms));
+}
+
+static int ibv_ep_enable(struct ibv_ep *ep)
+{
+	struct ibv_domain *dom = ep->dom;
+	struct sockaddr *src = ep->info->src_addr;
+	struct sockaddr *dst = ep->info->dest_addr;
+	struct rdma_cm_id *id = NULL;
+	int ret;
+
+	if (!ep->eq || !ep->tx_cq || !ep->rx_cq)
+		return -EINVAL;
+	ep->inline_size = min_t(u32, ep->info->tx_attr->inject_size,
+				ibv_dev_max_inline(dom->dev));
+	ep->keepalive_ms = ibv_keepalive_ms;
+
+	mutex_lock(&ep->mutex);
+	if (ep->state != IBV_EP_IDLE) {
+		ret = ep->state == IBV_EP_DEAD ? -ENODEV : -EINVAL;
+		goto out;
+	}
+	if (!ep->passive) {
+		id = ibv_cm_create_id(ep);
+		if (IS_ERR(id)) {
+			ret = PTR_ERR(id);
+			id = NULL;
+			goto out;
+		}
+		ep->cm_id = id;
+		if (src) {
+			ret = rdma_bind_addr(id, src);
+			if (ret)
+				goto err_id;
+		}
+		if (!id->device && dst) {
+			/* The device is the one the route leaves through. */
+			reinit_completion(&ep->addr_done);
+			ep->addr_status = -ETIMEDOUT;
+			ret = rdma_resolve_addr(id, src, dst, ibv_cm_timeout_ms);
+			if (ret)
+				goto err_id;
+			mutex_unlock(&ep->mutex);
+			wait_for_completion(&ep->addr_done);
+			mutex_lock(&ep->mutex);
+			ret = ep->addr_status;
+			if (ret)
+				goto err_id;
+			ep->addr_resolved = true;
+		}
+		ret = -EADDRNOTAVAIL;
+		if (!id->device)
+			goto err_id;
+	}
+	ret = -EINVAL;
+	if (ep->cm_id->device != dom->dev->ibdev ||
+	    (ep->cm_id->port_num && ep->cm_id->port_num != dom->port))
+		goto err_id;
+	ret = ibv_ep_setup_qp(ep);
+	if (ret)
+		goto err_id;
+	ep->state = IBV_EP_ENABLED;
+	spin_lock_bh(&ep->lock);
+	ep->can_recv = true;
+	spin_unlock_bh(&ep->lock);
+	mutex_unlock(&ep->mutex);
+	return 0;
+
+err_id:
+	if (!ep->passive)
+		ep->cm_id = NULL;
+	else
+		id = NULL;
+out:
+	mutex_unlock(&ep->mutex);
+	if (id)
+		rdma_destroy_id(id);
+	return ret;
+}
+
+static int ibv_ep_control(struct fid *fid, int command, void *arg)
+{
+	struct ibv_ep *ep = container_of(fid, struct ibv_ep, ep.fid);
+
+	switch (command) {
+	case FI_ENABLE:
+		return ibv_ep_enable(ep);
+	default:
+		return -FI_ENOSYS;
+	}
+}
+
+static int ibv_ep_bind(struct fid *fid, struct fid *bfid, u64 flags)
+{
+	struct ibv_ep *ep = container_of(fid, struct ibv_ep, ep.fid);
+	int ret = 0;
+
+	mutex_lock(&ep->mutex);
+	if (ep->state != IBV_EP_IDLE) {
+		ret = -EINVAL;
+		goto out;
+	}
+	switch (bfid->fclass) {
+	case FI_CLASS_EQ:
+		if (ep->eq)
+			ret = -EINVAL;
+		else
+			ep->eq = container_of(bfid, struct fid_eq, fid);
+		break;
+	case FI_CLASS_CQ:
+		if (!(flags & (FI_SEND | FI_RECV)) ||
+		    ((flags & FI_SEND) && ep->tx_cq) ||
+		    ((flags & FI_RECV) && ep->rx_cq)) {
+			ret = -EINVAL;
+			break;
+		}
+		if (flags & FI_SEND)
+			ep->tx_cq = container_of(bfid, struct fid_cq, fid);
+		if (flags & FI_RECV)
+			ep->rx_cq = container_of(bfid, struct fid_cq, fid);
+		break;
+	default:
+		ret = -EINVAL;
+	}
+out:
+	mutex_unlock(&ep->mutex);
+	return ret;
+}
+
+static int ibv_ep_close(struct fid *fid)
+{
+	struct ibv_ep *ep = container_of(fid, struct ibv_ep, ep.fid);
+	struct rdma_cm_id *id = NULL;
+
+	mutex_lock(&ep->mutex);
+	if (ep->state != IBV_EP_DEAD)
+		id = ibv_ep_release(ep);
+	mutex_unlock(&ep->mutex);
+	if (id)
+		rdma_destroy_id(id);
+	mutex_lock(&ep->dom->lock);
+	list_del(&ep->dom_node);
+	mutex_unlock(&ep->dom->lock);
+	cancel_delayed_work_sync(&ep->keepalive);
+	kfree(ep->reqs);
+	fi_freeinfo(ep->info);
+	kfree(ep);
+	return 0;
+}
+
+static int ibv_ep_getopt(struct fid *fid, int level, int optname,
+			 void *optval, size_t *optlen)
+{
+	if (level != FI_OPT_ENDPOINT)
+		return -ENOPROTOOPT;
+	if (*optlen < sizeof(size_t))
+		return -EINVAL;
+	switch (optname) {
+	case FI_OPT_CM_DATA_SIZE:
+		*(size_t *)optval = IBV_CM_DATA_MAX;
+		break;
+	default:
+		return -ENOPROTOOPT;
+	}
+	*optlen = sizeof(size_t);
+	return 0;
+}
+
+static int ibv_ep_setopt(struct fid *fid, int level, int optname,
+			 const void *optval, size_t optlen)
+{
+	return -ENOPROTOOPT;
+}
+
+static const struct fi_ops ibv_ep_fi_ops = {
+	.close = ibv_ep_close,
+	.bind = ibv_ep_bind,
+	.control = ibv_ep_control,
+};
+
+static const struct fi_ops_ep ibv_ep_ops = {
+	.getopt = ibv_ep_getopt,
+	.setopt = ibv_ep_setopt,
+};
+
+/**
+ * ibv_endpoint() - the domain's endpoint operation
+ * @domain: the domain
+ * @info: the endpoint's info; with a handle, the connection request to
+ *	accept (it is consumed on success)
+ * @fep: the new endpoint
+ * @context: user context
+ *
+ * Context: process context, may sleep.
+ * Return: 0; -EINVAL for a bad info or a request on another device;
+ * -ENODEV if the device is gone; -ENOMEM.
+ */
+int ibv_endpoint(struct fid_domain *domain, struct fi_info *info,
+		 struct fid_ep **fep, void *context)
+{
+	struct ibv_domain *dom = container_of(domain, struct ibv_domain,
+					      domain);
+	struct ibv_connreq *cr = NULL;
+	struct rdma_cm_id *id = NULL;
+	struct ibv_ep *ep;
+	int ret;
+
+	if (info->ep_attr && info->ep_attr->type != FI_EP_MSG &&
+	    info->ep_attr->type != FI_EP_UNSPEC)
+		return -EINVAL;
+	if (info->handle) {
+		if (info->handle->fclass != FI_CLASS_CONNREQ)
+			return -EINVAL;
+		cr = container_of(info->handle, struct ibv_connreq, fid);
+		if (cr->type != IBV_CTX_CONNREQ)
+			return -EINVAL;
+	}
+	ep = kzalloc(sizeof(*ep), GFP_KERNEL);
+	if (!ep)
+		return -ENOMEM;
+	ep->info = fi_dupinfo(info, GFP_KERNEL);
+	if (!ep->info) {
+		kfree(ep);
+		return -ENOMEM;
+	}
+	ep->info->handle = NULL;
+	ep->type = IBV_CTX_EP;
+	ep->dom = dom;
+	mutex_init(&ep->mutex);
+	spin_lock_init(&ep->lock);
+	init_completion(&ep->addr_done);
+	INIT_DELAYED_WORK(&ep->keepalive, ibv_ep_keepalive_work);
+	ep->state = IBV_EP_IDLE;
+
+	mutex_lock(&dom->lock);
+	if (dom->removed) {
+		ret = -ENODEV;
+		goto err_unlock;
+	}
+	if (cr) {
+		ret = ibv_connreq_take(cr, dom->dev->ibdev, &id);
+		if (ret)
+			goto err_unlock;
+		ep->cm_id = id;
+		ep->passive = true;
+		ep->peer_rd_atomic = cr->initiator_depth;
+		ep->peer_rd_resp = cr->responder_resources;
+		rdma_lock_handler(id);
+		id->context = ep;
+		rdma_unlock_handler(id);
+		ibv_connreq_free(cr);
+	}
+	list_add_tail(&ep->dom_node, &dom->eps);
+	mutex_unlock(&dom->lock);
+
+	kofi_fid_init(&ep->ep.fid, FI_CLASS_EP, &ibv_ep_fi_ops, context);
+	ep->ep.ops = &ibv_ep_ops;
+	ep->ep.cm = &ibv_ep_cm_ops;
+	ep->ep.msg = &ibv_msg_ops;
+	ep->ep.rma = &ibv_rma_ops;
+	*fep = &ep->ep;
+	return 0;
+
+err_unlock:
+	mutex_unlock(&dom->lock);
+	fi_freeinfo(ep->info);
+	kfree(ep);
+	return ret;
+}

@@ -1,0 +1,273 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * kOFI ib_verbs provider: logic that needs no device.
+ *
+ * Pure functions shared by the provider and its KUnit suites
+ * (kunit/ib_verbs_*_test.c include this header, so everything here is
+ * static inline and uses no symbol of the provider module):
+ *
+ * - send/receive queue credits: a post takes one, its completion returns
+ *   it, a post without a credit is refused with -EAGAIN;
+ * - rdma_cm event to kOFI outcome (EQ event or error) mapping;
+ * - work completion status to errno mapping;
+ * - libfabric's verbs CM data format (one size byte, then the data);
+ * - the page layout of a memory region (how many pages an FRWR maps).
+ */
+#ifndef _KOFI_IBV_LOGIC_H
+#define _KOFI_IBV_LOGIC_H
+
+#include <linux/errno.h>
+#include <linux/kernel.h>
+#include <linux/string.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/rdma_cm.h>
+#include <kofi/fi_eq.h>
+
+/* libfabric verbs: user CM data follows a one-byte size header. */
+#define IBV_CM_HDR_SIZE		1
+/* Largest user CM data: 56 bytes of IB CM REQ private data, less the header. */
+#define IBV_CM_DATA_MAX		55
+
+/**
+ * struct ibv_credit - free slots of a work queue
+ * @avail: slots that may be posted now
+ * @size: slots in the queue
+ *
+ * Not locked: the caller serialises (the endpoint's spinlock).
+ */
+struct ibv_credit {
+	u32 avail;
+	u32 size;
+};
+
+static inline void ibv_credit_init(struct ibv_credit *c, u32 size)
+{
+	c->avail = size;
+	c->size = size;
+}
+
+/* Take @n credits; false (nothing taken) if fewer are available. */
+static inline bool ibv_credit_take(struct ibv_credit *c, u32 n)
+{
+	if (n > c->avail)
+		return false;
+	c->avail -= n;
+	return true;
+}
+
+/* Return @n credits; false if that would exceed the queue (a bug). */
+static inline bool ibv_credit_put(struct ibv_credit *c, u32 n)
+{
+	if (n > c->size - c->avail)
+		return false;
+	c->avail += n;
+	return true;
+}
+
+static inline bool ibv_credit_idle(const struct ibv_credit *c)
+{
+	return c->avail == c->size;
+}
+
+/**
+ * enum ibv_cm_action - what an rdma_cm event means for a kOFI endpoint
+ * @IBV_CM_IGNORE: nothing to report
+ * @IBV_CM_CONNREQ: FI_CONNREQ on the listener's EQ
+ * @IBV_CM_CONNECTED: FI_CONNECTED
+ * @IBV_CM_SHUTDOWN: FI_SHUTDOWN (the connection ended)
+ * @IBV_CM_ERROR: an EQ error entry with the errno of ibv_cm_errno()
+ * @IBV_CM_REMOVED: the device went away: error entry ENODEV, tear down
+ * @IBV_CM_ROUTE: address resolved: resolve the route
+ * @IBV_CM_CONNECT: route resolved: send the connection request
+ */
+enum ibv_cm_action {
+	IBV_CM_IGNORE,
+	IBV_CM_CONNREQ,
+	IBV_CM_CONNECTED,
+	IBV_CM_SHUTDOWN,
+	IBV_CM_ERROR,
+	IBV_CM_REMOVED,
+	IBV_CM_ROUTE,
+	IBV_CM_CONNECT,
+};
+
+/**
+ * ibv_cm_action() - classify an rdma_cm event
+ * @event: the event
+ * @connected: whether the endpoint had reported FI_CONNECTED
+ *
+ * ADDR_CHANGE ends an established connection (FI_SHUTDOWN) and fails one
+ * being set up; TIMEWAIT_EXIT only says the QP may be reused.
+ */
+static inline enum ibv_cm_action ibv_cm_action(enum rdma_cm_event_type event,
+					       bool connected)
+{
+	switch (event) {
+	case RDMA_CM_EVENT_ADDR_RESOLVED:
+		return IBV_CM_ROUTE;
+	case RDMA_CM_EVENT_ROUTE_RESOLVED:
+		return IBV_CM_CONNECT;
+	case RDMA_CM_EVENT_CONNECT_REQUEST:
+		return IBV_CM_CONNREQ;
+	case RDMA_CM_EVENT_ESTABLISHED:
+		return IBV_CM_CONNECTED;
+	case RDMA_CM_EVENT_DISCONNECTED:
+		return connected ? IBV_CM_SHUTDOWN : IBV_CM_ERROR;
+	case RDMA_CM_EVENT_ADDR_CHANGE:
+		return connected ? IBV_CM_SHUTDOWN : IBV_CM_ERROR;
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+		return IBV_CM_REMOVED;
+	case RDMA_CM_EVENT_ADDR_ERROR:
+	case RDMA_CM_EVENT_ROUTE_ERROR:
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+	case RDMA_CM_EVENT_UNREACHABLE:
+	case RDMA_CM_EVENT_REJECTED:
+		return connected ? IBV_CM_SHUTDOWN : IBV_CM_ERROR;
+	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
+	case RDMA_CM_EVENT_CONNECT_RESPONSE:
+	default:
+		return IBV_CM_IGNORE;
+	}
+}
+
+/**
+ * ibv_cm_errno() - negative errno for a failed connection event
+ * @event: the event
+ * @status: the event's status (negative errno, or a reject reason)
+ */
+static inline int ibv_cm_errno(enum rdma_cm_event_type event, int status)
+{
+	switch (event) {
+	case RDMA_CM_EVENT_REJECTED:
+		return -ECONNREFUSED;
+	case RDMA_CM_EVENT_UNREACHABLE:
+		return status == -ETIMEDOUT ? -ETIMEDOUT : -EHOSTUNREACH;
+	case RDMA_CM_EVENT_ADDR_ERROR:
+		return status < 0 && status > -MAX_ERRNO ? status :
+		       -EADDRNOTAVAIL;
+	case RDMA_CM_EVENT_ROUTE_ERROR:
+		return status < 0 && status > -MAX_ERRNO ? status :
+		       -ENETUNREACH;
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+	case RDMA_CM_EVENT_DISCONNECTED:
+		return -ECONNRESET;
+	case RDMA_CM_EVENT_ADDR_CHANGE:
+		return -EADDRNOTAVAIL;
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+		return -ENODEV;
+	default:
+		return -EIO;
+	}
+}
+
+/**
+ * ibv_wc_errno() - negative errno of a failed work completion (0: success)
+ * @status: the completion status
+ */
+static inline int ibv_wc_errno(enum ib_wc_status status)
+{
+	switch (status) {
+	case IB_WC_SUCCESS:
+		return 0;
+	case IB_WC_WR_FLUSH_ERR:
+		return -ECANCELED;
+	case IB_WC_LOC_LEN_ERR:
+		return -EMSGSIZE;
+	case IB_WC_REM_ACCESS_ERR:
+	case IB_WC_LOC_ACCESS_ERR:
+	case IB_WC_LOC_PROT_ERR:
+	case IB_WC_MW_BIND_ERR:
+		return -EACCES;
+	case IB_WC_REM_INV_REQ_ERR:
+	case IB_WC_REM_OP_ERR:
+		return -EREMOTEIO;
+	case IB_WC_RETRY_EXC_ERR:
+	case IB_WC_RNR_RETRY_EXC_ERR:
+	case IB_WC_RESP_TIMEOUT_ERR:
+		return -ETIMEDOUT;
+	case IB_WC_REM_ABORT_ERR:
+		return -ECONNRESET;
+	default:
+		return -EIO;
+	}
+}
+
+/**
+ * ibv_cm_data_pack() - build connection private data
+ * @buf: output, at least IBV_CM_HDR_SIZE + @len bytes
+ * @data: user data, or NULL
+ * @len: bytes of user data, at most IBV_CM_DATA_MAX
+ *
+ * Return: bytes written to @buf, or -EINVAL if @len is too large.
+ */
+static inline int ibv_cm_data_pack(u8 *buf, const void *data, size_t len)
+{
+	if (len > IBV_CM_DATA_MAX || (!data && len))
+		return -EINVAL;
+	buf[0] = len;
+	if (len)
+		memcpy(buf + IBV_CM_HDR_SIZE, data, len);
+	return IBV_CM_HDR_SIZE + len;
+}
+
+/**
+ * ibv_cm_data_unpack() - find the user data in received private data
+ * @priv: private data of the event, or NULL
+ * @privlen: its length (the transport may pad it)
+ * @len: set to the user data length (0 if none or malformed)
+ *
+ * Return: the user data, or NULL if there is none.  A size byte larger
+ * than what was received is treated as no data.
+ */
+static inline const void *ibv_cm_data_unpack(const void *priv, size_t privlen,
+					     size_t *len)
+{
+	const u8 *p = priv;
+
+	*len = 0;
+	if (!p || privlen < IBV_CM_HDR_SIZE || !p[0] ||
+	    p[0] > privlen - IBV_CM_HDR_SIZE || p[0] > IBV_CM_DATA_MAX)
+		return NULL;
+	*len = p[0];
+	return p + IBV_CM_HDR_SIZE;
+}
+
+/**
+ * ibv_mr_pages() - pages an FRWR must map for [addr, addr + len)
+ * @addr: first byte (a kernel virtual address or a page offset)
+ * @len: bytes, > 0
+ * @page_size: the MR page size, a power of two
+ */
+static inline unsigned long ibv_mr_pages(unsigned long addr, size_t len,
+					 unsigned long page_size)
+{
+	unsigned long first = addr & ~(page_size - 1);
+	unsigned long last = (addr + len - 1) & ~(page_size - 1);
+
+	if (!len)
+		return 0;
+	return (last - first) / page_size + 1;
+}
+
+/**
+ * ibv_mr_vec_ok() - can a vector of segments be one FRWR region?
+ * @idx: segment index
+ * @n: segments
+ * @addr: start of segment @idx
+ * @len: its length
+ * @page_size: the MR page size
+ *
+ * An FRWR maps a list of pages: every segment but the first must start on
+ * a page boundary, every segment but the last must end on one.
+ */
+static inline bool ibv_mr_vec_ok(size_t idx, size_t n, unsigned long addr,
+				 size_t len, unsigned long page_size)
+{
+	if (idx && (addr & (page_size - 1)))
+		return false;
+	if (idx + 1 < n && ((addr + len) & (page_size - 1)))
+		return false;
+	return len > 0;
+}
+
+#endif /* _KOFI_IBV_LOGIC_H */

@@ -1,0 +1,425 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * kOFI ib_verbs provider: memory registration by FRWR.
+ *
+ * A region (kmalloc'd or vmalloc'd kvecs, bio_vec pages or a scatterlist)
+ * is turned into a page list, DMA-mapped, and registered with a fast
+ * registration MR: ib_alloc_mr(IB_MR_TYPE_MEM_REG) + ib_map_mr_sg() + an
+ * IB_WR_REG_MR work request.  Closing it posts IB_WR_LOCAL_INV before the
+ * MR is freed.  The PD has no global rkey: peers reach only what was
+ * registered, with the access asked for.
+ *
+ * Work requests need a queue pair in RTS: registration is posted on a
+ * connected endpoint of the domain and waited for.  A region registered
+ * while the domain has no connected endpoint is registered when the first
+ * one connects, before FI_CONNECTED is reported; its key is valid from
+ * fi_mr_reg() on.
+ *
+ * Remote addresses (FI_MR_VIRT_ADDR): the kernel virtual address of the
+ * first byte for kvec regions; for bio_vec and scatterlist regions the
+ * attr offset, whose offset within a page must be the first byte's.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/bvec.h>
+#include <linux/mm.h>
+#include <linux/random.h>
+#include <linux/scatterlist.h>
+#include <linux/slab.h>
+#include <linux/uio.h>
+#include <linux/vmalloc.h>
+#include "ibv.h"
+
+/* Post an internal work request on a connected endpoint and wait. */
+static int ibv_mr_post(struct ibv_ep *ep, struct ib_send_wr *wr)
+{
+	DECLARE_COMPLETION_ONSTACK(done);
+	struct ibv_req *req = NULL;
+	int ret = -ENOTCONN;
+
+	spin_lock_bh(&ep->lock);
+	if (ep->can_send && ep->reqs) {
+		req = &ep->reqs[ep->nreqs - 2];
+		req->done = &done;
+		req->status = IB_WC_GENERAL_ERR;
+		wr->wr_cqe = &req->cqe;
+		wr->send_flags = IB_SEND_SIGNALED;
+		ret = ib_post_send(ep->qp, wr, NULL);
+	}
+	spin_unlock_bh(&ep->lock);
+	if (ret)
+		return ret;
+	wait_for_completion(&done);
+	return req->status == IB_WC_SUCCESS ? 0 : -EIO;
+}
+
+static int ibv_mr_post_reg(struct ibv_ep *ep, struct ibv_mr *mr)
+{
+	struct ib_reg_wr wr = {
+		.wr.opcode = IB_WR_REG_MR,
+		.mr = mr->ibmr,
+		.key = mr->ibmr->rkey,
+		.access = mr->access,
+	};
+
+	return ibv_mr_post(ep, &wr.wr);
+}
+
+/* Register @mr on some connected endpoint; -ENOTCONN if there is none. */
+static int ibv_mr_post_any(struct ibv_domain *dom, struct ibv_mr *mr,
+			   bool inv)
+{
+	struct ib_send_wr inv_wr = {
+		.opcode = IB_WR_LOCAL_INV,
+		.ex.invalidate_rkey = mr->ibmr->rkey,
+	};
+	struct ibv_ep *ep;
+	int ret = -ENOTCONN;
+
+	lockdep_assert_held(&dom->lock);
+	lockdep_assert_held(&dom->mr_lock);
+	list_for_each_entry(ep, &dom->eps, dom_node) {
+		ret = inv ? ibv_mr_post(ep, &inv_wr) : ibv_mr_post_reg(ep, mr);
+		if (ret != -ENOTCONN)
+			break;
+	}
+	return ret;
+}
+
+/**
+ * ibv_mr_register_pending() - register the domain's pending regions
+ * @ep: an endpoint that just connected
+ *
+ * Context: process context (rdma_cm callback), may sleep; @ep->mutex held.
+ * Return: 0 or the first error (the region stays pending).
+ */
+int ibv_mr_register_pending(struct ibv_ep *ep)
+{
+	struct ibv_domain *dom = ep->dom;
+	struct ibv_mr *mr;
+	int ret = 0, r;
+
+	mutex_lock(&dom->mr_lock);
+	list_for_each_entry(mr, &dom->mrs, dom_node) {
+		if (!mr->pending || !mr->ibmr)
+			continue;
+		r = ibv_mr_post_reg(ep, mr);
+		if (r) {
+			ret = ret ? ret : r;
+			continue;
+		}
+		mr->pending = false;
+		mr->registered = true;
+	}
+	mutex_unlock(&dom->mr_lock);
+	return ret;
+}
+
+/**
+ * ibv_mr_from_desc() - the registered region a descriptor names
+ * @ep: the endpoint using it
+ * @desc: a fi_mr_desc() value
+ *
+ * Context: any context.
+ * Return: the region if it is a registered region of @ep's domain, NULL.
+ */
+struct ibv_mr *ibv_mr_from_desc(struct ibv_ep *ep, void *desc)
+{
+	struct ibv_mr *mr = desc;
+
+	if (mr->mr.fid.fclass != FI_CLASS_MR || mr->dom != ep->dom ||
+	    !mr->registered || !mr->ibmr)
+		return NULL;
+	return mr;
+}
+
+/* Free the device resources of @mr; the device must still exist. */
+static void ibv_mr_release(struct ibv_mr *mr)
+{
+	struct ib_device *ibdev = mr->dom->dev->ibdev;
+
+	if (mr->ibmr) {
+		ib_dereg_mr(mr->ibmr);
+		mr->ibmr = NULL;
+		ib_dma_unmap_sg(ibdev, mr->sgt.sgl, mr->sgt.orig_nents,
+				DMA_BIDIRECTIONAL);
+	}
+	mr->registered = false;
+	mr->pending = false;
+}
+
+/**
+ * ibv_mr_kill() - the region's device is going away
+ * @mr: the region
+ *
+ * Context: process context, may sleep; the domain's locks held.
+ */
+void ibv_mr_kill(struct ibv_mr *mr)
+{
+	ibv_mr_release(mr);
+}
+
+static int ibv_mr_close(struct fid *fid)
+{
+	struct ibv_mr *mr = container_of(fid, struct ibv_mr, mr.fid);
+	struct ibv_domain *dom = mr->dom;
+
+	mutex_lock(&dom->lock);
+	mutex_lock(&dom->mr_lock);
+	list_del(&mr->dom_node);
+	if (!dom->removed && mr->ibmr) {
+		if (mr->registered)
+			ibv_mr_post_any(dom, mr, true);
+		ibv_mr_release(mr);
+	}
+	mutex_unlock(&dom->mr_lock);
+	mutex_unlock(&dom->lock);
+	sg_free_table(&mr->sgt);
+	kfree(mr);
+	return 0;
+}
+
+static const struct fi_ops ibv_mr_fi_ops = {
+	.close = ibv_mr_close,
+};
+
+/* One contiguous piece of the region. */
+struct ibv_seg {
+	struct page *page;	/* NULL: use @addr */
+	unsigned long addr;
+	size_t off;
+	size_t len;
+};
+
+static int ibv_mr_seg(const struct fi_mr_attr *attr, size_t i,
+		      struct ibv_seg *s)
+{
+	struct scatterlist *sg;
+	size_t k;
+
+	memset(s, 0, sizeof(*s));
+	switch (attr->iov_type) {
+	case FI_IOV_KVEC:
+		s->addr = (unsigned long)attr->mr_iov[i].iov_base;
+		s->off = offset_in_page(s->addr);
+		s->len = attr->mr_iov[i].iov_len;
+		if (!is_vmalloc_addr((void *)s->addr) &&
+		    (!virt_addr_valid(s->addr) || !s->len ||
+		     !virt_addr_valid(s->addr + s->len - 1)))
+			return -EINVAL;
+		return 0;
+	case FI_IOV_BVEC:
+		s->page = attr->mr_bvec[i].bv_page;
+		s->off = attr->mr_bvec[i].bv_offset;
+		s->len = attr->mr_bvec[i].bv_len;
+		break;
+	case FI_IOV_SG:
+		sg = attr->mr_sg;
+		for (k = 0; k < i && sg; k++)
+			sg = sg_next(sg);
+		if (!sg)
+			return -EINVAL;
+		s->page = sg_page(sg);
+		s->off = sg->offset;
+		s->len = sg->length;
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (!s->page)
+		return -EINVAL;
+	s->page += s->off >> PAGE_SHIFT;
+	s->off &= ~PAGE_MASK;
+	return 0;
+}
+
+static struct page *ibv_seg_page(const struct ibv_seg *s, size_t k)
+{
+	unsigned long a;
+
+	if (s->page)
+		return s->page + k;
+	a = (s->addr & PAGE_MASK) + k * PAGE_SIZE;
+	return is_vmalloc_addr((void *)a) ? vmalloc_to_page((void *)a) :
+	       virt_to_page((void *)a);
+}
+
+/* Build @mr->sgt from the region's pages. */
+static int ibv_mr_build(struct ibv_mr *mr, const struct fi_mr_attr *attr,
+			size_t *first_off, unsigned long *npages)
+{
+	struct page **pages;
+	struct ibv_seg s;
+	size_t i, k, n = 0, total = 0, np;
+	int ret;
+
+	*npages = 0;
+	for (i = 0; i < attr->iov_count; i++) {
+		ret = ibv_mr_seg(attr, i, &s);
+		if (ret)
+			return ret;
+		if (!ibv_mr_vec_ok(i, attr->iov_count, s.off, s.len,
+				   PAGE_SIZE))
+			return -EINVAL;
+		if (!i)
+			*first_off = s.off;
+		*npages += ibv_mr_pages(s.off, s.len, PAGE_SIZE);
+		total += s.len;
+	}
+	if (total > IBV_MAX_MSG_SIZE || *npages > UINT_MAX)
+		return -EINVAL;
+	pages = kvmalloc_array(*npages, sizeof(*pages), GFP_KERNEL);
+	if (!pages)
+		return -ENOMEM;
+	for (i = 0; i < attr->iov_count; i++) {
+		ibv_mr_seg(attr, i, &s);
+		np = ibv_mr_pages(s.off, s.len, PAGE_SIZE);
+		for (k = 0; k < np; k++)
+			pages[n++] = ibv_seg_page(&s, k);
+	}
+	ret = sg_alloc_table_from_pages(&mr->sgt, pages, n, *first_off, total,
+					GFP_KERNEL);
+	kvfree(pages);
+	mr->length = total;
+	return ret;
+}
+
+static int ibv_mr_access(u64 access)
+{
+	int a = IB_ACCESS_LOCAL_WRITE;
+
+	if (access & FI_REMOTE_READ)
+		a |= IB_ACCESS_REMOTE_READ;
+	if (access & FI_REMOTE_WRITE)
+		a |= IB_ACCESS_REMOTE_WRITE;
+	return a;
+}
+
+static int ibv_mr_regattr(struct fid *fid, const struct fi_mr_attr *attr,
+			  u64 flags, struct fid_mr **fmr)
+{
+	struct ibv_domain *dom = container_of(fid, struct ibv_domain,
+					      domain.fid);
+	struct ib_device *ibdev = dom->dev->ibdev;
+	unsigned long npages;
+	size_t first_off = 0;
+	struct ibv_mr *mr;
+	int ret, nents, n;
+	u64 iova;
+
+	if (attr->iov_count > IBV_MAX_SGE || flags)
+		return -EINVAL;
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return -ENOMEM;
+	mr->dom = dom;
+	mr->access = ibv_mr_access(attr->access);
+	ret = ibv_mr_build(mr, attr, &first_off, &npages);
+	if (ret)
+		goto err_free;
+	if (attr->iov_type == FI_IOV_KVEC) {
+		iova = (unsigned long)attr->mr_iov[0].iov_base;
+		if (attr->iov_count == 1)
+			mr->kva = iova;
+	} else {
+		iova = attr->offset;
+		ret = -EINVAL;
+		if ((iova ^ first_off) & ~PAGE_MASK)
+			goto err_sgt;
+	}
+	mr->iova = iova;
+
+	mutex_lock(&dom->lock);
+	ret = -ENODEV;
+	if (dom->removed)
+		goto err_unlock;
+	ret = -EINVAL;
+	if (npages > dom->attr.max_fast_reg_page_list_len)
+		goto err_unlock;
+	ret = -ENOMEM;
+	nents = ib_dma_map_sg(ibdev, mr->sgt.sgl, mr->sgt.orig_nents,
+			      DMA_BIDIRECTIONAL);
+	if (!nents)
+		goto err_unlock;
+	mr->ibmr = ib_alloc_mr(dom->pd, IB_MR_TYPE_MEM_REG, npages);
+	if (IS_ERR(mr->ibmr)) {
+		ret = PTR_ERR(mr->ibmr);
+		mr->ibmr = NULL;
+		goto err_unmap;
+	}
+	n = ib_map_mr_sg(mr->ibmr, mr->sgt.sgl, nents, NULL, PAGE_SIZE);
+	if (n != nents) {
+		ret = n < 0 ? n : -EINVAL;
+		goto err_mr;
+	}
+	ib_update_fast_reg_key(mr->ibmr, get_random_u32() & 0xff);
+	mr->ibmr->iova = iova;
+
+	mutex_lock(&dom->mr_lock);
+	ret = ibv_mr_post_any(dom, mr, false);
+	if (!ret) {
+		mr->registered = true;
+	} else if (ret == -ENOTCONN) {
+		mr->pending = true;
+		ret = 0;
+	}
+	if (!ret)
+		list_add_tail(&mr->dom_node, &dom->mrs);
+	mutex_unlock(&dom->mr_lock);
+	if (ret)
+		goto err_mr;
+	mutex_unlock(&dom->lock);
+
+	kofi_fid_init(&mr->mr.fid, FI_CLASS_MR, &ibv_mr_fi_ops, attr->context);
+	mr->mr.mem_desc = mr;
+	mr->mr.key = mr->ibmr->rkey;
+	*fmr = &mr->mr;
+	return 0;
+
+err_mr:
+	ib_dereg_mr(mr->ibmr);
+	mr->ibmr = NULL;
+err_unmap:
+	ib_dma_unmap_sg(ibdev, mr->sgt.sgl, mr->sgt.orig_nents,
+			DMA_BIDIRECTIONAL);
+err_unlock:
+	mutex_unlock(&dom->lock);
+err_sgt:
+	sg_free_table(&mr->sgt);
+err_free:
+	kfree(mr);
+	return ret;
+}
+
+static int ibv_mr_regv(struct fid *fid, const struct kvec *iov, size_t count,
+		       u64 access, u64 offset, u64 requested_key, u64 flags,
+		       struct fid_mr **mr, void *context)
+{
+	struct fi_mr_attr attr = {
+		.iov_type = FI_IOV_KVEC,
+		.mr_iov = iov,
+		.iov_count = count,
+		.access = access,
+		.offset = offset,
+		.requested_key = requested_key,
+		.context = context,
+	};
+
+	return ibv_mr_regattr(fid, &attr, flags, mr);
+}
+
+static int ibv_mr_reg(struct fid *fid, const void *buf, size_t len,
+		      u64 access, u64 offset, u64 requested_key, u64 flags,
+		      struct fid_mr **mr, void *context)
+{
+	struct kvec iov = { .iov_base = (void *)buf, .iov_len = len };
+
+	return ibv_mr_regv(fid, &iov, 1, access, offset, requested_key, flags,
+			   mr, context);
+}
+
+const struct fi_ops_mr ibv_mr_ops = {
+	.reg = ibv_mr_reg,
+	.regv = ibv_mr_regv,
+	.regattr = ibv_mr_regattr,
+};
