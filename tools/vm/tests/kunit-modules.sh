@@ -8,7 +8,7 @@
 
 check "insmod kofi" insmod /kofi/modules/kofi.ko
 n=0
-for t in /kofi/modules/*_test.ko; do
+for t in /kofi/modules/*_test.ko /kofi/modules/*kunit*.ko; do
 	[ -e "$t" ] || continue
 	n=$((n + 1))
 	name=$(basename "$t" .ko)

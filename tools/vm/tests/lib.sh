@@ -37,7 +37,7 @@ kofi_modules() {
 	for m in /kofi/modules/kofi_*.ko; do
 		[ -e "$m" ] || continue
 		m=$(basename "$m" .ko)
-		case $m in kofi_sample_*|*_test) continue ;; esac
+		case $m in kofi_sample_*|*_test|*kunit*) continue ;; esac
 		echo "$m"
 	done
 }
