@@ -3,6 +3,7 @@
 #
 # kOFI's whole test run (make check):
 #   setup      packages, Debian kernels, linux-source (tools/setup.sh)
+#   selftest   the kernel report scanner flags every kind of report
 #   build      every module against Debian's 6.1 and 6.12 headers, W=1
 #              and sparse: any warning fails
 #   checkpatch scripts/checkpatch.pl --strict over the project's C files
@@ -64,6 +65,7 @@ if ! step "setup" tools/setup.sh; then
 	exit 1
 fi
 
+counted "harness self-test" tools/selftest/run.sh
 for s in $KOFI_SERIES; do
 	step "build $s (W=1, sparse)" tools/build.sh -W -C "$s"
 done
