@@ -79,6 +79,8 @@ struct ibv_dev {
 	bool inline_probed;
 };
 
+struct ibv_req;
+
 struct ibv_fabric {
 	struct fid_fabric fabric;
 };
@@ -96,6 +98,11 @@ struct ibv_fabric {
  * @removed: the device went away
  * @dev_node: ibv_dev.domains linkage
  * @attr: device attributes (copied at open)
+ * @reg_cq: CQ of @reg_qp
+ * @reg_qp: a QP connected to itself, in RTS, that only ever carries
+ *	memory registration work requests (local operations); NULL where it
+ *	cannot be made (iWARP): registration then uses connected endpoints
+ * @reg_req: the request of registrations posted on @reg_qp
  */
 struct ibv_domain {
 	struct fid_domain domain;
@@ -109,19 +116,14 @@ struct ibv_domain {
 	bool removed;
 	struct list_head dev_node;
 	struct ib_device_attr attr;
-};
-
-/* Type tags of the rdma_cm_id contexts. */
-enum ibv_ctx_type {
-	IBV_CTX_PEP = 1,
-	IBV_CTX_CONNREQ,
-	IBV_CTX_EP,
+	struct ib_cq *reg_cq;
+	struct ib_qp *reg_qp;
+	struct ibv_req *reg_req;
 };
 
 /**
  * struct ibv_pep - a passive endpoint
- * @pep: the kOFI object
- * @type: IBV_CTX_PEP
+ * @pep: the kOFI object (the context of its rdma_cm identifier)
  * @mutex: protects @cm_id, @listening
  * @cm_id: the listening identifier, NULL once destroyed
  * @eq: the bound EQ
@@ -131,7 +133,6 @@ enum ibv_ctx_type {
  */
 struct ibv_pep {
 	struct fid_pep pep;
-	u32 type;
 	struct mutex mutex;	/* protects cm_id, listening */
 	struct rdma_cm_id *cm_id;
 	struct fid_eq *eq;
@@ -142,15 +143,13 @@ struct ibv_pep {
 
 /**
  * struct ibv_connreq - a connection request (fi_info.handle of FI_CONNREQ)
- * @fid: class FI_CLASS_CONNREQ
- * @type: IBV_CTX_CONNREQ
+ * @fid: class FI_CLASS_CONNREQ (the context of its rdma_cm identifier)
  * @cm_id: the new connection's identifier, NULL once taken by an endpoint
  * @initiator_depth: the peer's initiator depth
  * @responder_resources: the peer's responder resources
  */
 struct ibv_connreq {
 	struct fid fid;
-	u32 type;
 	struct rdma_cm_id *cm_id;
 	u8 initiator_depth;
 	u8 responder_resources;
@@ -207,8 +206,7 @@ struct ibv_req {
 
 /**
  * struct ibv_ep - an active endpoint
- * @ep: the kOFI object
- * @type: IBV_CTX_EP
+ * @ep: the kOFI object (the context of its rdma_cm identifier)
  * @dom: its domain
  * @dom_node: ibv_domain.eps linkage
  * @info: its info (copy)
@@ -251,7 +249,6 @@ struct ibv_req {
  */
 struct ibv_ep {
 	struct fid_ep ep;
-	u32 type;
 	struct ibv_domain *dom;
 	struct list_head dom_node;
 	struct fi_info *info;
@@ -351,6 +348,7 @@ int ibv_passive_ep(struct fid_fabric *fabric, struct fi_info *info,
 struct rdma_cm_id *ibv_cm_create_id(void *context);
 extern const struct fi_ops_cm ibv_ep_cm_ops;
 void ibv_connreq_free(struct ibv_connreq *cr);
+bool ibv_is_connreq(const struct fid *fid);
 int ibv_connreq_take(struct ibv_connreq *cr, struct ib_device *ibdev,
 		     struct rdma_cm_id **id);
 

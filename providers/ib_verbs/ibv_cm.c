@@ -3,8 +3,8 @@
  * kOFI ib_verbs provider: connection management over rdma_cm.
  *
  * Every rdma_cm identifier of the provider has one event handler,
- * ibv_cm_handler(), whose context is a passive endpoint, a connection
- * request or an endpoint (told apart by the type word they start with).
+ * ibv_cm_handler(), whose context is the struct fid of a passive endpoint,
+ * a connection request or an endpoint (told apart by the fid's class).
  * Every event is handled (ibv_cm_action() says what it means):
  *
  *   ADDR_RESOLVED, ROUTE_RESOLVED   next step of fi_connect()
@@ -41,7 +41,7 @@ static size_t ibv_sa_len(const struct sockaddr *sa)
 
 /**
  * ibv_cm_create_id() - a new rdma_cm identifier for RC connections
- * @context: the pep, connreq or endpoint it belongs to
+ * @context: the struct fid of the pep, connreq or endpoint it belongs to
  *
  * Context: process context, may sleep.
  * Return: the identifier or an ERR_PTR().
@@ -121,6 +121,17 @@ static const struct fi_ops ibv_connreq_fi_ops = {
 	.close = ibv_connreq_close,
 };
 
+/**
+ * ibv_is_connreq() - is @fid a connection request of this provider?
+ * @fid: a fi_info handle
+ *
+ * Context: any context.
+ */
+bool ibv_is_connreq(const struct fid *fid)
+{
+	return fid->fclass == FI_CLASS_CONNREQ && fid->ops == &ibv_connreq_fi_ops;
+}
+
 static int ibv_connreq_event(struct ibv_connreq *cr, struct rdma_cm_id *id,
 			     struct rdma_cm_event *ev)
 {
@@ -155,13 +166,12 @@ static int ibv_pep_connreq(struct ibv_pep *pep, struct rdma_cm_id *id,
 		kfree(cr);
 		goto reject;
 	}
-	cr->type = IBV_CTX_CONNREQ;
 	cr->cm_id = id;
 	cr->initiator_depth = ev->param.conn.initiator_depth;
 	cr->responder_resources = ev->param.conn.responder_resources;
 	kofi_fid_init(&cr->fid, FI_CLASS_CONNREQ, &ibv_connreq_fi_ops, NULL);
 	info->handle = &cr->fid;
-	id->context = cr;
+	id->context = &cr->fid;
 	data = ibv_cm_data_unpack(ev->param.conn.private_data,
 				  ev->param.conn.private_data_len, &len);
 	if (kofi_eq_write_cm(pep->eq, FI_CONNREQ, &pep->pep.fid, info, data,
@@ -217,7 +227,7 @@ static int ibv_pep_listen(struct fid_pep *fpep)
 		ret = -EINVAL;
 		goto out;
 	}
-	id = ibv_cm_create_id(pep);
+	id = ibv_cm_create_id(&pep->pep.fid);
 	if (IS_ERR(id)) {
 		ret = PTR_ERR(id);
 		goto out;
@@ -244,7 +254,7 @@ static int ibv_pep_reject(struct fid_pep *fpep, struct fid *handle,
 	u8 buf[IBV_CM_HDR_SIZE + IBV_CM_DATA_MAX];
 	int len;
 
-	if (cr->type != IBV_CTX_CONNREQ)
+	if (!ibv_is_connreq(handle))
 		return -EINVAL;
 	len = ibv_cm_data_pack(buf, param, paramlen);
 	if (len < 0) {
@@ -389,7 +399,6 @@ int ibv_passive_ep(struct fid_fabric *fabric, struct fi_info *info,
 		return -ENOMEM;
 	}
 	pep->info->handle = NULL;
-	pep->type = IBV_CTX_PEP;
 	mutex_init(&pep->mutex);
 	pep->backlog = 128;
 	kofi_fid_init(&pep->pep.fid, FI_CLASS_PEP, &ibv_pep_fi_ops, context);
@@ -548,17 +557,20 @@ out:
  */
 int ibv_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 {
-	u32 *type = id->context;
+	struct fid *fid = id->context;
 
 	pr_debug("cm event %s (%d) status %d\n", rdma_event_msg(ev->event),
 		 ev->event, ev->status);
-	switch (*type) {
-	case IBV_CTX_PEP:
-		return ibv_pep_event(id->context, id, ev);
-	case IBV_CTX_CONNREQ:
-		return ibv_connreq_event(id->context, id, ev);
-	case IBV_CTX_EP:
-		return ibv_ep_event(id->context, id, ev);
+	switch (fid->fclass) {
+	case FI_CLASS_PEP:
+		return ibv_pep_event(container_of(fid, struct ibv_pep, pep.fid),
+				     id, ev);
+	case FI_CLASS_CONNREQ:
+		return ibv_connreq_event(container_of(fid, struct ibv_connreq,
+						      fid), id, ev);
+	case FI_CLASS_EP:
+		return ibv_ep_event(container_of(fid, struct ibv_ep, ep.fid),
+				    id, ev);
 	default:
 		WARN_ONCE(1, "kofi_ib_verbs: cm_id with bad context\n");
 		return 0;

@@ -10,7 +10,124 @@
 
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <rdma/ib_cache.h>
 #include "ibv.h"
+
+/* Bring the registration QP to RTS, connected to itself. */
+static int ibv_regqp_connect(struct ibv_domain *dom, struct ib_qp *qp)
+{
+	struct ib_device *ibdev = dom->dev->ibdev;
+	const struct ib_gid_attr *sgid = NULL;
+	union ib_gid dgid;
+	struct ib_qp_attr qa = {};
+	struct ib_port_attr pattr;
+	int ret;
+
+	qa.qp_state = IB_QPS_INIT;
+	qa.port_num = dom->port;
+	ret = ib_modify_qp(qp, &qa, IB_QP_STATE | IB_QP_PKEY_INDEX |
+			   IB_QP_PORT | IB_QP_ACCESS_FLAGS);
+	if (ret)
+		return ret;
+
+	memset(&qa, 0, sizeof(qa));
+	qa.qp_state = IB_QPS_RTR;
+	qa.path_mtu = IB_MTU_1024;
+	qa.dest_qp_num = qp->qp_num;
+	qa.max_dest_rd_atomic = 1;
+	qa.min_rnr_timer = 12;
+	qa.ah_attr.type = rdma_ah_find_type(ibdev, dom->port);
+	rdma_ah_set_port_num(&qa.ah_attr, dom->port);
+	if (rdma_protocol_roce(ibdev, dom->port)) {
+		/* GID 0 is the port's default, link-local, GID. */
+		sgid = rdma_get_gid_attr(ibdev, dom->port, 0);
+		if (IS_ERR(sgid))
+			return PTR_ERR(sgid);
+		dgid = sgid->gid;
+		rdma_ah_set_grh(&qa.ah_attr, &dgid, 0, sgid->index, 1, 0);
+	} else {
+		ret = ib_query_port(ibdev, dom->port, &pattr);
+		if (ret)
+			return ret;
+		rdma_ah_set_dlid(&qa.ah_attr, pattr.lid);
+	}
+	ret = ib_modify_qp(qp, &qa, IB_QP_STATE | IB_QP_AV | IB_QP_PATH_MTU |
+			   IB_QP_DEST_QPN | IB_QP_RQ_PSN |
+			   IB_QP_MAX_DEST_RD_ATOMIC | IB_QP_MIN_RNR_TIMER);
+	if (sgid)
+		rdma_put_gid_attr(sgid);
+	if (ret)
+		return ret;
+
+	memset(&qa, 0, sizeof(qa));
+	qa.qp_state = IB_QPS_RTS;
+	qa.timeout = 14;
+	qa.retry_cnt = 7;
+	qa.rnr_retry = 7;
+	qa.max_rd_atomic = 1;
+	return ib_modify_qp(qp, &qa, IB_QP_STATE | IB_QP_SQ_PSN | IB_QP_TIMEOUT |
+			    IB_QP_RETRY_CNT | IB_QP_RNR_RETRY |
+			    IB_QP_MAX_QP_RD_ATOMIC);
+}
+
+static void ibv_regqp_destroy(struct ibv_domain *dom)
+{
+	if (dom->reg_qp)
+		ib_destroy_qp(dom->reg_qp);
+	if (dom->reg_cq)
+		ib_free_cq(dom->reg_cq);
+	dom->reg_qp = NULL;
+	dom->reg_cq = NULL;
+	kfree(dom->reg_req);
+	dom->reg_req = NULL;
+}
+
+/*
+ * The registration QP: IB_WR_REG_MR and IB_WR_LOCAL_INV are executed by
+ * the local HCA without sending anything, but only on a QP in RTS.  Not
+ * possible on iWARP, whose QPs only reach RTS through a connection.
+ */
+static void ibv_regqp_create(struct ibv_domain *dom)
+{
+	struct ib_device *ibdev = dom->dev->ibdev;
+	struct ib_qp_init_attr ia = {
+		.cap = {
+			.max_send_wr = 4,
+			.max_recv_wr = 1,
+			.max_send_sge = 1,
+			.max_recv_sge = 1,
+		},
+		.sq_sig_type = IB_SIGNAL_ALL_WR,
+		.qp_type = IB_QPT_RC,
+	};
+	int ret;
+
+	if (!rdma_protocol_ib(ibdev, dom->port) &&
+	    !rdma_protocol_roce(ibdev, dom->port))
+		return;
+	dom->reg_req = kzalloc(sizeof(*dom->reg_req), GFP_KERNEL);
+	if (!dom->reg_req)
+		return;
+	dom->reg_req->cqe.done = ibv_internal_done;
+	dom->reg_cq = ib_alloc_cq_any(ibdev, dom, 8, IB_POLL_SOFTIRQ);
+	if (IS_ERR(dom->reg_cq)) {
+		dom->reg_cq = NULL;
+		goto err;
+	}
+	ia.send_cq = dom->reg_cq;
+	ia.recv_cq = dom->reg_cq;
+	dom->reg_qp = ib_create_qp(dom->pd, &ia);
+	if (IS_ERR(dom->reg_qp)) {
+		dom->reg_qp = NULL;
+		goto err;
+	}
+	ret = ibv_regqp_connect(dom, dom->reg_qp);
+	if (!ret)
+		return;
+	pr_debug("%s: no registration QP (%d)\n", dom->dev->name, ret);
+err:
+	ibv_regqp_destroy(dom);
+}
 
 static int ibv_domain_close(struct fid *fid)
 {
@@ -23,6 +140,8 @@ static int ibv_domain_close(struct fid *fid)
 	mutex_unlock(&dev->lock);
 	/* No endpoint or MR is left: the core refuses to close before. */
 	mutex_lock(&dom->lock);
+	if (!dom->removed)
+		ibv_regqp_destroy(dom);
 	if (dom->pd)
 		ib_dealloc_pd(dom->pd);
 	dom->pd = NULL;
@@ -55,6 +174,7 @@ void ibv_domain_kill(struct ibv_domain *dom)
 	list_for_each_entry(mr, &dom->mrs, dom_node)
 		ibv_mr_kill(mr);
 	mutex_unlock(&dom->mr_lock);
+	ibv_regqp_destroy(dom);
 	if (dom->pd)
 		ib_dealloc_pd(dom->pd);
 	dom->pd = NULL;
@@ -146,6 +266,7 @@ int ibv_domain_open(struct fid_fabric *fabric, struct fi_info *info,
 		ret = PTR_ERR(dom->pd);
 		goto err_unlock;
 	}
+	ibv_regqp_create(dom);
 	list_add_tail(&dom->dev_node, &dev->domains);
 	mutex_unlock(&dev->lock);
 

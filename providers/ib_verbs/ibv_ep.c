@@ -299,7 +299,7 @@ static int ibv_ep_enable(struct ibv_ep *ep)
 		goto out;
 	}
 	if (!ep->passive) {
-		id = ibv_cm_create_id(ep);
+		id = ibv_cm_create_id(&ep->ep.fid);
 		if (IS_ERR(id)) {
 			ret = PTR_ERR(id);
 			id = NULL;
@@ -489,9 +489,9 @@ int ibv_endpoint(struct fid_domain *domain, struct fi_info *info,
 	if (info->handle) {
 		if (info->handle->fclass != FI_CLASS_CONNREQ)
 			return -EINVAL;
-		cr = container_of(info->handle, struct ibv_connreq, fid);
-		if (cr->type != IBV_CTX_CONNREQ)
+		if (!ibv_is_connreq(info->handle))
 			return -EINVAL;
+		cr = container_of(info->handle, struct ibv_connreq, fid);
 	}
 	ep = kzalloc(sizeof(*ep), GFP_KERNEL);
 	if (!ep)
@@ -502,13 +502,18 @@ int ibv_endpoint(struct fid_domain *domain, struct fi_info *info,
 		return -ENOMEM;
 	}
 	ep->info->handle = NULL;
-	ep->type = IBV_CTX_EP;
 	ep->dom = dom;
 	mutex_init(&ep->mutex);
 	spin_lock_init(&ep->lock);
 	init_completion(&ep->addr_done);
 	INIT_DELAYED_WORK(&ep->keepalive, ibv_ep_keepalive_work);
 	ep->state = IBV_EP_IDLE;
+	/* Before the cm_id's context becomes the endpoint. */
+	kofi_fid_init(&ep->ep.fid, FI_CLASS_EP, &ibv_ep_fi_ops, context);
+	ep->ep.ops = &ibv_ep_ops;
+	ep->ep.cm = &ibv_ep_cm_ops;
+	ep->ep.msg = &ibv_msg_ops;
+	ep->ep.rma = &ibv_rma_ops;
 
 	mutex_lock(&dom->lock);
 	if (dom->removed) {
@@ -524,18 +529,12 @@ int ibv_endpoint(struct fid_domain *domain, struct fi_info *info,
 		ep->peer_rd_atomic = cr->initiator_depth;
 		ep->peer_rd_resp = cr->responder_resources;
 		rdma_lock_handler(id);
-		id->context = ep;
+		id->context = &ep->ep.fid;
 		rdma_unlock_handler(id);
 		ibv_connreq_free(cr);
 	}
 	list_add_tail(&ep->dom_node, &dom->eps);
 	mutex_unlock(&dom->lock);
-
-	kofi_fid_init(&ep->ep.fid, FI_CLASS_EP, &ibv_ep_fi_ops, context);
-	ep->ep.ops = &ibv_ep_ops;
-	ep->ep.cm = &ibv_ep_cm_ops;
-	ep->ep.msg = &ibv_msg_ops;
-	ep->ep.rma = &ibv_rma_ops;
 	*fep = &ep->ep;
 	return 0;
 

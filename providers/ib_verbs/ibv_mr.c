@@ -9,11 +9,13 @@
  * MR is freed.  The PD has no global rkey: peers reach only what was
  * registered, with the access asked for.
  *
- * Work requests need a queue pair in RTS: registration is posted on a
- * connected endpoint of the domain and waited for.  A region registered
- * while the domain has no connected endpoint is registered when the first
- * one connects, before FI_CONNECTED is reported; its key is valid from
- * fi_mr_reg() on.
+ * Work requests need a queue pair in RTS: registration is posted on the
+ * domain's registration QP (a QP connected to itself, see ibv_domain.c)
+ * and waited for, so a region is usable when fi_mr_reg() returns.  Where
+ * that QP cannot exist (iWARP) it is posted on a connected endpoint of the
+ * domain; a region registered while the domain has none is registered
+ * when the first one connects, before FI_CONNECTED is reported (its key
+ * is valid from fi_mr_reg() on).
  *
  * Remote addresses (FI_MR_VIRT_ADDR): the kernel virtual address of the
  * first byte for kvec regions; for bio_vec and scatterlist regions the
@@ -53,19 +55,46 @@ static int ibv_mr_post(struct ibv_ep *ep, struct ib_send_wr *wr)
 	return req->status == IB_WC_SUCCESS ? 0 : -EIO;
 }
 
+/* Post on the domain's registration QP and wait; @dom->mr_lock held. */
+static int ibv_mr_post_regqp(struct ibv_domain *dom, struct ib_send_wr *wr)
+{
+	DECLARE_COMPLETION_ONSTACK(done);
+	struct ibv_req *req = dom->reg_req;
+	int ret;
+
+	lockdep_assert_held(&dom->mr_lock);
+	req->done = &done;
+	req->status = IB_WC_GENERAL_ERR;
+	wr->wr_cqe = &req->cqe;
+	wr->send_flags = IB_SEND_SIGNALED;
+	ret = ib_post_send(dom->reg_qp, wr, NULL);
+	if (ret)
+		return ret;
+	wait_for_completion(&done);
+	return req->status == IB_WC_SUCCESS ? 0 : -EIO;
+}
+
+static void ibv_mr_reg_wr(struct ibv_mr *mr, struct ib_reg_wr *wr)
+{
+	memset(wr, 0, sizeof(*wr));
+	wr->wr.opcode = IB_WR_REG_MR;
+	wr->mr = mr->ibmr;
+	wr->key = mr->ibmr->rkey;
+	wr->access = mr->access;
+}
+
 static int ibv_mr_post_reg(struct ibv_ep *ep, struct ibv_mr *mr)
 {
-	struct ib_reg_wr wr = {
-		.wr.opcode = IB_WR_REG_MR,
-		.mr = mr->ibmr,
-		.key = mr->ibmr->rkey,
-		.access = mr->access,
-	};
+	struct ib_reg_wr wr;
 
+	ibv_mr_reg_wr(mr, &wr);
 	return ibv_mr_post(ep, &wr.wr);
 }
 
-/* Register @mr on some connected endpoint; -ENOTCONN if there is none. */
+/*
+ * Register (or with @inv invalidate) @mr on the registration QP, or some
+ * connected endpoint; -ENOTCONN if there is none.
+ */
 static int ibv_mr_post_any(struct ibv_domain *dom, struct ibv_mr *mr,
 			   bool inv)
 {
@@ -73,11 +102,16 @@ static int ibv_mr_post_any(struct ibv_domain *dom, struct ibv_mr *mr,
 		.opcode = IB_WR_LOCAL_INV,
 		.ex.invalidate_rkey = mr->ibmr->rkey,
 	};
+	struct ib_reg_wr reg_wr;
 	struct ibv_ep *ep;
 	int ret = -ENOTCONN;
 
 	lockdep_assert_held(&dom->lock);
 	lockdep_assert_held(&dom->mr_lock);
+	if (dom->reg_qp) {
+		ibv_mr_reg_wr(mr, &reg_wr);
+		return ibv_mr_post_regqp(dom, inv ? &inv_wr : &reg_wr.wr);
+	}
 	list_for_each_entry(ep, &dom->eps, dom_node) {
 		ret = inv ? ibv_mr_post(ep, &inv_wr) : ibv_mr_post_reg(ep, mr);
 		if (ret != -ENOTCONN)
