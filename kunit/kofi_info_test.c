@@ -156,7 +156,7 @@ static void ki_tostr_test(struct kunit *test)
 	/* truncated, always terminated, never past the buffer */
 	memset(small, 'x', sizeof(small));
 	KUNIT_EXPECT_PTR_EQ(test, fi_tostr(small, sizeof(small), info,
-					   FI_TYPE_INFO), small);
+					   FI_TYPE_INFO), (char *)small);
 	KUNIT_EXPECT_EQ(test, strnlen(small, sizeof(small)),
 			sizeof(small) - 1);
 	KUNIT_EXPECT_NULL(test, fi_tostr(NULL, 10, &caps, FI_TYPE_CAPS));
