@@ -17,6 +17,8 @@ pattern+='|inconsistent lock state|lock held when returning'
 pattern+='|suspicious RCU usage|refcount_t:|unreferenced object 0x'
 pattern+='|Kernel panic|kernel BUG|blocked for more than|stack-protector'
 pattern+='|list_add corruption|list_del corruption|ODEBUG:'
+pattern+='|detected stalls? on CPU|self-detected stall|kthread starved'
+pattern+='|soft lockup|hard LOCKUP|NETDEV WATCHDOG'
 
 if grep -a -n -E -A 30 "$pattern" "$log" > "$log.splats"; then
 	echo "kernel reports found in $log:"

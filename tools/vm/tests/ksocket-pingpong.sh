@@ -1,0 +1,73 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# ksocket across the two-guest link: the pingpong sample (guest 0 serving,
+# guest 1 connecting) over IPv4 and IPv6, with messages, RMA writes and RMA
+# reads, every transfer verified; then both modules unload cleanly.
+. ./lib.sh
+
+M=/kofi/modules
+
+# listening PORT: a TCP socket listens on PORT (IPv4 or IPv6).
+listening() {
+	hex=$(printf '%04X' "$1")
+	grep -q ":$hex [0-9A-F:]* 0A " /proc/net/tcp /proc/net/tcp6
+}
+
+# show_rows FROM: the sample's result lines logged after line FROM.
+show_rows() {
+	dmesg | tail -n +"$(($1 + 1))" | grep 'kofi_sample_pingpong:' |
+		sed 's/^\[[^]]*\] //' | while IFS= read -r l; do say "$l"; done
+}
+
+# sample_ok: the sample module ran and reports success.
+sample_ok() {
+	r=$(cat /sys/module/kofi_sample_pingpong/parameters/result) &&
+		echo "result $r" && [ "$r" = 0 ]
+}
+
+server_ok() { wait "$server_pid" && sample_ok; }
+client_ok() { insmod $M/kofi_sample_pingpong.ko "$@" && sample_ok; }
+
+# pp NAME PORT ARGS...: one sample run with ARGS on both sides.
+pp() {
+	pp_name=$1 pp_port=$2
+	shift 2
+	from=$(dmesg | wc -l)
+	if [ "$KOFI_HOST" = 0 ]; then
+		insmod $M/kofi_sample_pingpong.ko role=server port="$pp_port" \
+			"$@" > /tmp/server.out 2>&1 &
+		server_pid=$!
+		wait_for 30 listening "$pp_port" ||
+			fail "$pp_name: server is not listening"
+		barrier "$pp_name"
+		check "$pp_name: server" server_ok
+	else
+		barrier "$pp_name"
+		check "$pp_name: client" client_ok role=client port="$pp_port" "$@"
+		show_rows "$from"
+	fi
+	rmmod kofi_sample_pingpong 2> /dev/null
+	barrier "$pp_name: done"
+}
+
+check "link to the peer" wait_for 180 ping -c 1 -W 1 "$KOFI_PEER"
+check "IPv6 link to the peer" wait_for 180 ping -6 -c 1 -W 1 "$KOFI_PEER6"
+check "insmod kofi" insmod $M/kofi.ko
+check "insmod kofi_ksocket" insmod $M/kofi_ksocket.ko debug=1
+check_output "ksocket is registered" ksocket cat /sys/kernel/debug/kofi/providers
+
+if [ "$KOFI_HOST" = 0 ]; then
+	peer4="" peer6="addr=::"
+else
+	peer4="addr=$KOFI_PEER" peer6="addr=$KOFI_PEER6"
+fi
+
+pp "IPv4 msg pingpong" 7471 $peer4 op=msg sizes=0,1,64,4096,65536,1048576 iters=50
+pp "IPv6 msg pingpong" 7472 $peer6 op=msg sizes=64,65536 iters=50
+pp "IPv4 RMA write pingpong" 7473 $peer4 op=write sizes=64,4096,65536 iters=50
+pp "IPv4 RMA read" 7474 $peer4 op=read sizes=64,4096,65536 iters=50
+pp "16 MiB messages" 7475 $peer4 op=msg sizes=16777216 iters=2
+
+check "rmmod kofi_ksocket" rmmod kofi_ksocket
+check "rmmod kofi" rmmod kofi
+finish
