@@ -42,6 +42,14 @@
 
 extern struct workqueue_struct *ksock_wq;
 extern struct kofi_provider ksock_prov;
+extern bool ksock_debug;
+
+/* Trace connection and frame events when the debug parameter is set. */
+#define ksock_dbg(fmt, ...)						\
+	do {								\
+		if (ksock_debug)					\
+			pr_info("ksocket: " fmt, ##__VA_ARGS__);	\
+	} while (0)
 
 /* Byte order helpers for the fields that follow the peer's order. */
 static inline u64 ksock_to_wire64(bool bswap, u64 v)

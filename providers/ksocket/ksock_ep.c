@@ -13,7 +13,12 @@
 #include <linux/slab.h>
 #include <linux/nsproxy.h>
 #include <net/net_namespace.h>
+#include <linux/moduleparam.h>
 #include "ksock.h"
+
+bool ksock_debug;
+module_param_named(debug, ksock_debug, bool, 0644);
+MODULE_PARM_DESC(debug, "log the end of every connection and why (default 0)");
 
 /**
  * ksock_ep_kick() - schedule the endpoint's I/O work
@@ -288,6 +293,8 @@ void ksock_ep_down(struct ksock_ep *ep, int err, int prov_errno,
 	}
 	ep->state = KSOCK_EP_DOWN;
 	spin_unlock_irqrestore(&ep->lock, flags);
+	ksock_dbg("ep %p down from state %d: err %d prov_errno %d\n", ep,
+		  prev, err, prov_errno);
 
 	if (ep->sock)
 		kernel_sock_shutdown(ep->sock, SHUT_RDWR);
@@ -324,6 +331,7 @@ void ksock_ep_connected(struct ksock_ep *ep, const void *data,
 		spin_unlock_irqrestore(&ep->lock, flags);
 		return;
 	}
+	ksock_dbg("ep %p connected from state %d\n", ep, ep->state);
 	ep->state = KSOCK_EP_CONNECTED;
 	ep->rx.state = KSOCK_RX_HDR;
 	ep->rx.got = 0;

@@ -207,6 +207,8 @@ static int ksock_rx_start(struct ksock_ep *ep)
 	int ret;
 
 	ksock_rx_decode(ep);
+	ksock_dbg("ep %p rx op %u op_data %u flags %x size %llu\n", ep,
+		  hdr->op, hdr->op_data, ksock_rx_flags(ep), payload);
 	rx->ack = !!(ksock_rx_flags(ep) & (KSOCK_FLAG_DELIVERY_COMPLETE |
 					   KSOCK_FLAG_COMMIT_COMPLETE));
 	if (ksock_rx_is_ack(hdr)) {
@@ -257,6 +259,7 @@ static int ksock_rx_start(struct ksock_ep *ep)
 		if (payload != req->len)
 			return ksock_rx_bad(ep, EPROTO, KSOCK_RXE_SIZE);
 		rx->iter[0] = req->iter[0];
+		iov_iter_truncate(&rx->iter[0], payload);
 		rx->nseg = 1;
 		rx->left = payload;
 		rx->state = KSOCK_RX_DATA;
@@ -315,8 +318,10 @@ static bool ksock_rx_take(struct ksock_ep *ep)
 	}
 	ep->rx_waiting = !req;
 	spin_unlock_irqrestore(&ep->lock, flags);
-	if (!req)
+	if (!req) {
+		ksock_dbg("ep %p rx waits\n", ep);
 		return false;
+	}
 
 	if (read) {
 		ksock_rx_respond(ep, req);
@@ -331,12 +336,14 @@ static bool ksock_rx_take(struct ksock_ep *ep)
 		rx->state = KSOCK_RX_DATA;
 		return true;
 	}
-	rx->iter[0] = req->iter[0];
-	rx->nseg = 1;
 	if (rx->left > req->len) {
 		rx->discard = rx->left - req->len;
 		rx->left = req->len;
 	}
+	/* Never read past this frame: the next one may already be queued. */
+	rx->iter[0] = req->iter[0];
+	iov_iter_truncate(&rx->iter[0], rx->left);
+	rx->nseg = 1;
 	rx->state = KSOCK_RX_DATA;
 	return true;
 }

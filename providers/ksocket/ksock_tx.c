@@ -122,6 +122,7 @@ static void ksock_tx_sent(struct ksock_ep *ep, struct ksock_req *req)
 {
 	unsigned long flags;
 
+	ksock_dbg("ep %p tx kind %u len %zu sent\n", ep, req->kind, req->len);
 	switch (req->kind) {
 	case KSOCK_REQ_READ:
 		spin_lock_irqsave(&ep->lock, flags);

@@ -1,0 +1,446 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * kOFI samples: what the sample ULPs share - setting up one connected
+ * FI_EP_MSG endpoint over any provider (server: passive endpoint and
+ * fi_accept(); client: fi_connect()), a registered buffer, waiting for
+ * completions with a timeout, the fabtests-style result row and the data
+ * pattern used for verification.
+ *
+ * Everything here runs in process context (module init) and may sleep.
+ * Nothing in it is specific to a provider: the provider is a parameter.
+ */
+#ifndef _KOFI_SAMPLE_H
+#define _KOFI_SAMPLE_H
+
+#include <linux/kernel.h>
+#include <linux/ktime.h>
+#include <linux/math64.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <kofi/fabric.h>
+#include <kofi/fi_domain.h>
+#include <kofi/fi_endpoint.h>
+#include <kofi/fi_cm.h>
+#include <kofi/fi_eq.h>
+#include <kofi/fi_rma.h>
+#include <kofi/fi_errno.h>
+
+/**
+ * struct ks_conn - one connected endpoint and its resources
+ * @info: the endpoint's info
+ * @fabric: fabric
+ * @domain: domain
+ * @eq: event queue of the endpoint (and of the listener)
+ * @txcq: transmit CQ
+ * @rxcq: receive CQ
+ * @pep: the listener (server), closed once connected
+ * @ep: the endpoint
+ * @mr: registration of @buf
+ * @desc: fi_mr_desc() of @mr
+ * @buf: tx half then rx half, @half bytes each
+ * @half: bytes of each half
+ * @raddr: the peer's buffer: remote address of its first byte
+ * @rkey: the peer's key
+ * @timeout_ms: wait limit of every wait
+ */
+struct ks_conn {
+	struct fi_info *info;
+	struct fid_fabric *fabric;
+	struct fid_domain *domain;
+	struct fid_eq *eq;
+	struct fid_cq *txcq;
+	struct fid_cq *rxcq;
+	struct fid_pep *pep;
+	struct fid_ep *ep;
+	struct fid_mr *mr;
+	void *desc;
+	u8 *buf;
+	size_t half;
+	u64 raddr;
+	u64 rkey;
+	int timeout_ms;
+};
+
+static inline u8 *ks_tx(struct ks_conn *c)
+{
+	return c->buf;
+}
+
+static inline u8 *ks_rx(struct ks_conn *c)
+{
+	return c->buf + c->half;
+}
+
+/* Pattern byte @i of message @k (fi_pingpong's alphabet, seed 7). */
+static inline char ks_pattern(unsigned int k, size_t i)
+{
+	static const char alphabet[] =
+		"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+
+	return alphabet[(k * 7 + i) % (sizeof(alphabet) - 1)];
+}
+
+static inline void ks_fill(u8 *buf, size_t len, unsigned int k)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		buf[i] = ks_pattern(k, i);
+}
+
+/* 0 if @buf holds message @k; else the first bad offset + 1. */
+static inline size_t ks_check(const u8 *buf, size_t len, unsigned int k)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (buf[i] != ks_pattern(k, i))
+			return i + 1;
+	return 0;
+}
+
+/* Say what the EQ holds, if anything (after a failed completion). */
+static inline void ks_eq_report(struct ks_conn *c)
+{
+	struct fi_eq_err_entry err = {};
+	struct fi_eq_cm_entry entry;
+	u32 event;
+	ssize_t ret;
+
+	ret = fi_eq_read(c->eq, &event, &entry, sizeof(entry), 0);
+	if (ret == -FI_EAVAIL && fi_eq_readerr(c->eq, &err, 0) > 0)
+		pr_err("EQ error %d (%s), provider error %d\n", err.err,
+		       fi_strerror(err.err), err.prov_errno);
+	else if (ret > 0)
+		pr_err("EQ event %u\n", event);
+}
+
+/* Wait for one completion on @cq; returns 0 and fills @e, or < 0. */
+static inline int ks_cq_wait(struct ks_conn *c, struct fid_cq *cq,
+			     struct fi_cq_data_entry *e)
+{
+	struct fi_cq_err_entry err;
+	ssize_t ret;
+
+	ret = fi_cq_sread(cq, e, 1, NULL, c->timeout_ms);
+	if (ret == 1)
+		return 0;
+	if (ret == -FI_EAVAIL && fi_cq_readerr(cq, &err, 0) == 1) {
+		pr_err("completion error %d (%s), len %zu olen %zu\n",
+		       err.err, fi_strerror(err.err), err.len, err.olen);
+		ks_eq_report(c);
+		return -err.err;
+	}
+	if (ret == -EAGAIN)
+		ret = -ETIMEDOUT;
+	pr_err("fi_cq_sread: %zd (%s)\n", ret, fi_strerror((int)-ret));
+	return ret;
+}
+
+/* Wait for EQ event @want; returns 0, or < 0 (error entry: its errno). */
+static inline int ks_eq_wait(struct ks_conn *c, u32 want,
+			     struct fi_eq_cm_entry *entry, size_t len)
+{
+	struct fi_eq_err_entry err = {};
+	u32 event;
+	ssize_t ret;
+
+	ret = fi_eq_sread(c->eq, &event, entry, len, c->timeout_ms, 0);
+	if (ret == -FI_EAVAIL && fi_eq_readerr(c->eq, &err, 0) > 0) {
+		pr_err("EQ error %d (%s)\n", err.err, fi_strerror(err.err));
+		return -err.err;
+	}
+	if (ret < 0) {
+		if (ret == -EAGAIN)
+			ret = -ETIMEDOUT;
+		pr_err("fi_eq_sread: %zd (%s)\n", ret, fi_strerror((int)-ret));
+		return ret;
+	}
+	if (event != want) {
+		pr_err("EQ event %u, expected %u\n", event, want);
+		if (event == FI_CONNREQ)
+			fi_freeinfo(entry->info);
+		return -EPROTO;
+	}
+	return 0;
+}
+
+static inline int ks_post_recv(struct ks_conn *c, size_t len)
+{
+	return fi_recv(c->ep, ks_rx(c), len, c->desc, FI_ADDR_UNSPEC, c);
+}
+
+/* Send @len bytes of the tx half and wait for its completion. */
+static inline int ks_send_wait(struct ks_conn *c, size_t len)
+{
+	struct fi_cq_data_entry e;
+	int ret;
+
+	ret = fi_send(c->ep, ks_tx(c), len, c->desc, FI_ADDR_UNSPEC, c);
+	if (ret) {
+		pr_err("fi_send: %d\n", ret);
+		return ret;
+	}
+	return ks_cq_wait(c, c->txcq, &e);
+}
+
+/* Wait for a receive of exactly @len bytes; repost the buffer if asked. */
+static inline int ks_recv_wait(struct ks_conn *c, size_t len, bool repost)
+{
+	struct fi_cq_data_entry e;
+	int ret;
+
+	ret = ks_cq_wait(c, c->rxcq, &e);
+	if (ret)
+		return ret;
+	if (e.len != len) {
+		pr_err("received %zu bytes, expected %zu\n", e.len, len);
+		return -EBADMSG;
+	}
+	return repost ? ks_post_recv(c, c->half) : 0;
+}
+
+/**
+ * ks_sync() - a zero-byte message each way, client first
+ * @c: the connection
+ * @client: which side this is
+ * @last: the final exchange: no receive is posted afterwards, so that the
+ *	peer may close the connection right after it
+ *
+ * Return: 0 or a negative errno.
+ */
+static inline int ks_sync(struct ks_conn *c, bool client, bool last)
+{
+	int ret;
+
+	if (client) {
+		ret = ks_send_wait(c, 0);
+		return ret ? ret : ks_recv_wait(c, 0, !last);
+	}
+	ret = ks_recv_wait(c, 0, !last);
+	return ret ? ret : ks_send_wait(c, 0);
+}
+
+static inline struct fi_info *ks_hints(const char *prov)
+{
+	struct fi_info *hints = fi_allocinfo(GFP_KERNEL);
+
+	if (!hints)
+		return NULL;
+	hints->caps = FI_MSG | FI_RMA;
+	hints->ep_attr->type = FI_EP_MSG;
+	hints->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR |
+				      FI_MR_ALLOCATED | FI_MR_PROV_KEY;
+	hints->fabric_attr->prov_name = kstrdup(prov, GFP_KERNEL);
+	if (!hints->fabric_attr->prov_name) {
+		fi_freeinfo(hints);
+		return NULL;
+	}
+	return hints;
+}
+
+static inline int ks_open_active(struct ks_conn *c)
+{
+	struct fi_cq_attr cq_attr = { .format = FI_CQ_FORMAT_DATA };
+	u64 access = FI_SEND | FI_RECV | FI_READ | FI_WRITE |
+		     FI_REMOTE_READ | FI_REMOTE_WRITE;
+	u64 offset = 0;
+	int ret;
+
+	ret = fi_domain(c->fabric, c->info, &c->domain, NULL);
+	if (ret)
+		return ret;
+	ret = fi_cq_open(c->domain, &cq_attr, &c->txcq, NULL);
+	if (ret)
+		return ret;
+	ret = fi_cq_open(c->domain, &cq_attr, &c->rxcq, NULL);
+	if (ret)
+		return ret;
+	ret = fi_endpoint(c->domain, c->info, &c->ep, NULL);
+	if (ret)
+		return ret;
+	ret = fi_ep_bind(c->ep, &c->eq->fid, 0);
+	if (!ret)
+		ret = fi_ep_bind(c->ep, &c->txcq->fid, FI_SEND);
+	if (!ret)
+		ret = fi_ep_bind(c->ep, &c->rxcq->fid, FI_RECV);
+	if (!ret)
+		ret = fi_enable(c->ep);
+	if (ret)
+		return ret;
+	c->buf = kvzalloc(2 * c->half, GFP_KERNEL);
+	if (!c->buf)
+		return -ENOMEM;
+	if (c->info->domain_attr->mr_mode & FI_MR_VIRT_ADDR)
+		offset = (u64)(uintptr_t)c->buf;
+	ret = fi_mr_reg(c->domain, c->buf, 2 * c->half, access, offset, 0, 0,
+			&c->mr, NULL);
+	if (ret)
+		return ret;
+	c->desc = fi_mr_desc(c->mr);
+	return ks_post_recv(c, c->half);
+}
+
+/* Tell the peer where our buffer is and learn where its buffer is. */
+static inline int ks_exchange_keys(struct ks_conn *c)
+{
+	u64 *tx = (u64 *)ks_tx(c), *rx = (u64 *)ks_rx(c);
+	struct fi_cq_data_entry e;
+	u64 base = 0;
+	int ret;
+
+	if (c->info->domain_attr->mr_mode & FI_MR_VIRT_ADDR)
+		base = (u64)(uintptr_t)c->buf;
+	tx[0] = base;
+	tx[1] = fi_mr_key(c->mr);
+	ret = ks_send_wait(c, 2 * sizeof(u64));
+	if (!ret)
+		ret = ks_cq_wait(c, c->rxcq, &e);
+	if (ret)
+		return ret;
+	if (e.len != 2 * sizeof(u64))
+		return -EBADMSG;
+	c->raddr = rx[0];
+	c->rkey = rx[1];
+	return ks_post_recv(c, c->half);
+}
+
+/**
+ * ks_connect() - set up a connection as server or client
+ * @c: zeroed connection with @half and @timeout_ms set
+ * @prov: provider name
+ * @server: listen on @node:@service and accept one connection
+ * @node: numeric address (server: local, may be NULL; client: the server)
+ * @service: port
+ *
+ * Return: 0 or a negative errno; on error call ks_close().
+ */
+static inline int ks_connect(struct ks_conn *c, const char *prov,
+			     bool server, const char *node,
+			     const char *service)
+{
+	struct fi_eq_attr eq_attr = {};
+	struct {
+		struct fi_eq_cm_entry e;
+		u8 data[FI_CM_DATA_MAX];
+	} entry;
+	struct fi_info *hints;
+	int ret;
+
+	hints = ks_hints(prov);
+	if (!hints)
+		return -ENOMEM;
+	ret = fi_getinfo(fi_version(), node, service, server ? FI_SOURCE : 0,
+			 hints, &c->info);
+	fi_freeinfo(hints);
+	if (ret) {
+		pr_err("fi_getinfo(%s): %d\n", prov, ret);
+		return ret;
+	}
+	ret = fi_fabric(c->info->fabric_attr, &c->fabric, NULL);
+	if (!ret)
+		ret = fi_eq_open(c->fabric, &eq_attr, &c->eq, NULL);
+	if (ret)
+		return ret;
+
+	if (server) {
+		ret = fi_passive_ep(c->fabric, c->info, &c->pep, NULL);
+		if (!ret)
+			ret = fi_pep_bind(c->pep, &c->eq->fid, 0);
+		if (!ret)
+			ret = fi_listen(c->pep);
+		if (ret) {
+			pr_err("listen: %d\n", ret);
+			return ret;
+		}
+		ret = ks_eq_wait(c, FI_CONNREQ, &entry.e, sizeof(entry));
+		if (ret)
+			return ret;
+		fi_freeinfo(c->info);
+		c->info = entry.e.info;
+		ret = ks_open_active(c);
+		if (ret) {
+			fi_reject(c->pep, c->info->handle, NULL, 0);
+			return ret;
+		}
+		ret = fi_accept(c->ep, NULL, 0);
+		if (ret)
+			return ret;
+	} else {
+		ret = ks_open_active(c);
+		if (ret)
+			return ret;
+		ret = fi_connect(c->ep, c->info->dest_addr, NULL, 0);
+		if (ret)
+			return ret;
+	}
+	ret = ks_eq_wait(c, FI_CONNECTED, &entry.e, sizeof(entry));
+	if (ret)
+		return ret;
+	return ks_exchange_keys(c);
+}
+
+static inline void ks_close_fid(struct fid *fid)
+{
+	int ret;
+
+	if (!fid)
+		return;
+	ret = fi_close(fid);
+	if (ret)
+		pr_err("fi_close(class %u): %d\n", fid->fclass, ret);
+}
+
+static inline void ks_close(struct ks_conn *c)
+{
+	if (c->ep)
+		fi_shutdown(c->ep, 0);
+	ks_close_fid(c->ep ? &c->ep->fid : NULL);
+	ks_close_fid(c->pep ? &c->pep->fid : NULL);
+	ks_close_fid(c->mr ? &c->mr->fid : NULL);
+	ks_close_fid(c->rxcq ? &c->rxcq->fid : NULL);
+	ks_close_fid(c->txcq ? &c->txcq->fid : NULL);
+	ks_close_fid(c->eq ? &c->eq->fid : NULL);
+	ks_close_fid(c->domain ? &c->domain->fid : NULL);
+	ks_close_fid(c->fabric ? &c->fabric->fid : NULL);
+	fi_freeinfo(c->info);
+	kvfree(c->buf);
+	memset(c, 0, sizeof(*c));
+}
+
+/* Hundredths of @num / @den, for printing x.yy without floating point. */
+static inline u64 ks_centi(u64 num, u64 den)
+{
+	return den ? div64_u64(num * 100, den) : 0;
+}
+
+/**
+ * ks_print_row() - one fabtests-style result line (after the module name)
+ * @size: bytes per transfer
+ * @iters: iterations
+ * @xfers: transfers per iteration (2 for a pingpong)
+ * @ns: elapsed time
+ */
+static inline void ks_print_row(size_t size, unsigned int iters,
+				unsigned int xfers, u64 ns)
+{
+	u64 total = (u64)size * iters * xfers;
+	u64 nx = (u64)iters * xfers;
+	u64 mbps = ks_centi(total * 1000, ns);	/* bytes/us = MB/s */
+	u64 us = ks_centi(ns, nx * 1000);
+	u64 mx = ks_centi(nx * 1000, ns);
+
+	pr_info("%-8zu %-8u %-10llu %4llu.%02llus %8llu.%02llu %9llu.%02llu %9llu.%02llu\n",
+		size, iters, total, ns / NSEC_PER_SEC,
+		(ns % NSEC_PER_SEC) / (NSEC_PER_SEC / 100), mbps / 100,
+		mbps % 100, us / 100, us % 100, mx / 100, mx % 100);
+}
+
+static inline void ks_print_header(void)
+{
+	pr_info("%-8s %-8s %-10s %6s %11s %12s %12s\n", "bytes",
+		"iters", "total", "time", "MB/sec", "usec/xfer", "Mxfers/sec");
+}
+
+#endif /* _KOFI_SAMPLE_H */
