@@ -468,7 +468,7 @@ static void kc_formats_test(struct kunit *test)
 
 static void kc_batch_test(struct kunit *test)
 {
-	struct fi_cq_entry c[16];
+	struct fi_cq_data_entry c[16];
 	struct ktp_stack s;
 	int i;
 
@@ -663,6 +663,7 @@ static void kc_atomic_test(struct kunit *test)
 {
 	struct fi_cq_attr attr = { .size = 8,
 				   .comp_handler = kq_cq_handler };
+	struct fi_cq_data_entry d;
 	struct fi_cq_entry c;
 	struct kc_timer kt;
 	struct ktp_stack s;
@@ -678,7 +679,7 @@ static void kc_atomic_test(struct kunit *test)
 	/* under a spinlock with interrupts off */
 	spin_lock_irqsave(&lock, flags);
 	KUNIT_EXPECT_EQ(test, kofi_cq_write(s.cq, (void *)9, 0, 0, NULL, 0), 0);
-	KUNIT_EXPECT_EQ(test, fi_cq_read(s.cq, &c, 1), 1);
+	KUNIT_EXPECT_EQ(test, fi_cq_read(s.cq, &d, 1), 1);
 	spin_unlock_irqrestore(&lock, flags);
 
 	/* from a timer (softirq); the handler reads the entry itself */
