@@ -23,6 +23,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/ktime.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/slab.h>
@@ -54,7 +55,12 @@ MODULE_PARM_DESC(port, "port (default 7174, rping's)");
 
 static unsigned int count = 10;
 module_param(count, uint, 0444);
-MODULE_PARM_DESC(count, "pings (client: sent; server: expected, 0 = any) (default 10)");
+MODULE_PARM_DESC(count, "pings (client: sent, 0 = until the connection fails; server: expected, 0 = any) (default 10)");
+
+static unsigned int linger_ms;
+module_param(linger_ms, uint, 0444);
+MODULE_PARM_DESC(linger_ms,
+		 "client: after the pings, keep the idle connection up to this long and report how it ended (default 0)");
 
 static unsigned int size = 64;
 module_param(size, uint, 0444);
@@ -138,6 +144,57 @@ static int rp_eq_wait(struct rp *r, u32 want, struct fi_eq_cm_entry *entry,
 		return -EPROTO;
 	}
 	return 0;
+}
+
+/*
+ * After a failed transfer: the connection event that explains it, if one
+ * arrives within 5 s (FI_SHUTDOWN, or an error entry such as ENODEV when
+ * the device went away or ETIMEDOUT when the peer vanished).
+ */
+static int rp_eq_report(struct rp *r, int ret)
+{
+	struct fi_eq_err_entry err = {};
+	struct fi_eq_cm_entry e;
+	u32 event;
+	ssize_t n;
+
+	n = fi_eq_sread(r->eq, &event, &e, sizeof(e), 5000, 0);
+	if (n == -FI_EAVAIL && fi_eq_readerr(r->eq, &err, 0) > 0) {
+		pr_info("connection error %d (%s)\n", err.err,
+			fi_strerror(err.err));
+		return -err.err;
+	}
+	if (n >= 0 && event == FI_SHUTDOWN)
+		pr_info("connection shut down\n");
+	return ret;
+}
+
+/* Keep the idle connection up to linger_ms and report how it ended. */
+static int rp_linger(struct rp *r)
+{
+	struct fi_eq_err_entry err = {};
+	struct fi_eq_cm_entry e;
+	ktime_t start = ktime_get();
+	u32 event;
+	ssize_t n;
+
+	n = fi_eq_sread(r->eq, &event, &e, sizeof(e), linger_ms, 0);
+	if (n == -EAGAIN) {
+		pr_info("connection idle for %u ms, still up\n", linger_ms);
+		return 0;
+	}
+	if (n == -FI_EAVAIL && fi_eq_readerr(r->eq, &err, 0) > 0) {
+		pr_info("connection error %d (%s) after %lld ms idle\n",
+			err.err, fi_strerror(err.err),
+			ktime_ms_delta(ktime_get(), start));
+		return -err.err;
+	}
+	if (n >= 0 && event == FI_SHUTDOWN) {
+		pr_info("connection shut down after %lld ms idle\n",
+			ktime_ms_delta(ktime_get(), start));
+		return -ECONNRESET;
+	}
+	return n < 0 ? n : -EPROTO;
 }
 
 static int rp_post_recv(struct rp *r)
@@ -308,7 +365,7 @@ static int rp_client(struct rp *r)
 	char start = 'A';
 	int ret = 0;
 
-	for (r->pings = 0; r->pings < count; r->pings++) {
+	for (r->pings = 0; !count || r->pings < count; r->pings++) {
 		rp_fill(r->start_buf, r->pings, &start);
 		memset(r->rdma_buf, 0, size);
 		ret = rp_send(r, (uintptr_t)r->start_buf, fi_mr_key(r->start_mr),
@@ -323,7 +380,7 @@ static int rp_client(struct rp *r)
 		if (ret) {
 			pr_err("ping %u: %d (%s)\n", r->pings, ret,
 			       fi_strerror(-ret));
-			return ret;
+			return rp_eq_report(r, ret);
 		}
 		if (validate && memcmp(r->start_buf, r->rdma_buf, size)) {
 			pr_err("data mismatch!\n");
@@ -332,7 +389,10 @@ static int rp_client(struct rp *r)
 		if (verbose)
 			pr_info("ping data: %s\n", r->rdma_buf);
 	}
-	return 0;
+	if (!linger_ms)
+		return 0;
+	pr_info("%u pings done, idling\n", r->pings);
+	return rp_linger(r);
 }
 
 static int rp_server(struct rp *r)
@@ -351,7 +411,7 @@ static int rp_server(struct rp *r)
 		if (ret == -ECANCELED || ret == -ECONNRESET)
 			break;			/* flushed: disconnected */
 		if (ret)
-			return ret;
+			goto err;
 		raddr = be64_to_cpu(r->recv_buf->buf);
 		rkey = be32_to_cpu(r->recv_buf->rkey);
 		rsize = be32_to_cpu(r->recv_buf->size);
@@ -395,7 +455,7 @@ static int rp_server(struct rp *r)
 	return 0;
 err:
 	pr_err("ping %u: %d (%s)\n", r->pings, ret, fi_strerror(-ret));
-	return ret;
+	return rp_eq_report(r, ret);
 }
 
 static void rp_close_fid(struct fid *fid)

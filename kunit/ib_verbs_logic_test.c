@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * KUnit: the ib_verbs provider's logic that needs no device - queue
+ * credit accounting, rdma_cm event and work completion mapping, the CM
+ * data format, the page layout of FRWR regions.  Everything tested is a
+ * static inline of providers/ib_verbs/ibv_logic.h, so this suite uses no
+ * symbol of kofi_ib_verbs.ko.
+ */
+#include <kunit/test.h>
+#include "../providers/ib_verbs/ibv_logic.h"
+
+static void ibvt_credit_test(struct kunit *test)
+{
+	struct ibv_credit c;
+	unsigned int i;
+
+	ibv_credit_init(&c, 4);
+	KUNIT_EXPECT_TRUE(test, ibv_credit_idle(&c));
+	/* A credit already returned cannot be returned again. */
+	KUNIT_EXPECT_FALSE(test, ibv_credit_put(&c, 1));
+	for (i = 0; i < 4; i++)
+		KUNIT_EXPECT_TRUE(test, ibv_credit_take(&c, 1));
+	/* Full: the fifth post is refused and nothing changes. */
+	KUNIT_EXPECT_FALSE(test, ibv_credit_take(&c, 1));
+	KUNIT_EXPECT_EQ(test, c.avail, 0U);
+	KUNIT_EXPECT_FALSE(test, ibv_credit_idle(&c));
+	KUNIT_EXPECT_TRUE(test, ibv_credit_put(&c, 1));
+	KUNIT_EXPECT_TRUE(test, ibv_credit_take(&c, 1));
+	KUNIT_EXPECT_FALSE(test, ibv_credit_take(&c, 1));
+	/* Taking several is all or nothing. */
+	KUNIT_EXPECT_TRUE(test, ibv_credit_put(&c, 3));
+	KUNIT_EXPECT_FALSE(test, ibv_credit_take(&c, 4));
+	KUNIT_EXPECT_EQ(test, c.avail, 3U);
+	KUNIT_EXPECT_TRUE(test, ibv_credit_take(&c, 3));
+	KUNIT_EXPECT_FALSE(test, ibv_credit_put(&c, 5));
+	KUNIT_EXPECT_TRUE(test, ibv_credit_put(&c, 4));
+	KUNIT_EXPECT_TRUE(test, ibv_credit_idle(&c));
+}
+
+static const struct {
+	enum rdma_cm_event_type event;
+	enum ibv_cm_action idle;	/* not (yet) connected */
+	enum ibv_cm_action conn;	/* connected */
+} ibvt_cm_cases[] = {
+	{ RDMA_CM_EVENT_ADDR_RESOLVED, IBV_CM_ROUTE, IBV_CM_ROUTE },
+	{ RDMA_CM_EVENT_ADDR_ERROR, IBV_CM_ERROR, IBV_CM_SHUTDOWN },
+	{ RDMA_CM_EVENT_ROUTE_RESOLVED, IBV_CM_CONNECT, IBV_CM_CONNECT },
+	{ RDMA_CM_EVENT_ROUTE_ERROR, IBV_CM_ERROR, IBV_CM_SHUTDOWN },
+	{ RDMA_CM_EVENT_CONNECT_REQUEST, IBV_CM_CONNREQ, IBV_CM_CONNREQ },
+	{ RDMA_CM_EVENT_CONNECT_RESPONSE, IBV_CM_IGNORE, IBV_CM_IGNORE },
+	{ RDMA_CM_EVENT_CONNECT_ERROR, IBV_CM_ERROR, IBV_CM_SHUTDOWN },
+	{ RDMA_CM_EVENT_UNREACHABLE, IBV_CM_ERROR, IBV_CM_SHUTDOWN },
+	{ RDMA_CM_EVENT_REJECTED, IBV_CM_ERROR, IBV_CM_SHUTDOWN },
+	{ RDMA_CM_EVENT_ESTABLISHED, IBV_CM_CONNECTED, IBV_CM_CONNECTED },
+	{ RDMA_CM_EVENT_DISCONNECTED, IBV_CM_ERROR, IBV_CM_SHUTDOWN },
+	{ RDMA_CM_EVENT_DEVICE_REMOVAL, IBV_CM_REMOVED, IBV_CM_REMOVED },
+	{ RDMA_CM_EVENT_MULTICAST_JOIN, IBV_CM_IGNORE, IBV_CM_IGNORE },
+	{ RDMA_CM_EVENT_MULTICAST_ERROR, IBV_CM_IGNORE, IBV_CM_IGNORE },
+	{ RDMA_CM_EVENT_ADDR_CHANGE, IBV_CM_ERROR, IBV_CM_SHUTDOWN },
+	{ RDMA_CM_EVENT_TIMEWAIT_EXIT, IBV_CM_IGNORE, IBV_CM_IGNORE },
+};
+
+static void ibvt_cm_action_test(struct kunit *test)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(ibvt_cm_cases); i++) {
+		KUNIT_EXPECT_EQ_MSG(test,
+				    ibv_cm_action(ibvt_cm_cases[i].event, false),
+				    ibvt_cm_cases[i].idle, "event %d",
+				    ibvt_cm_cases[i].event);
+		KUNIT_EXPECT_EQ_MSG(test,
+				    ibv_cm_action(ibvt_cm_cases[i].event, true),
+				    ibvt_cm_cases[i].conn, "event %d",
+				    ibvt_cm_cases[i].event);
+	}
+	/* An event number the provider does not know is ignored. */
+	KUNIT_EXPECT_EQ(test, ibv_cm_action(1000, true), IBV_CM_IGNORE);
+}
+
+static void ibvt_cm_errno_test(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, ibv_cm_errno(RDMA_CM_EVENT_REJECTED, 28),
+			-ECONNREFUSED);
+	KUNIT_EXPECT_EQ(test, ibv_cm_errno(RDMA_CM_EVENT_UNREACHABLE,
+					   -ETIMEDOUT), -ETIMEDOUT);
+	KUNIT_EXPECT_EQ(test, ibv_cm_errno(RDMA_CM_EVENT_UNREACHABLE, 0),
+			-EHOSTUNREACH);
+	KUNIT_EXPECT_EQ(test, ibv_cm_errno(RDMA_CM_EVENT_ADDR_ERROR,
+					   -ENETUNREACH), -ENETUNREACH);
+	/* A status that is no errno gets the event's default. */
+	KUNIT_EXPECT_EQ(test, ibv_cm_errno(RDMA_CM_EVENT_ADDR_ERROR, 5),
+			-EADDRNOTAVAIL);
+	KUNIT_EXPECT_EQ(test, ibv_cm_errno(RDMA_CM_EVENT_ADDR_ERROR, -100000),
+			-EADDRNOTAVAIL);
+	KUNIT_EXPECT_EQ(test, ibv_cm_errno(RDMA_CM_EVENT_ROUTE_ERROR, 0),
+			-ENETUNREACH);
+	KUNIT_EXPECT_EQ(test, ibv_cm_errno(RDMA_CM_EVENT_CONNECT_ERROR, 0),
+			-ECONNRESET);
+	KUNIT_EXPECT_EQ(test, ibv_cm_errno(RDMA_CM_EVENT_DISCONNECTED, 0),
+			-ECONNRESET);
+	KUNIT_EXPECT_EQ(test, ibv_cm_errno(RDMA_CM_EVENT_DEVICE_REMOVAL, 0),
+			-ENODEV);
+	KUNIT_EXPECT_EQ(test, ibv_cm_errno(RDMA_CM_EVENT_ADDR_CHANGE, 0),
+			-EADDRNOTAVAIL);
+	KUNIT_EXPECT_EQ(test, ibv_cm_errno(RDMA_CM_EVENT_ESTABLISHED, 0),
+			-EIO);
+}
+
+static void ibvt_wc_errno_test(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, ibv_wc_errno(IB_WC_SUCCESS), 0);
+	KUNIT_EXPECT_EQ(test, ibv_wc_errno(IB_WC_WR_FLUSH_ERR), -ECANCELED);
+	KUNIT_EXPECT_EQ(test, ibv_wc_errno(IB_WC_LOC_LEN_ERR), -EMSGSIZE);
+	KUNIT_EXPECT_EQ(test, ibv_wc_errno(IB_WC_REM_ACCESS_ERR), -EACCES);
+	KUNIT_EXPECT_EQ(test, ibv_wc_errno(IB_WC_LOC_PROT_ERR), -EACCES);
+	KUNIT_EXPECT_EQ(test, ibv_wc_errno(IB_WC_REM_INV_REQ_ERR),
+			-EREMOTEIO);
+	KUNIT_EXPECT_EQ(test, ibv_wc_errno(IB_WC_RETRY_EXC_ERR), -ETIMEDOUT);
+	KUNIT_EXPECT_EQ(test, ibv_wc_errno(IB_WC_RNR_RETRY_EXC_ERR),
+			-ETIMEDOUT);
+	KUNIT_EXPECT_EQ(test, ibv_wc_errno(IB_WC_REM_ABORT_ERR), -ECONNRESET);
+	KUNIT_EXPECT_EQ(test, ibv_wc_errno(IB_WC_FATAL_ERR), -EIO);
+	KUNIT_EXPECT_EQ(test, ibv_wc_errno(IB_WC_GENERAL_ERR), -EIO);
+}
+
+static void ibvt_cm_data_test(struct kunit *test)
+{
+	u8 buf[IBV_CM_HDR_SIZE + IBV_CM_DATA_MAX + 8];
+	u8 data[IBV_CM_DATA_MAX + 1];
+	u8 padded[56] = {};
+	const u8 *p;
+	size_t len;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(data); i++)
+		data[i] = i + 1;
+	/* No data: the size byte alone, as fi_pingpong sends. */
+	KUNIT_EXPECT_EQ(test, ibv_cm_data_pack(buf, NULL, 0), 1);
+	KUNIT_EXPECT_EQ(test, buf[0], 0);
+	KUNIT_EXPECT_EQ(test, ibv_cm_data_pack(buf, data, 3), 4);
+	KUNIT_EXPECT_EQ(test, buf[0], 3);
+	KUNIT_EXPECT_EQ(test, memcmp(buf + 1, data, 3), 0);
+	KUNIT_EXPECT_EQ(test, ibv_cm_data_pack(buf, data, IBV_CM_DATA_MAX),
+			IBV_CM_DATA_MAX + 1);
+	KUNIT_EXPECT_EQ(test, ibv_cm_data_pack(buf, data, IBV_CM_DATA_MAX + 1),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, ibv_cm_data_pack(buf, NULL, 2), -EINVAL);
+
+	/* Received data is padded by the transport (56 bytes for a REQ). */
+	memcpy(padded, buf, IBV_CM_DATA_MAX + 1);
+	p = ibv_cm_data_unpack(padded, sizeof(padded), &len);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_EXPECT_EQ(test, len, (size_t)IBV_CM_DATA_MAX);
+	KUNIT_EXPECT_EQ(test, memcmp(p, data, len), 0);
+
+	padded[0] = 0;	/* an rping peer: zeros */
+	KUNIT_EXPECT_NULL(test, ibv_cm_data_unpack(padded, sizeof(padded),
+						   &len));
+	KUNIT_EXPECT_EQ(test, len, 0);
+	KUNIT_EXPECT_NULL(test, ibv_cm_data_unpack(NULL, 10, &len));
+	KUNIT_EXPECT_NULL(test, ibv_cm_data_unpack(padded, 0, &len));
+	/* A size byte beyond what arrived, or beyond the maximum: no data. */
+	padded[0] = 10;
+	KUNIT_EXPECT_NULL(test, ibv_cm_data_unpack(padded, 10, &len));
+	KUNIT_EXPECT_EQ(test, len, 0);
+	KUNIT_EXPECT_NOT_NULL(test, ibv_cm_data_unpack(padded, 11, &len));
+	KUNIT_EXPECT_EQ(test, len, 10);
+	padded[0] = IBV_CM_DATA_MAX + 1;
+	KUNIT_EXPECT_NULL(test, ibv_cm_data_unpack(padded, sizeof(padded),
+						   &len));
+}
+
+static void ibvt_mr_pages_test(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, ibv_mr_pages(0x1000, 0, 4096), 0UL);
+	KUNIT_EXPECT_EQ(test, ibv_mr_pages(0x1000, 1, 4096), 1UL);
+	KUNIT_EXPECT_EQ(test, ibv_mr_pages(0x1000, 4096, 4096), 1UL);
+	KUNIT_EXPECT_EQ(test, ibv_mr_pages(0x1000, 4097, 4096), 2UL);
+	KUNIT_EXPECT_EQ(test, ibv_mr_pages(0x1fff, 2, 4096), 2UL);
+	KUNIT_EXPECT_EQ(test, ibv_mr_pages(0x10, 8192, 4096), 3UL);
+	KUNIT_EXPECT_EQ(test, ibv_mr_pages(0x10, 65536, 65536), 2UL);
+
+	/* One segment: anything non-empty. */
+	KUNIT_EXPECT_TRUE(test, ibv_mr_vec_ok(0, 1, 0x123, 10, 4096));
+	KUNIT_EXPECT_FALSE(test, ibv_mr_vec_ok(0, 1, 0x123, 0, 4096));
+	/* First of several: may start anywhere, must end on a page. */
+	KUNIT_EXPECT_TRUE(test, ibv_mr_vec_ok(0, 3, 0x1100, 0xf00, 4096));
+	KUNIT_EXPECT_FALSE(test, ibv_mr_vec_ok(0, 3, 0x1100, 0xe00, 4096));
+	/* Middle: page aligned at both ends. */
+	KUNIT_EXPECT_TRUE(test, ibv_mr_vec_ok(1, 3, 0x5000, 0x2000, 4096));
+	KUNIT_EXPECT_FALSE(test, ibv_mr_vec_ok(1, 3, 0x5010, 0x2000, 4096));
+	KUNIT_EXPECT_FALSE(test, ibv_mr_vec_ok(1, 3, 0x5000, 0x2010, 4096));
+	/* Last: starts on a page, ends anywhere. */
+	KUNIT_EXPECT_TRUE(test, ibv_mr_vec_ok(2, 3, 0x9000, 0x10, 4096));
+	KUNIT_EXPECT_FALSE(test, ibv_mr_vec_ok(2, 3, 0x9008, 0x10, 4096));
+}
+
+static struct kunit_case ibvt_cases[] = {
+	KUNIT_CASE(ibvt_credit_test),
+	KUNIT_CASE(ibvt_cm_action_test),
+	KUNIT_CASE(ibvt_cm_errno_test),
+	KUNIT_CASE(ibvt_wc_errno_test),
+	KUNIT_CASE(ibvt_cm_data_test),
+	KUNIT_CASE(ibvt_mr_pages_test),
+	{}
+};
+
+static struct kunit_suite ibvt_suite = {
+	.name = "kofi_ib_verbs_logic",
+	.test_cases = ibvt_cases,
+};
+
+kunit_test_suite(ibvt_suite);
+
+MODULE_DESCRIPTION("KUnit tests of the kOFI ib_verbs provider's logic");
+MODULE_LICENSE("Dual BSD/GPL");

@@ -1,0 +1,60 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# ib_verbs: a peer that vanishes is reported within the configured time.
+# Both guests load kofi_ib_verbs with keepalive_ms=500 and short transport
+# retries; guest 1's client pings guest 0's server, then idles; guest 0's
+# link goes down.  Each side's keepalive probe fails and the endpoint
+# reports ETIMEDOUT on its EQ - the client within 5 s of the loss.
+. ./lib.sh
+
+M=/kofi/modules
+
+kernel_listening() { dmesg | grep -q "kofi_sample_rping: listening on .*:$1"; }
+rp_result() { cat /sys/module/kofi_sample_rping/parameters/result; }
+# idle_ms: how long the client's idle connection lasted (from its log).
+idle_ms() { dmesg | sed -n 's/.*connection error 110 .* after \([0-9]*\) ms idle.*/\1/p' | tail -n1; }
+idle_within() {
+	t=$(idle_ms)
+	echo "ended after ${t:-?} ms"
+	[ -n "$t" ] && [ "$t" -ge "$1" ] && [ "$t" -le "$2" ]
+}
+
+check "link to the peer" wait_for 180 ping -c 1 -W 1 "$KOFI_PEER"
+check "insmod kofi" insmod $M/kofi.ko
+check "insmod kofi_ib_verbs keepalive_ms=500" \
+	insmod $M/kofi_ib_verbs.ko keepalive_ms=500 ack_timeout=14 retry_count=3
+check_output "keepalive parameter" '^500$' cat /sys/module/kofi_ib_verbs/parameters/keepalive_ms
+
+if [ "$KOFI_HOST" = 0 ]; then
+	insmod $M/kofi_sample_rping.ko server=1 addr="$KOFI_SELF" port=7182 count=3 \
+		timeout_ms=60000 > /tmp/s.out 2>&1 &
+	pid=$!
+	check "server listens" wait_for 30 kernel_listening 7182
+	barrier start
+	barrier idle
+	# The client's connection has been idle for 2 s; now the peer vanishes.
+	sleep 2
+	ip link set "$KOFI_DEV" down
+	sleep 12
+	ip link set "$KOFI_DEV" up
+	wait "$pid"
+	check_output "server: peer lost, ETIMEDOUT" '^-110$' rp_result
+	rmmod kofi_sample_rping
+	barrier done
+else
+	barrier start
+	insmod $M/kofi_sample_rping.ko addr="$KOFI_PEER" port=7182 count=3 linger_ms=60000 \
+		> /tmp/c.out 2>&1 &
+	pid=$!
+	check "client pinged and idles" wait_for 60 sh -c "dmesg | grep -q 'kofi_sample_rping: idling'"
+	barrier idle
+	wait "$pid"
+	check_output "client: peer lost, ETIMEDOUT" '^-110$' rp_result
+	# Up while the peer was there (2 s), reported within 5 s of its loss.
+	check_output "client: reported 2-7 s into the idle time" 'ended after' idle_within 2000 7000
+	rmmod kofi_sample_rping
+	barrier done
+fi
+check "rmmod kofi_ib_verbs" rmmod kofi_ib_verbs
+check "rmmod kofi" rmmod kofi
+finish

@@ -1,0 +1,77 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# ib_verbs: the RDMA device goes away while traffic runs.  Guest 1 runs
+# rping-protocol pings (kofi_sample_rping, no count) against guest 0's
+# kOFI server; guest 0 deletes its rxe0 mid-traffic.  The removal must
+# return, the server must learn ENODEV from its EQ, the client must see
+# its connection end, and every module must unload.  Then rxe0 comes back
+# and a new connection works over it.
+. ./lib.sh
+
+M=/kofi/modules
+
+kernel_listening() { dmesg | grep -q "kofi_sample_rping: listening on .*:$1"; }
+rp_result() { cat /sys/module/kofi_sample_rping/parameters/result; }
+# rp_done RESULT...: the sample finished with one of the results.
+rp_done() {
+	r=$(rp_result) || return 1
+	echo "result $r"
+	for want in "$@"; do
+		[ "$r" = "$want" ] && return 0
+	done
+	return 1
+}
+# The sample is still in its module init, pinging.
+pings_running() { [ -d /sys/module/kofi_sample_rping ] && ! dmesg | grep -q 'kofi_sample_rping: client'; }
+
+check "link to the peer" wait_for 180 ping -c 1 -W 1 "$KOFI_PEER"
+check "insmod kofi" insmod $M/kofi.ko
+check "insmod kofi_ib_verbs" insmod $M/kofi_ib_verbs.ko
+
+if [ "$KOFI_HOST" = 0 ]; then
+	insmod $M/kofi_sample_rping.ko server=1 addr="$KOFI_SELF" port=7180 count=0 size=4096 \
+		> /tmp/s.out 2>&1 &
+	pid=$!
+	check "server listens" wait_for 30 kernel_listening 7180
+	barrier start
+	barrier running
+	sleep 2
+	check "rdma link delete rxe0 returns while traffic runs" timeout 60 rdma link delete rxe0
+	check_output "the provider dropped rxe0" 'device rxe0 removed' dmesg
+	wait "$pid"
+	check_output "server: EQ error ENODEV" 'result -19' rp_done -19
+	check_output "server logged the device loss" 'connection error 19' dmesg
+	check "rmmod kofi_sample_rping (server)" rmmod kofi_sample_rping
+	check "rdma link add rxe0 again" rdma link add rxe0 type rxe netdev "$KOFI_DEV"
+	check_output "rxe0 is ACTIVE again" 'rxe0.*ACTIVE' rdma link show
+	insmod $M/kofi_sample_rping.ko server=1 addr="$KOFI_SELF" port=7181 count=5 \
+		> /tmp/s.out 2>&1 &
+	pid=$!
+	check "server listens on the new rxe0" wait_for 30 kernel_listening 7181
+	barrier again
+	wait "$pid"
+	check "server: 5 pings over the new rxe0" rp_done 0
+	rmmod kofi_sample_rping
+else
+	barrier start
+	insmod $M/kofi_sample_rping.ko addr="$KOFI_PEER" port=7180 count=0 size=4096 \
+		> /tmp/c.out 2>&1 &
+	pid=$!
+	sleep 3
+	check "client pings are running" pings_running
+	barrier running
+	wait "$pid"
+	# The peer's device vanished: a disconnect, a flush or a timeout.
+	check_output "client: connection ended with an error" 'result -' rp_done -104 -125 -110 -19
+	check_output "client logged how the connection ended" \
+		'connection (shut down|error)|completion error' dmesg
+	check "rmmod kofi_sample_rping (client)" rmmod kofi_sample_rping
+	barrier again
+	check "client: 5 validated pings over the new rxe0" \
+		sh -c "insmod $M/kofi_sample_rping.ko addr=$KOFI_PEER port=7181 count=5 && \
+		       [ \$(cat /sys/module/kofi_sample_rping/parameters/result) = 0 ]"
+	rmmod kofi_sample_rping
+fi
+check "rmmod kofi_ib_verbs" rmmod kofi_ib_verbs
+check "rmmod kofi" rmmod kofi
+finish
