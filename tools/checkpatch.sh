@@ -19,8 +19,9 @@ else
 	files=("$@")
 fi
 [ ${#files[@]} -gt 0 ] || kofi_die "no files to check"
+# Only reports are shown, not the per-file "total: 0 errors" lines.
 perl "$cp" --strict --no-tree --quiet --show-types --terse \
-	-f "${files[@]}"
-rc=$?
+	-f "${files[@]}" | grep -v '^total: 0 errors, 0 warnings, 0 checks'
+rc=${PIPESTATUS[0]}
 [ $rc -eq 0 ] && kofi_log "checkpatch --strict: ${#files[@]} files clean"
 exit $rc
