@@ -1,0 +1,883 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * kOFI KUnit: the ksocket provider over loopback.
+ *
+ * Connection management (CM data sizes both ways, reject with data,
+ * shutdown), messages of every size class, truncation, remote CQ data,
+ * RMA checked through the key table, and malformed frames injected from a
+ * raw kernel TCP socket playing a misbehaving peer: each must end that
+ * connection with an EQ error entry and cancelled operations.
+ *
+ * Only exported symbols are used (the suite is also built as a module);
+ * the provider (kofi_ksocket) must be loaded or built in.
+ */
+#include <kunit/test.h>
+#include <linux/module.h>
+#include <linux/in.h>
+#include <linux/net.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/vmalloc.h>
+#include <net/net_namespace.h>
+#include <net/sock.h>
+#include <kofi/fabric.h>
+#include <kofi/fi_domain.h>
+#include <kofi/fi_endpoint.h>
+#include <kofi/fi_cm.h>
+#include <kofi/fi_eq.h>
+#include <kofi/fi_rma.h>
+#include <kofi/fi_errno.h>
+#include "../providers/ksocket/ksock_proto.h"
+
+#define KST_TIMEOUT	5000	/* ms, every wait */
+#define KST_BIG		(16 << 20)
+
+struct kst_cm_entry {
+	struct fi_eq_cm_entry e;
+	u8 data[FI_CM_DATA_MAX];
+};
+
+/* One loopback setup: a listener, and a client and server endpoint. */
+struct kst {
+	struct fi_info *info;
+	struct fid_fabric *fabric;
+	struct fid_domain *domain;
+	struct fid_eq *seq;		/* listener and server endpoint */
+	struct fid_eq *ceq;		/* client endpoint */
+	struct fid_pep *pep;
+	struct fid_cq *stx, *srx, *ctx, *crx;
+	struct fid_ep *sep, *cep;
+	struct sockaddr_in addr;	/* where the listener listens */
+};
+
+static void kst_close(struct kunit *test, struct fid *fid)
+{
+	if (fid)
+		KUNIT_EXPECT_EQ(test, fi_close(fid), 0);
+}
+
+static void kst_teardown(struct kunit *test, struct kst *t)
+{
+	kst_close(test, t->cep ? &t->cep->fid : NULL);
+	kst_close(test, t->sep ? &t->sep->fid : NULL);
+	kst_close(test, t->pep ? &t->pep->fid : NULL);
+	kst_close(test, t->ctx ? &t->ctx->fid : NULL);
+	kst_close(test, t->crx ? &t->crx->fid : NULL);
+	kst_close(test, t->stx ? &t->stx->fid : NULL);
+	kst_close(test, t->srx ? &t->srx->fid : NULL);
+	kst_close(test, t->ceq ? &t->ceq->fid : NULL);
+	kst_close(test, t->seq ? &t->seq->fid : NULL);
+	kst_close(test, t->domain ? &t->domain->fid : NULL);
+	kst_close(test, t->fabric ? &t->fabric->fid : NULL);
+	fi_freeinfo(t->info);
+	memset(t, 0, sizeof(*t));
+}
+
+static struct fi_info *kst_hints(void)
+{
+	struct fi_info *hints = fi_allocinfo(GFP_KERNEL);
+
+	if (!hints)
+		return NULL;
+	hints->caps = FI_MSG | FI_RMA;
+	hints->ep_attr->type = FI_EP_MSG;
+	hints->fabric_attr->prov_name = kstrdup("ksocket", GFP_KERNEL);
+	if (!hints->fabric_attr->prov_name) {
+		fi_freeinfo(hints);
+		return NULL;
+	}
+	return hints;
+}
+
+/* Fabric, domain, EQs, CQs and a listener on 127.0.0.1, any port. */
+static void kst_listen(struct kunit *test, struct kst *t)
+{
+	struct fi_cq_attr cq_attr = { .format = FI_CQ_FORMAT_DATA };
+	struct fi_eq_attr eq_attr = {};
+	struct fi_info *hints;
+	size_t len = sizeof(t->addr);
+
+	memset(t, 0, sizeof(*t));
+	hints = kst_hints();
+	KUNIT_ASSERT_NOT_NULL(test, hints);
+	KUNIT_ASSERT_EQ(test, fi_getinfo(fi_version(), "127.0.0.1", "0",
+					 FI_SOURCE, hints, &t->info), 0);
+	fi_freeinfo(hints);
+	KUNIT_ASSERT_STREQ(test, t->info->fabric_attr->prov_name, "ksocket");
+	KUNIT_ASSERT_EQ(test, fi_fabric(t->info->fabric_attr, &t->fabric,
+					NULL), 0);
+	KUNIT_ASSERT_EQ(test, fi_domain(t->fabric, t->info, &t->domain, NULL),
+			0);
+	KUNIT_ASSERT_EQ(test, fi_eq_open(t->fabric, &eq_attr, &t->seq, NULL),
+			0);
+	KUNIT_ASSERT_EQ(test, fi_eq_open(t->fabric, &eq_attr, &t->ceq, NULL),
+			0);
+	KUNIT_ASSERT_EQ(test, fi_cq_open(t->domain, &cq_attr, &t->stx, NULL),
+			0);
+	KUNIT_ASSERT_EQ(test, fi_cq_open(t->domain, &cq_attr, &t->srx, NULL),
+			0);
+	KUNIT_ASSERT_EQ(test, fi_cq_open(t->domain, &cq_attr, &t->ctx, NULL),
+			0);
+	KUNIT_ASSERT_EQ(test, fi_cq_open(t->domain, &cq_attr, &t->crx, NULL),
+			0);
+	KUNIT_ASSERT_EQ(test, fi_passive_ep(t->fabric, t->info, &t->pep, NULL),
+			0);
+	KUNIT_ASSERT_EQ(test, fi_pep_bind(t->pep, &t->seq->fid, 0), 0);
+	KUNIT_ASSERT_EQ(test, fi_listen(t->pep), 0);
+	KUNIT_ASSERT_EQ(test, fi_getname(&t->pep->fid, &t->addr, &len), 0);
+	KUNIT_ASSERT_EQ(test, len, sizeof(struct sockaddr_in));
+	KUNIT_ASSERT_NE(test, ntohs(t->addr.sin_port), 0);
+}
+
+static void kst_ep_setup(struct kunit *test, struct kst *t, struct fi_info *info,
+			 bool server)
+{
+	struct fid_ep **ep = server ? &t->sep : &t->cep;
+
+	KUNIT_ASSERT_EQ(test, fi_endpoint(t->domain, info, ep, NULL), 0);
+	KUNIT_ASSERT_EQ(test, fi_ep_bind(*ep, server ? &t->seq->fid :
+					 &t->ceq->fid, 0), 0);
+	KUNIT_ASSERT_EQ(test, fi_ep_bind(*ep, server ? &t->stx->fid :
+					 &t->ctx->fid, FI_SEND), 0);
+	KUNIT_ASSERT_EQ(test, fi_ep_bind(*ep, server ? &t->srx->fid :
+					 &t->crx->fid, FI_RECV), 0);
+	KUNIT_ASSERT_EQ(test, fi_enable(*ep), 0);
+}
+
+/* Read one event; returns its type, fills @entry, -errno of an error. */
+static int kst_event(struct fid_eq *eq, struct kst_cm_entry *entry,
+		     ssize_t *len, struct fi_eq_err_entry *err)
+{
+	struct fi_eq_err_entry dummy = {};
+	u32 event;
+	ssize_t ret;
+
+	ret = fi_eq_sread(eq, &event, entry, sizeof(*entry), KST_TIMEOUT, 0);
+	if (len)
+		*len = ret;
+	if (ret == -FI_EAVAIL) {
+		if (!err)
+			err = &dummy;
+		if (fi_eq_readerr(eq, err, 0) < 0)
+			return -EIO;
+		return -err->err;
+	}
+	if (ret < 0)
+		return ret;
+	return event;
+}
+
+/* Client connects with @cdata, server accepts with @sdata. */
+static void kst_connect(struct kunit *test, struct kst *t, const void *cdata,
+			size_t clen, const void *sdata, size_t slen)
+{
+	struct kst_cm_entry entry;
+	ssize_t len;
+
+	kst_ep_setup(test, t, t->info, false);
+	KUNIT_ASSERT_EQ(test, fi_connect(t->cep, &t->addr, cdata, clen), 0);
+	KUNIT_ASSERT_EQ(test, kst_event(t->seq, &entry, &len, NULL),
+			FI_CONNREQ);
+	KUNIT_ASSERT_EQ(test, len, (ssize_t)(sizeof(entry.e) + clen));
+	KUNIT_EXPECT_PTR_EQ(test, entry.e.fid, &t->pep->fid);
+	KUNIT_ASSERT_NOT_NULL(test, entry.e.info);
+	KUNIT_EXPECT_NOT_NULL(test, entry.e.info->handle);
+	if (clen)
+		KUNIT_EXPECT_EQ(test, memcmp(entry.data, cdata, clen), 0);
+	kst_ep_setup(test, t, entry.e.info, true);
+	fi_freeinfo(entry.e.info);
+	KUNIT_ASSERT_EQ(test, fi_accept(t->sep, sdata, slen), 0);
+	KUNIT_ASSERT_EQ(test, kst_event(t->seq, &entry, &len, NULL),
+			FI_CONNECTED);
+	KUNIT_EXPECT_PTR_EQ(test, entry.e.fid, &t->sep->fid);
+	KUNIT_ASSERT_EQ(test, kst_event(t->ceq, &entry, &len, NULL),
+			FI_CONNECTED);
+	KUNIT_EXPECT_PTR_EQ(test, entry.e.fid, &t->cep->fid);
+	KUNIT_ASSERT_EQ(test, len, (ssize_t)(sizeof(entry.e) + slen));
+	if (slen)
+		KUNIT_EXPECT_EQ(test, memcmp(entry.data, sdata, slen), 0);
+}
+
+/* One completion from @cq (error entries: -err with @err filled). */
+static int kst_comp(struct fid_cq *cq, struct fi_cq_data_entry *e,
+		    struct fi_cq_err_entry *err)
+{
+	struct fi_cq_err_entry dummy;
+	ssize_t ret;
+
+	ret = fi_cq_sread(cq, e, 1, NULL, KST_TIMEOUT);
+	if (ret == -FI_EAVAIL) {
+		if (!err)
+			err = &dummy;
+		if (fi_cq_readerr(cq, err, 0) != 1)
+			return -EIO;
+		return -err->err;
+	}
+	return ret == 1 ? 0 : (int)ret;
+}
+
+static void kst_fill(u8 *buf, size_t len, u8 seed)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		buf[i] = (u8)(i * 7 + seed);
+}
+
+/* ---- getinfo ---- */
+
+static void ksocket_getinfo_test(struct kunit *test)
+{
+	struct fi_info *hints = kst_hints(), *info, *cur;
+	unsigned int v4 = 0, v6 = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, hints);
+	KUNIT_ASSERT_EQ(test, fi_getinfo(fi_version(), NULL, NULL, 0, hints,
+					 &info), 0);
+	for (cur = info; cur; cur = cur->next) {
+		KUNIT_EXPECT_STREQ(test, cur->fabric_attr->prov_name,
+				   "ksocket");
+		KUNIT_EXPECT_EQ(test, cur->ep_attr->type, FI_EP_MSG);
+		KUNIT_EXPECT_EQ(test, cur->ep_attr->max_cm_data_size,
+				(size_t)KSOCK_CM_DATA_MAX);
+		KUNIT_EXPECT_EQ(test, cur->ep_attr->protocol_version,
+				(u32)KSOCK_PROTO_VERSION);
+		KUNIT_EXPECT_GE(test, cur->ep_attr->max_msg_size,
+				(size_t)KST_BIG);
+		KUNIT_EXPECT_TRUE(test, cur->domain_attr->mr_mode &
+				  FI_MR_PROV_KEY);
+		v4 += cur->addr_format == FI_SOCKADDR_IN;
+		v6 += cur->addr_format == FI_SOCKADDR_IN6;
+	}
+	fi_freeinfo(info);
+	KUNIT_EXPECT_EQ(test, v4, 1U);
+	KUNIT_EXPECT_EQ(test, v6, 1U);
+
+	KUNIT_ASSERT_EQ(test, fi_getinfo(fi_version(), "::1", "7000", 0,
+					 hints, &info), 0);
+	KUNIT_EXPECT_EQ(test, info->addr_format, (u32)FI_SOCKADDR_IN6);
+	KUNIT_EXPECT_NULL(test, info->next);
+	fi_freeinfo(info);
+	fi_freeinfo(hints);
+}
+
+/* ---- connection management ---- */
+
+static void ksocket_cm_data_test(struct kunit *test)
+{
+	u8 *cdata = kunit_kzalloc(test, KSOCK_CM_DATA_MAX + 1, GFP_KERNEL);
+	u8 sdata[200];
+	struct sockaddr_in peer, name;
+	size_t len, optlen = sizeof(size_t), val = 0;
+	struct fid_ep *ep;
+	struct kst t;
+
+	KUNIT_ASSERT_NOT_NULL(test, cdata);
+	kst_fill(cdata, KSOCK_CM_DATA_MAX + 1, 1);
+	kst_fill(sdata, sizeof(sdata), 2);
+	kst_listen(test, &t);
+
+	KUNIT_EXPECT_EQ(test, fi_getopt(&t.pep->fid, FI_OPT_ENDPOINT,
+					FI_OPT_CM_DATA_SIZE, &val, &optlen), 0);
+	KUNIT_EXPECT_EQ(test, val, (size_t)KSOCK_CM_DATA_MAX);
+
+	/* One byte more than the maximum is refused before anything moves. */
+	KUNIT_ASSERT_EQ(test, fi_endpoint(t.domain, t.info, &ep, NULL), 0);
+	KUNIT_ASSERT_EQ(test, fi_ep_bind(ep, &t.ceq->fid, 0), 0);
+	KUNIT_ASSERT_EQ(test, fi_ep_bind(ep, &t.ctx->fid, FI_SEND | FI_RECV),
+			0);
+	KUNIT_ASSERT_EQ(test, fi_enable(ep), 0);
+	KUNIT_EXPECT_EQ(test, fi_connect(ep, &t.addr, cdata,
+					 KSOCK_CM_DATA_MAX + 1), -EINVAL);
+	KUNIT_EXPECT_EQ(test, fi_close(&ep->fid), 0);
+
+	/* The maximum each way. */
+	kst_connect(test, &t, cdata, KSOCK_CM_DATA_MAX, sdata, sizeof(sdata));
+	KUNIT_EXPECT_EQ(test, fi_getopt(&t.cep->fid, FI_OPT_ENDPOINT,
+					FI_OPT_CM_DATA_SIZE, &val, &optlen), 0);
+	KUNIT_EXPECT_EQ(test, val, (size_t)KSOCK_CM_DATA_MAX);
+	KUNIT_EXPECT_EQ(test, fi_accept(t.sep, NULL, 0), -EINVAL);
+
+	len = sizeof(peer);
+	KUNIT_ASSERT_EQ(test, fi_getpeer(t.cep, &peer, &len), 0);
+	KUNIT_EXPECT_EQ(test, ntohs(peer.sin_port), ntohs(t.addr.sin_port));
+	len = sizeof(name);
+	KUNIT_ASSERT_EQ(test, fi_getname(&t.cep->fid, &name, &len), 0);
+	len = sizeof(peer);
+	KUNIT_ASSERT_EQ(test, fi_getpeer(t.sep, &peer, &len), 0);
+	KUNIT_EXPECT_EQ(test, ntohs(peer.sin_port), ntohs(name.sin_port));
+	len = 2;
+	KUNIT_EXPECT_EQ(test, fi_getpeer(t.sep, &peer, &len), -EMSGSIZE);
+	KUNIT_EXPECT_EQ(test, len, sizeof(struct sockaddr_in));
+	kst_teardown(test, &t);
+}
+
+static void ksocket_reject_test(struct kunit *test)
+{
+	static const char reason[] = "not today";
+	u8 big[KSOCK_CM_DATA_MAX + 1] = {};
+	struct fi_eq_err_entry err = {};
+	struct kst_cm_entry entry;
+	u8 errbuf[64];
+	struct kst t;
+
+	kst_listen(test, &t);
+	kst_ep_setup(test, &t, t.info, false);
+	KUNIT_ASSERT_EQ(test, fi_connect(t.cep, &t.addr, "hi", 2), 0);
+	KUNIT_ASSERT_EQ(test, kst_event(t.seq, &entry, NULL, NULL),
+			FI_CONNREQ);
+	KUNIT_EXPECT_EQ(test, fi_reject(t.pep, entry.e.info->handle, reason,
+					sizeof(reason)), 0);
+	fi_freeinfo(entry.e.info);
+	err.err_data = errbuf;
+	err.err_data_size = sizeof(errbuf);
+	KUNIT_ASSERT_EQ(test, kst_event(t.ceq, &entry, NULL, &err),
+			-ECONNREFUSED);
+	KUNIT_EXPECT_PTR_EQ(test, err.fid, &t.cep->fid);
+	KUNIT_EXPECT_EQ(test, err.err_data_size, sizeof(reason));
+	KUNIT_EXPECT_EQ(test, memcmp(errbuf, reason, sizeof(reason)), 0);
+	/* The endpoint is down: no more operations. */
+	KUNIT_EXPECT_EQ(test, fi_send(t.cep, "x", 1, NULL, FI_ADDR_UNSPEC,
+				      NULL), -ENOTCONN);
+	kst_close(test, &t.cep->fid);
+	t.cep = NULL;
+
+	/* Too much reject data: refused, the handle is consumed anyway. */
+	kst_ep_setup(test, &t, t.info, false);
+	KUNIT_ASSERT_EQ(test, fi_connect(t.cep, &t.addr, NULL, 0), 0);
+	KUNIT_ASSERT_EQ(test, kst_event(t.seq, &entry, NULL, NULL),
+			FI_CONNREQ);
+	KUNIT_EXPECT_EQ(test, fi_reject(t.pep, entry.e.info->handle, big,
+					sizeof(big)), -EINVAL);
+	fi_freeinfo(entry.e.info);
+	KUNIT_EXPECT_LT(test, kst_event(t.ceq, &entry, NULL, NULL), 0);
+	kst_teardown(test, &t);
+}
+
+static void ksocket_shutdown_test(struct kunit *test)
+{
+	struct fi_cq_err_entry err;
+	struct fi_cq_data_entry e;
+	struct kst_cm_entry entry;
+	u8 buf[16];
+	struct kst t;
+
+	kst_listen(test, &t);
+	kst_connect(test, &t, NULL, 0, NULL, 0);
+	KUNIT_ASSERT_EQ(test, fi_recv(t.sep, buf, sizeof(buf), NULL,
+				      FI_ADDR_UNSPEC, buf), 0);
+	KUNIT_ASSERT_EQ(test, fi_shutdown(t.cep, 0), 0);
+	KUNIT_EXPECT_EQ(test, kst_event(t.ceq, &entry, NULL, NULL),
+			FI_SHUTDOWN);
+	KUNIT_EXPECT_EQ(test, kst_event(t.seq, &entry, NULL, NULL),
+			FI_SHUTDOWN);
+	KUNIT_EXPECT_PTR_EQ(test, entry.e.fid, &t.sep->fid);
+	KUNIT_EXPECT_EQ(test, kst_comp(t.srx, &e, &err), -ECANCELED);
+	KUNIT_EXPECT_PTR_EQ(test, err.op_context, (void *)buf);
+	KUNIT_EXPECT_EQ(test, fi_recv(t.sep, buf, sizeof(buf), NULL,
+				      FI_ADDR_UNSPEC, NULL), -ENOTCONN);
+	kst_teardown(test, &t);
+}
+
+/* ---- messages ---- */
+
+static void kst_msg_size(struct kunit *test, struct kst *t, u8 *sbuf,
+			 u8 *rbuf, size_t size, u8 seed)
+{
+	struct fi_cq_data_entry e;
+
+	kst_fill(sbuf, size, seed);
+	memset(rbuf, 0, size + 1);
+	KUNIT_ASSERT_EQ(test, fi_recv(t->sep, rbuf, size + 1, NULL,
+				      FI_ADDR_UNSPEC, rbuf), 0);
+	KUNIT_ASSERT_EQ(test, fi_send(t->cep, sbuf, size, NULL, FI_ADDR_UNSPEC,
+				      sbuf), 0);
+	KUNIT_ASSERT_EQ(test, kst_comp(t->ctx, &e, NULL), 0);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)sbuf);
+	KUNIT_EXPECT_EQ(test, e.flags, FI_SEND | FI_MSG);
+	KUNIT_ASSERT_EQ(test, kst_comp(t->srx, &e, NULL), 0);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)rbuf);
+	KUNIT_EXPECT_EQ(test, e.flags, FI_RECV | FI_MSG);
+	KUNIT_EXPECT_EQ(test, e.len, size);
+	KUNIT_EXPECT_EQ(test, memcmp(rbuf, sbuf, size), 0);
+	KUNIT_EXPECT_EQ(test, rbuf[size], 0);
+}
+
+static void ksocket_msg_sizes_test(struct kunit *test)
+{
+	static const size_t sizes[] = { 0, 1, 15, 16, 4096, 65537, 1 << 20,
+					KST_BIG };
+	u8 *sbuf = vmalloc(KST_BIG + 1), *rbuf = vmalloc(KST_BIG + 1);
+	struct kst t;
+	size_t i;
+
+	KUNIT_ASSERT_NOT_NULL(test, sbuf);
+	KUNIT_ASSERT_NOT_NULL(test, rbuf);
+	kst_listen(test, &t);
+	kst_connect(test, &t, NULL, 0, NULL, 0);
+	for (i = 0; i < ARRAY_SIZE(sizes); i++)
+		kst_msg_size(test, &t, sbuf, rbuf, sizes[i], (u8)i);
+	kst_teardown(test, &t);
+	vfree(sbuf);
+	vfree(rbuf);
+}
+
+static void ksocket_msg_variants_test(struct kunit *test)
+{
+	u8 sbuf[300], rbuf[300], small[10];
+	struct kvec siov[3] = {
+		{ sbuf, 1 }, { sbuf + 1, 100 }, { sbuf + 101, 199 },
+	};
+	struct kvec riov[2] = { { rbuf, 150 }, { rbuf + 150, 150 } };
+	struct fi_msg msg = {
+		.iov_type = FI_IOV_KVEC,
+		.msg_iov = siov,
+		.iov_count = 3,
+		.context = siov,
+		.data = 0x1234,
+	};
+	struct fi_cq_err_entry err;
+	struct fi_cq_data_entry e;
+	struct kst t;
+
+	kst_fill(sbuf, sizeof(sbuf), 9);
+	kst_listen(test, &t);
+	kst_connect(test, &t, NULL, 0, NULL, 0);
+
+	/* sendv / recvv across differently cut vectors. */
+	memset(rbuf, 0, sizeof(rbuf));
+	KUNIT_ASSERT_EQ(test, fi_recvv(t.sep, riov, NULL, 2, FI_ADDR_UNSPEC,
+				       riov), 0);
+	KUNIT_ASSERT_EQ(test, fi_sendv(t.cep, siov, NULL, 3, FI_ADDR_UNSPEC,
+				       siov), 0);
+	KUNIT_ASSERT_EQ(test, kst_comp(t.ctx, &e, NULL), 0);
+	KUNIT_ASSERT_EQ(test, kst_comp(t.srx, &e, NULL), 0);
+	KUNIT_EXPECT_EQ(test, e.len, (size_t)300);
+	KUNIT_EXPECT_EQ(test, memcmp(rbuf, sbuf, 300), 0);
+
+	/* sendmsg with remote CQ data and delivery complete (ACKed). */
+	KUNIT_ASSERT_EQ(test, fi_recv(t.sep, rbuf, sizeof(rbuf), NULL,
+				      FI_ADDR_UNSPEC, rbuf), 0);
+	KUNIT_ASSERT_EQ(test, fi_sendmsg(t.cep, &msg, FI_REMOTE_CQ_DATA |
+					 FI_DELIVERY_COMPLETE), 0);
+	KUNIT_ASSERT_EQ(test, kst_comp(t.srx, &e, NULL), 0);
+	KUNIT_EXPECT_EQ(test, e.flags, FI_RECV | FI_MSG | FI_REMOTE_CQ_DATA);
+	KUNIT_EXPECT_EQ(test, e.data, 0x1234ULL);
+	KUNIT_ASSERT_EQ(test, kst_comp(t.ctx, &e, NULL), 0);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)siov);
+
+	/* senddata and inject (no completion for the inject). */
+	KUNIT_ASSERT_EQ(test, fi_recv(t.sep, rbuf, sizeof(rbuf), NULL,
+				      FI_ADDR_UNSPEC, rbuf), 0);
+	KUNIT_ASSERT_EQ(test, fi_senddata(t.cep, sbuf, 5, NULL, 77,
+					  FI_ADDR_UNSPEC, sbuf), 0);
+	KUNIT_ASSERT_EQ(test, kst_comp(t.srx, &e, NULL), 0);
+	KUNIT_EXPECT_EQ(test, e.data, 77ULL);
+	KUNIT_EXPECT_EQ(test, e.len, (size_t)5);
+	KUNIT_ASSERT_EQ(test, kst_comp(t.ctx, &e, NULL), 0);
+	KUNIT_ASSERT_EQ(test, fi_recv(t.sep, rbuf, sizeof(rbuf), NULL,
+				      FI_ADDR_UNSPEC, rbuf), 0);
+	memcpy(small, "injected!", 10);
+	KUNIT_ASSERT_EQ(test, fi_inject(t.cep, small, 10, FI_ADDR_UNSPEC), 0);
+	memset(small, 0, sizeof(small));
+	KUNIT_ASSERT_EQ(test, kst_comp(t.srx, &e, NULL), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(rbuf, "injected!", 10), 0);
+	KUNIT_EXPECT_EQ(test, fi_cq_read(t.ctx, &e, 1), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, fi_inject(t.cep, sbuf, 65, FI_ADDR_UNSPEC),
+			-EMSGSIZE);
+
+	/* Truncation: an error completion, and the connection goes on. */
+	KUNIT_ASSERT_EQ(test, fi_recv(t.sep, small, sizeof(small), NULL,
+				      FI_ADDR_UNSPEC, small), 0);
+	KUNIT_ASSERT_EQ(test, fi_send(t.cep, sbuf, 100, NULL, FI_ADDR_UNSPEC,
+				      NULL), 0);
+	KUNIT_EXPECT_EQ(test, kst_comp(t.srx, &e, &err), -EMSGSIZE);
+	KUNIT_EXPECT_PTR_EQ(test, err.op_context, (void *)small);
+	KUNIT_EXPECT_EQ(test, err.len, sizeof(small));
+	KUNIT_EXPECT_EQ(test, err.olen, (size_t)90);
+	KUNIT_EXPECT_EQ(test, memcmp(small, sbuf, sizeof(small)), 0);
+	KUNIT_ASSERT_EQ(test, kst_comp(t.ctx, &e, NULL), 0);
+	kst_msg_size(test, &t, sbuf, rbuf, 200, 3);
+
+	/* A receive can be cancelled. */
+	KUNIT_ASSERT_EQ(test, fi_recv(t.sep, rbuf, 8, NULL, FI_ADDR_UNSPEC,
+				      rbuf + 1), 0);
+	KUNIT_EXPECT_EQ(test, fi_cancel(&t.sep->fid, rbuf + 1), 0);
+	KUNIT_EXPECT_EQ(test, kst_comp(t.srx, &e, &err), -ECANCELED);
+	KUNIT_EXPECT_EQ(test, fi_cancel(&t.sep->fid, rbuf + 1), -ENOENT);
+	kst_teardown(test, &t);
+}
+
+/* ---- RMA ---- */
+
+#define KST_MR_LEN	65536
+
+static void ksocket_rma_test(struct kunit *test)
+{
+	u8 *region = vzalloc(KST_MR_LEN), *local = vzalloc(KST_MR_LEN);
+	struct fi_cq_err_entry err;
+	struct fi_cq_data_entry e;
+	struct kst_cm_entry entry;
+	struct fid_mr *mr, *ro;
+	u8 ro_buf[64];
+	u8 rbuf[8];
+	struct kst t;
+	u64 key;
+
+	KUNIT_ASSERT_NOT_NULL(test, region);
+	KUNIT_ASSERT_NOT_NULL(test, local);
+	kst_listen(test, &t);
+	kst_connect(test, &t, NULL, 0, NULL, 0);
+	KUNIT_ASSERT_EQ(test, fi_mr_reg(t.domain, region, KST_MR_LEN,
+					FI_REMOTE_READ | FI_REMOTE_WRITE,
+					1000, 0, 0, &mr, NULL), 0);
+	KUNIT_ASSERT_EQ(test, fi_mr_reg(t.domain, ro_buf, sizeof(ro_buf),
+					FI_REMOTE_READ, 0, 0, 0, &ro, NULL), 0);
+	key = fi_mr_key(mr);
+	KUNIT_EXPECT_NE(test, key, fi_mr_key(ro));
+
+	/* Write 4 KiB at offset 100, read it back. */
+	kst_fill(local, 4096, 5);
+	KUNIT_ASSERT_EQ(test, fi_write(t.cep, local, 4096, NULL,
+				       FI_ADDR_UNSPEC, 1000 + 100, key, local),
+			0);
+	KUNIT_ASSERT_EQ(test, kst_comp(t.ctx, &e, NULL), 0);
+	KUNIT_EXPECT_EQ(test, e.flags, FI_RMA | FI_WRITE);
+	memset(local, 0, 4096);
+	KUNIT_ASSERT_EQ(test, fi_read(t.cep, local, 4096, NULL,
+				      FI_ADDR_UNSPEC, 1000 + 100, key, local),
+			0);
+	KUNIT_ASSERT_EQ(test, kst_comp(t.ctx, &e, NULL), 0);
+	KUNIT_EXPECT_EQ(test, e.flags, FI_RMA | FI_READ);
+	KUNIT_EXPECT_EQ(test, memcmp(local, region + 100, 4096), 0);
+	kst_fill(local + 8192, 4096, 5);
+	KUNIT_EXPECT_EQ(test, memcmp(region + 100, local + 8192, 4096), 0);
+	KUNIT_EXPECT_EQ(test, region[99], 0);
+	KUNIT_EXPECT_EQ(test, region[4196], 0);
+
+	/* writedata: the target sees it in a posted receive. */
+	KUNIT_ASSERT_EQ(test, fi_recv(t.sep, rbuf, sizeof(rbuf), NULL,
+				      FI_ADDR_UNSPEC, rbuf), 0);
+	KUNIT_ASSERT_EQ(test, fi_writedata(t.cep, local, 64, NULL, 0xabc,
+					   FI_ADDR_UNSPEC, 1000, key, NULL), 0);
+	KUNIT_ASSERT_EQ(test, kst_comp(t.srx, &e, NULL), 0);
+	KUNIT_EXPECT_EQ(test, e.flags, FI_RMA | FI_REMOTE_WRITE |
+			FI_REMOTE_CQ_DATA);
+	KUNIT_EXPECT_EQ(test, e.data, 0xabcULL);
+	KUNIT_ASSERT_EQ(test, kst_comp(t.ctx, &e, NULL), 0);
+
+	/* Reading the read-only region works ... */
+	kst_fill(ro_buf, sizeof(ro_buf), 8);
+	KUNIT_ASSERT_EQ(test, fi_read(t.cep, local, 64, NULL, FI_ADDR_UNSPEC,
+				      0, fi_mr_key(ro), NULL), 0);
+	KUNIT_ASSERT_EQ(test, kst_comp(t.ctx, &e, NULL), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(local, ro_buf, 64), 0);
+
+	/* ... writing it ends the connection; nothing is written. */
+	KUNIT_ASSERT_EQ(test, fi_recv(t.cep, rbuf, sizeof(rbuf), NULL,
+				      FI_ADDR_UNSPEC, rbuf), 0);
+	memset(local, 0xee, 64);
+	KUNIT_ASSERT_EQ(test, fi_write(t.cep, local, 64, NULL, FI_ADDR_UNSPEC,
+				       0, fi_mr_key(ro), NULL), 0);
+	KUNIT_EXPECT_EQ(test, kst_event(t.seq, &entry, NULL, NULL), -EACCES);
+	KUNIT_EXPECT_EQ(test, kst_comp(t.crx, &e, &err), -ECANCELED);
+	kst_fill(local, 64, 8);
+	KUNIT_EXPECT_EQ(test, memcmp(ro_buf, local, 64), 0);
+
+	KUNIT_EXPECT_EQ(test, fi_close(&mr->fid), 0);
+	KUNIT_EXPECT_EQ(test, fi_close(&ro->fid), 0);
+	kst_teardown(test, &t);
+	vfree(region);
+	vfree(local);
+}
+
+/* ---- malformed input from a raw kernel socket ---- */
+
+struct kst_bad {
+	const char *name;
+	u8 op;
+	u8 version;
+	u8 op_data;
+	u8 rma_iov_cnt;
+	u8 hdr_size;		/* 0: the right size */
+	u16 flags;
+	u64 size;		/* 0: header + payload */
+	u32 payload;		/* bytes of payload announced */
+	u32 sent;		/* bytes of the frame sent, 0: all */
+	int key;		/* 0 good key, 1 unknown key, 2 out of range */
+	int err;		/* EQ error expected */
+};
+
+static const struct kst_bad kst_bad_cases[] = {
+	{ .name = "bad version", .version = 2, .err = EPROTO },
+	{ .name = "unknown op", .op = 5, .err = EIO },
+	{ .name = "op 200", .op = 200, .err = EIO },
+	{ .name = "tagged op", .op = KSOCK_OP_TAGGED, .err = EPROTO },
+	{ .name = "hdr_size too big", .hdr_size = 24, .err = EPROTO },
+	{ .name = "hdr_size too small", .hdr_size = 8, .err = EPROTO },
+	{ .name = "hdr_size above 120", .hdr_size = 200, .err = EPROTO },
+	{ .name = "rma_iov_cnt 5", .op = KSOCK_OP_WRITE, .rma_iov_cnt = 5,
+	  .err = EPROTO },
+	{ .name = "rma_iov in a message", .rma_iov_cnt = 1, .err = EPROTO },
+	{ .name = "size below hdr_size", .size = 8, .err = EPROTO },
+	{ .name = "size overflow", .size = U64_MAX, .err = EPROTO },
+	{ .name = "unknown flag", .flags = 0x200, .err = EPROTO },
+	{ .name = "unexpected ACK", .op_data = KSOCK_OP_DATA_ACK,
+	  .err = EPROTO },
+	{ .name = "unexpected read response", .op = KSOCK_OP_READ_RSP,
+	  .payload = 8, .err = EPROTO },
+	{ .name = "write, unknown key", .op = KSOCK_OP_WRITE, .rma_iov_cnt = 1,
+	  .payload = 64, .key = 1, .err = ENOKEY },
+	{ .name = "write out of bounds", .op = KSOCK_OP_WRITE,
+	  .rma_iov_cnt = 1, .payload = 64, .key = 2, .err = ERANGE },
+	{ .name = "read, unknown key", .op = KSOCK_OP_READ_REQ,
+	  .rma_iov_cnt = 1, .key = 1, .err = ENOKEY },
+	{ .name = "truncated header", .payload = 32, .sent = 10,
+	  .err = ECONNRESET },
+	{ .name = "disconnect mid-payload", .payload = 1000, .sent = 400,
+	  .err = ECONNRESET },
+};
+
+static void kst_bad_desc(const struct kst_bad *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(kst_bad, kst_bad_cases, kst_bad_desc);
+
+static int kst_raw_send(struct socket *sock, const void *buf, size_t len)
+{
+	struct kvec kv = { .iov_base = (void *)buf, .iov_len = len };
+	struct msghdr msg = {};
+
+	return kernel_sendmsg(sock, &msg, &kv, 1, len);
+}
+
+static int kst_raw_recv(struct socket *sock, void *buf, size_t len)
+{
+	struct kvec kv = { .iov_base = buf, .iov_len = len };
+	struct msghdr msg = {};
+
+	return kernel_recvmsg(sock, &msg, &kv, 1, len, MSG_WAITALL);
+}
+
+/* Connect a raw socket to the listener and get it accepted. */
+static struct socket *kst_raw_peer(struct kunit *test, struct kst *t)
+{
+	struct ksock_ctrl_hdr hdr = {
+		.version = KSOCK_CTRL_VERSION,
+		.type = KSOCK_CTRL_CONNREQ,
+		.conn_data = 1,
+	};
+	struct kst_cm_entry entry;
+	struct socket *sock;
+
+	KUNIT_ASSERT_EQ(test, sock_create_kern(&init_net, AF_INET, SOCK_STREAM,
+					       IPPROTO_TCP, &sock), 0);
+	sock->sk->sk_rcvtimeo = msecs_to_jiffies(KST_TIMEOUT);
+	sock->sk->sk_sndtimeo = msecs_to_jiffies(KST_TIMEOUT);
+	KUNIT_ASSERT_EQ(test, kernel_connect(sock, (struct sockaddr *)&t->addr,
+					     sizeof(t->addr), 0), 0);
+	KUNIT_ASSERT_EQ(test, kst_raw_send(sock, &hdr, sizeof(hdr)),
+			(int)sizeof(hdr));
+	KUNIT_ASSERT_EQ(test, kst_event(t->seq, &entry, NULL, NULL),
+			FI_CONNREQ);
+	kst_ep_setup(test, t, entry.e.info, true);
+	fi_freeinfo(entry.e.info);
+	KUNIT_ASSERT_EQ(test, fi_accept(t->sep, NULL, 0), 0);
+	KUNIT_ASSERT_EQ(test, kst_event(t->seq, &entry, NULL, NULL),
+			FI_CONNECTED);
+	KUNIT_ASSERT_EQ(test, kst_raw_recv(sock, &hdr, sizeof(hdr)),
+			(int)sizeof(hdr));
+	KUNIT_EXPECT_EQ(test, hdr.type, KSOCK_CTRL_CONNRESP);
+	KUNIT_EXPECT_EQ(test, hdr.conn_data, 1ULL);
+	return sock;
+}
+
+static void ksocket_malformed_test(struct kunit *test)
+{
+	const struct kst_bad *c = test->param_value;
+	u8 *frame = kunit_kzalloc(test, 2048, GFP_KERNEL);
+	struct ksock_base_hdr *hdr = (struct ksock_base_hdr *)frame;
+	u8 region[128], rbuf[64], ctrl[4];
+	struct ksock_rma_iov *rma;
+	struct fi_cq_err_entry err;
+	struct fi_cq_data_entry e;
+	struct kst_cm_entry entry;
+	struct socket *sock;
+	struct fid_mr *mr;
+	size_t hlen, len;
+	struct kst t;
+
+	KUNIT_ASSERT_NOT_NULL(test, frame);
+	kst_listen(test, &t);
+	memset(region, 0x5a, sizeof(region));
+	KUNIT_ASSERT_EQ(test, fi_mr_reg(t.domain, region, sizeof(region),
+					FI_REMOTE_READ | FI_REMOTE_WRITE, 0, 0,
+					0, &mr, NULL), 0);
+	sock = kst_raw_peer(test, &t);
+	KUNIT_ASSERT_EQ(test, fi_recv(t.sep, rbuf, sizeof(rbuf), NULL,
+				      FI_ADDR_UNSPEC, rbuf), 0);
+
+	hlen = sizeof(*hdr) + c->rma_iov_cnt * sizeof(*rma);
+	hdr->version = c->version ? c->version : KSOCK_PROTO_VERSION;
+	hdr->op = c->op;
+	hdr->flags = c->flags;
+	hdr->op_data = c->op_data;
+	hdr->rma_iov_cnt = c->rma_iov_cnt;
+	if (c->op == KSOCK_OP_READ_RSP || c->op_data)
+		hlen = sizeof(*hdr);
+	hdr->hdr_size = c->hdr_size ? c->hdr_size : hlen;
+	hdr->size = c->size ? c->size : hlen + c->payload;
+	rma = (struct ksock_rma_iov *)(frame + sizeof(*hdr));
+	if (c->rma_iov_cnt && c->rma_iov_cnt <= KSOCK_RMA_IOV_MAX) {
+		rma->addr = c->key == 2 ? 100 : 0;
+		rma->len = c->op == KSOCK_OP_READ_REQ ? 64 : c->payload;
+		rma->key = c->key == 1 ? ~fi_mr_key(mr) : fi_mr_key(mr);
+	}
+	memset(frame + hlen, 0xee, c->payload);
+	len = c->sent ? c->sent : hlen + c->payload;
+	KUNIT_ASSERT_EQ(test, kst_raw_send(sock, frame, len), (int)len);
+	if (c->sent)
+		kernel_sock_shutdown(sock, SHUT_WR);
+
+	/* The connection ends with an error entry, then FI_SHUTDOWN ... */
+	KUNIT_EXPECT_EQ(test, kst_event(t.seq, &entry, NULL, NULL), -c->err);
+	KUNIT_EXPECT_EQ(test, kst_event(t.seq, &entry, NULL, NULL),
+			FI_SHUTDOWN);
+	/* ... the posted receive is cancelled, not filled ... */
+	KUNIT_EXPECT_EQ(test, kst_comp(t.srx, &e, &err), -ECANCELED);
+	KUNIT_EXPECT_PTR_EQ(test, err.op_context, (void *)rbuf);
+	/* ... the peer sees the end of the stream, nothing was written. */
+	KUNIT_EXPECT_LE(test, kst_raw_recv(sock, ctrl, sizeof(ctrl)), 0);
+	KUNIT_EXPECT_EQ(test, region[0], 0x5a);
+	KUNIT_EXPECT_EQ(test, region[127], 0x5a);
+	KUNIT_EXPECT_EQ(test, fi_send(t.sep, "x", 1, NULL, FI_ADDR_UNSPEC,
+				      NULL), -ENOTCONN);
+
+	sock_release(sock);
+	KUNIT_EXPECT_EQ(test, fi_close(&mr->fid), 0);
+	kst_teardown(test, &t);
+}
+
+/* The raw peer itself: a valid message each way, with an ACK. */
+static void ksocket_raw_peer_test(struct kunit *test)
+{
+	struct {
+		struct ksock_base_hdr hdr;
+		u64 cq_data;
+		char data[10];
+	} __packed in = {
+		.hdr = {
+			.version = KSOCK_PROTO_VERSION,
+			.op = KSOCK_OP_MSG,
+			.flags = KSOCK_FLAG_CQ_DATA,
+			.hdr_size = sizeof(struct ksock_base_hdr) + sizeof(u64),
+			.size = sizeof(in),
+		},
+		.cq_data = 42,
+		.data = "raw hello",
+	}, out;
+	struct ksock_base_hdr ack = {
+		.version = KSOCK_PROTO_VERSION,
+		.op = KSOCK_OP_MSG,
+		.op_data = KSOCK_OP_DATA_ACK,
+		.hdr_size = sizeof(ack),
+		.size = sizeof(ack),
+	};
+	struct kvec kv = { .iov_base = "pong", .iov_len = 5 };
+	struct fi_msg msg = {
+		.iov_type = FI_IOV_KVEC,
+		.msg_iov = &kv,
+		.iov_count = 1,
+		.context = &kv,
+	};
+	struct fi_cq_data_entry e;
+	struct socket *sock;
+	char rbuf[16] = {};
+	struct kst t;
+
+	kst_listen(test, &t);
+	sock = kst_raw_peer(test, &t);
+	KUNIT_ASSERT_EQ(test, fi_recv(t.sep, rbuf, sizeof(rbuf), NULL,
+				      FI_ADDR_UNSPEC, rbuf), 0);
+	KUNIT_ASSERT_EQ(test, kst_raw_send(sock, &in, sizeof(in)),
+			(int)sizeof(in));
+	KUNIT_ASSERT_EQ(test, kst_comp(t.srx, &e, NULL), 0);
+	KUNIT_EXPECT_EQ(test, e.len, (size_t)10);
+	KUNIT_EXPECT_EQ(test, e.data, 42ULL);
+	KUNIT_EXPECT_STREQ(test, rbuf, "raw hello");
+
+	/* Delivery complete: the completion waits for the peer's ACK. */
+	KUNIT_ASSERT_EQ(test, fi_sendmsg(t.sep, &msg, FI_DELIVERY_COMPLETE),
+			0);
+	KUNIT_ASSERT_EQ(test, kst_raw_recv(sock, &out.hdr, sizeof(out.hdr) + 5),
+			(int)sizeof(out.hdr) + 5);
+	KUNIT_EXPECT_EQ(test, out.hdr.version, KSOCK_PROTO_VERSION);
+	KUNIT_EXPECT_EQ(test, out.hdr.op, KSOCK_OP_MSG);
+	KUNIT_EXPECT_EQ(test, out.hdr.flags, KSOCK_FLAG_DELIVERY_COMPLETE);
+	KUNIT_EXPECT_EQ(test, out.hdr.hdr_size, sizeof(out.hdr));
+	KUNIT_EXPECT_EQ(test, out.hdr.size, sizeof(out.hdr) + 5ULL);
+	KUNIT_EXPECT_STREQ(test, (char *)&out.cq_data, "pong");
+	KUNIT_EXPECT_EQ(test, fi_cq_read(t.stx, &e, 1), -EAGAIN);
+	KUNIT_ASSERT_EQ(test, kst_raw_send(sock, &ack, sizeof(ack)),
+			(int)sizeof(ack));
+	KUNIT_ASSERT_EQ(test, kst_comp(t.stx, &e, NULL), 0);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)&kv);
+	sock_release(sock);
+	kst_teardown(test, &t);
+}
+
+/* A connection request the listener cannot accept never becomes an event. */
+static void ksocket_bad_connreq_test(struct kunit *test)
+{
+	struct ksock_ctrl_hdr hdr = {
+		.version = 2,
+		.type = KSOCK_CTRL_CONNREQ,
+		.conn_data = 1,
+	};
+	struct kst_cm_entry entry;
+	struct socket *sock;
+	u32 event;
+	u8 byte;
+	struct kst t;
+
+	kst_listen(test, &t);
+	KUNIT_ASSERT_EQ(test, sock_create_kern(&init_net, AF_INET, SOCK_STREAM,
+					       IPPROTO_TCP, &sock), 0);
+	sock->sk->sk_rcvtimeo = msecs_to_jiffies(KST_TIMEOUT);
+	KUNIT_ASSERT_EQ(test, kernel_connect(sock, (struct sockaddr *)&t.addr,
+					     sizeof(t.addr), 0), 0);
+	KUNIT_ASSERT_EQ(test, kst_raw_send(sock, &hdr, sizeof(hdr)),
+			(int)sizeof(hdr));
+	/* Closed by the listener without an answer. */
+	KUNIT_EXPECT_LE(test, kst_raw_recv(sock, &byte, 1), 0);
+	KUNIT_EXPECT_EQ(test, fi_eq_read(t.seq, &event, &entry, sizeof(entry),
+					 0), -EAGAIN);
+	sock_release(sock);
+	kst_teardown(test, &t);
+}
+
+static struct kunit_case ksocket_cases[] = {
+	KUNIT_CASE(ksocket_getinfo_test),
+	KUNIT_CASE(ksocket_cm_data_test),
+	KUNIT_CASE(ksocket_reject_test),
+	KUNIT_CASE(ksocket_shutdown_test),
+	KUNIT_CASE(ksocket_msg_sizes_test),
+	KUNIT_CASE(ksocket_msg_variants_test),
+	KUNIT_CASE(ksocket_rma_test),
+	KUNIT_CASE(ksocket_raw_peer_test),
+	KUNIT_CASE_PARAM(ksocket_malformed_test, kst_bad_gen_params),
+	KUNIT_CASE(ksocket_bad_connreq_test),
+	{}
+};
+
+static struct kunit_suite ksocket_suite = {
+	.name = "kofi_ksocket",
+	.test_cases = ksocket_cases,
+};
+
+kunit_test_suite(ksocket_suite);
+
+MODULE_DESCRIPTION("KUnit tests for the kOFI ksocket provider");
+MODULE_LICENSE("Dual BSD/GPL");
