@@ -307,24 +307,19 @@ static inline int ks_exchange_keys(struct ks_conn *c)
 }
 
 /**
- * ks_connect() - set up a connection as server or client
+ * ks_start() - first half of connection setup
  * @c: zeroed connection with @half and @timeout_ms set
  * @prov: provider name
- * @server: listen on @node:@service and accept one connection
+ * @server: open a passive endpoint on @node:@service and listen
  * @node: numeric address (server: local, may be NULL; client: the server)
  * @service: port
  *
  * Return: 0 or a negative errno; on error call ks_close().
  */
-static inline int ks_connect(struct ks_conn *c, const char *prov,
-			     bool server, const char *node,
-			     const char *service)
+static inline int ks_start(struct ks_conn *c, const char *prov, bool server,
+			   const char *node, const char *service)
 {
 	struct fi_eq_attr eq_attr = {};
-	struct {
-		struct fi_eq_cm_entry e;
-		u8 data[FI_CM_DATA_MAX];
-	} entry;
 	struct fi_info *hints;
 	int ret;
 
@@ -341,19 +336,34 @@ static inline int ks_connect(struct ks_conn *c, const char *prov,
 	ret = fi_fabric(c->info->fabric_attr, &c->fabric, NULL);
 	if (!ret)
 		ret = fi_eq_open(c->fabric, &eq_attr, &c->eq, NULL);
-	if (ret)
+	if (ret || !server)
 		return ret;
+	ret = fi_passive_ep(c->fabric, c->info, &c->pep, NULL);
+	if (!ret)
+		ret = fi_pep_bind(c->pep, &c->eq->fid, 0);
+	if (!ret)
+		ret = fi_listen(c->pep);
+	if (ret)
+		pr_err("listen: %d\n", ret);
+	return ret;
+}
+
+/**
+ * ks_establish() - second half: accept (server) or connect (client)
+ * @c: the connection after ks_start()
+ * @server: which side this is
+ *
+ * Return: 0 once FI_CONNECTED, or a negative errno.
+ */
+static inline int ks_establish(struct ks_conn *c, bool server)
+{
+	struct {
+		struct fi_eq_cm_entry e;
+		u8 data[FI_CM_DATA_MAX];
+	} entry;
+	int ret;
 
 	if (server) {
-		ret = fi_passive_ep(c->fabric, c->info, &c->pep, NULL);
-		if (!ret)
-			ret = fi_pep_bind(c->pep, &c->eq->fid, 0);
-		if (!ret)
-			ret = fi_listen(c->pep);
-		if (ret) {
-			pr_err("listen: %d\n", ret);
-			return ret;
-		}
 		ret = ks_eq_wait(c, FI_CONNREQ, &entry.e, sizeof(entry));
 		if (ret)
 			return ret;
@@ -365,20 +375,36 @@ static inline int ks_connect(struct ks_conn *c, const char *prov,
 			return ret;
 		}
 		ret = fi_accept(c->ep, NULL, 0);
-		if (ret)
-			return ret;
 	} else {
 		ret = ks_open_active(c);
-		if (ret)
-			return ret;
-		ret = fi_connect(c->ep, c->info->dest_addr, NULL, 0);
-		if (ret)
-			return ret;
+		if (!ret)
+			ret = fi_connect(c->ep, c->info->dest_addr, NULL, 0);
 	}
-	ret = ks_eq_wait(c, FI_CONNECTED, &entry.e, sizeof(entry));
 	if (ret)
 		return ret;
-	return ks_exchange_keys(c);
+	return ks_eq_wait(c, FI_CONNECTED, &entry.e, sizeof(entry));
+}
+
+/**
+ * ks_connect() - set up a connection and exchange buffer keys
+ * @c: zeroed connection with @half and @timeout_ms set
+ * @prov: provider name
+ * @server: listen on @node:@service and accept one connection
+ * @node: numeric address (server: local, may be NULL; client: the server)
+ * @service: port
+ *
+ * Return: 0 or a negative errno; on error call ks_close().
+ */
+static inline int ks_connect(struct ks_conn *c, const char *prov,
+			     bool server, const char *node,
+			     const char *service)
+{
+	int ret;
+
+	ret = ks_start(c, prov, server, node, service);
+	if (!ret)
+		ret = ks_establish(c, server);
+	return ret ? ret : ks_exchange_keys(c);
 }
 
 static inline void ks_close_fid(struct fid *fid)

@@ -21,7 +21,7 @@
 
 #include <linux/module.h>
 #include <linux/moduleparam.h>
-#include "kofi_sample.h"
+#include "kofi_sample_fipp.h"
 
 static char *prov = "ksocket";
 module_param(prov, charp, 0444);
@@ -55,6 +55,14 @@ MODULE_PARM_DESC(iters, "iterations per size (default 100)");
 static bool verify = true;
 module_param(verify, bool, 0444);
 MODULE_PARM_DESC(verify, "check the data of every transfer (default 1)");
+
+static bool fipp;
+module_param(fipp, bool, 0444);
+MODULE_PARM_DESC(fipp, "speak fi_pingpong's control protocol (msg only; the peer is Debian's fi_pingpong -p tcp -e msg)");
+
+static ushort ctrl_port = FIPP_CTRL_PORT;
+module_param(ctrl_port, ushort, 0444);
+MODULE_PARM_DESC(ctrl_port, "fi_pingpong control port (default 47592)");
 
 static int result = -EINPROGRESS;
 module_param(result, int, 0444);
@@ -200,6 +208,118 @@ static int pp_run_size(struct ks_conn *c, size_t size, bool client)
 	return 0;
 }
 
+/* ---- against fi_pingpong ---- */
+
+static unsigned int fipp_ktx, fipp_krx;	/* pattern numbers, each way */
+
+static int fipp_put(struct ks_conn *c, size_t size)
+{
+	if (verify)
+		ks_fill(ks_tx(c), size, fipp_ktx);
+	fipp_ktx++;
+	return ks_send_wait(c, size);
+}
+
+static int fipp_get(struct ks_conn *c, size_t size)
+{
+	int ret;
+
+	ret = ks_recv_wait(c, size, false);
+	if (!ret)
+		ret = pp_check(c, ks_rx(c), size, fipp_krx);
+	fipp_krx++;
+	return ret ? ret : ks_post_recv(c, c->half);
+}
+
+static int fipp_run_size(struct ks_conn *c, struct socket *ctrl, size_t size,
+			 bool client)
+{
+	char cnt[11] = {};
+	unsigned int i, n;
+	u64 start;
+	int ret;
+
+	if (client) {
+		ret = fipp_send(ctrl, "q", 2);
+		if (!ret)
+			ret = fipp_expect(ctrl, "a", 2);
+	} else {
+		ret = fipp_expect(ctrl, "q", 2);
+		if (!ret)
+			ret = fipp_send(ctrl, "a", 2);
+	}
+	if (ret)
+		return ret;
+	start = ktime_get_ns();
+	for (i = 0; i < iters && !ret; i++) {
+		if (client) {
+			ret = fipp_put(c, size);
+			if (!ret)
+				ret = fipp_get(c, size);
+		} else {
+			ret = fipp_get(c, size);
+			if (!ret)
+				ret = fipp_put(c, size);
+		}
+	}
+	if (ret)
+		return ret;
+	if (client)
+		ks_print_row(size, iters, 2, ktime_get_ns() - start);
+	if (client) {
+		snprintf(cnt, sizeof(cnt), "%u", iters);
+		ret = fipp_send(ctrl, cnt, 10);
+		if (!ret)
+			ret = fipp_expect(ctrl, "cnt ok", 7);
+	} else {
+		ret = fipp_recv(ctrl, cnt, 10);
+		if (!ret && (kstrtouint(cnt, 10, &n) || n != iters))
+			pr_warn("peer counted '%s' receives, expected %u\n",
+				cnt, iters);
+		if (!ret)
+			ret = fipp_send(ctrl, "cnt ok", 7);
+	}
+	return ret;
+}
+
+static int fipp_run(struct ks_conn *c, bool client)
+{
+	struct socket *ctrl = NULL;
+	char node[INET6_ADDRSTRLEN + 1], service[8];
+	unsigned int i;
+	int ret;
+
+	if (client) {
+		ret = fipp_ctrl_connect(&ctrl, addr, ctrl_port, timeout_ms);
+		if (!ret)
+			ret = fipp_recv_name(ctrl, node, sizeof(node), service);
+		if (!ret)
+			ret = ks_start(c, prov, false, node, service);
+	} else {
+		ret = ks_start(c, prov, true, addr, "0");
+		if (!ret)
+			ret = fipp_ctrl_accept(&ctrl, ctrl_port, timeout_ms);
+		if (!ret)
+			ret = fipp_send_name(ctrl, c->pep);
+	}
+	if (!ret)
+		ret = ks_establish(c, !client);
+	if (ret) {
+		pr_err("connection setup with fi_pingpong failed: %d\n", ret);
+		goto out;
+	}
+	if (client)
+		ks_print_header();
+	for (i = 0; i < nsizes && !ret; i++)
+		ret = fipp_run_size(c, ctrl, sizes[i], client);
+	if (!ret)
+		ret = fipp_finish(c);
+out:
+	if (ctrl)
+		sock_release(ctrl);
+	return ret;
+}
+
 static int __init pp_init(void)
 {
 	struct ks_conn c = { .timeout_ms = timeout_ms };
@@ -224,8 +344,18 @@ static int __init pp_init(void)
 		max = max_t(size_t, max, sizes[i]);
 	c.half = max_t(size_t, max, 64);
 
-	pr_info("%s over %s, %s, %u sizes, %u iters%s\n", role, prov, op,
-		nsizes, iters, verify ? ", verified" : "");
+	pr_info("%s over %s, %s, %u sizes, %u iters%s%s\n", role, prov, op,
+		nsizes, iters, verify ? ", verified" : "",
+		fipp ? ", with fi_pingpong" : "");
+	if (fipp) {
+		ret = pp_op == PP_MSG && (!client || addr) ?
+		      fipp_run(&c, client) : -EINVAL;
+		if (ret)
+			pr_err("failed: %d\n", ret);
+		else
+			pr_info("%s done\n", role);
+		goto out;
+	}
 	ret = ks_connect(&c, prov, !client, addr, port);
 	if (ret) {
 		pr_err("connection setup failed: %d\n", ret);

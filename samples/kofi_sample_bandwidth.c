@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * kOFI sample: one-way bandwidth over any provider.
+ *
+ * The client keeps up to "window" transfers in flight until iters transfers
+ * of each size are done: messages (op=msg, the server keeps a window of
+ * receives posted), RMA writes into the server's buffer (op=write) or RMA
+ * reads from it (op=read).  The server then answers with a zero-byte
+ * message and the client prints a fabtests-style row (time until that
+ * answer).  With verify=1 the data is checked: each message on arrival,
+ * the written buffer at the end, the read data after each read.
+ *
+ * The run happens in module init; the outcome is the read-only parameter
+ * "result" (0 or a negative errno).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/delay.h>
+#include "kofi_sample.h"
+
+static char *prov = "ksocket";
+module_param(prov, charp, 0444);
+MODULE_PARM_DESC(prov, "provider name (default ksocket)");
+
+static char *role = "server";
+module_param(role, charp, 0444);
+MODULE_PARM_DESC(role, "server or client");
+
+static char *addr;
+module_param(addr, charp, 0444);
+MODULE_PARM_DESC(addr, "client: server address; server: address to listen on (default any)");
+
+static char *port = "7481";
+module_param(port, charp, 0444);
+MODULE_PARM_DESC(port, "port (default 7481)");
+
+static char *op = "msg";
+module_param(op, charp, 0444);
+MODULE_PARM_DESC(op, "msg, write or read");
+
+static unsigned int sizes[16] = { 4096, 65536 };
+static unsigned int nsizes = 2;
+module_param_array(sizes, uint, &nsizes, 0444);
+MODULE_PARM_DESC(sizes, "transfer sizes (default 4096,65536)");
+
+static unsigned int iters = 1000;
+module_param(iters, uint, 0444);
+MODULE_PARM_DESC(iters, "transfers per size (default 1000)");
+
+static unsigned int window = 64;
+module_param(window, uint, 0444);
+MODULE_PARM_DESC(window, "transfers in flight (default 64)");
+
+static bool verify = true;
+module_param(verify, bool, 0444);
+MODULE_PARM_DESC(verify, "check the data (default 1)");
+
+static int timeout_ms = 30000;
+module_param(timeout_ms, int, 0444);
+MODULE_PARM_DESC(timeout_ms, "limit of each wait (default 30000)");
+
+static int result = -EINPROGRESS;
+module_param(result, int, 0444);
+MODULE_PARM_DESC(result, "outcome of the run: 0 or a negative errno (read only)");
+
+enum { BW_MSG, BW_WRITE, BW_READ };
+static int bw_op;
+
+static int bw_check(const u8 *buf, size_t len, unsigned int k)
+{
+	size_t bad;
+
+	if (!verify)
+		return 0;
+	bad = ks_check(buf, len, k);
+	if (!bad)
+		return 0;
+	pr_err("data error: size %zu, byte %zu\n", len, bad - 1);
+	return -EBADMSG;
+}
+
+/* Post transfer @i of the client. */
+static int bw_post(struct ks_conn *c, size_t size)
+{
+	int ret;
+
+	do {
+		switch (bw_op) {
+		case BW_MSG:
+			ret = fi_send(c->ep, ks_tx(c), size, c->desc,
+				      FI_ADDR_UNSPEC, c);
+			break;
+		case BW_WRITE:
+			ret = fi_write(c->ep, ks_tx(c), size, c->desc,
+				       FI_ADDR_UNSPEC, c->raddr + c->half,
+				       c->rkey, c);
+			break;
+		default:
+			ret = fi_read(c->ep, ks_rx(c), size, c->desc,
+				      FI_ADDR_UNSPEC, c->raddr, c->rkey, c);
+			break;
+		}
+	} while (ret == -EAGAIN && !msleep_interruptible(1));
+	return ret;
+}
+
+static int bw_client(struct ks_conn *c, size_t size, unsigned int k)
+{
+	unsigned int posted = 0, done = 0;
+	struct fi_cq_data_entry e;
+	int ret = 0;
+
+	while (done < iters && !ret) {
+		while (posted < iters && posted - done < window && !ret) {
+			ret = bw_post(c, size);
+			posted++;
+		}
+		if (ret)
+			break;
+		ret = ks_cq_wait(c, c->txcq, &e);
+		done++;
+		if (!ret && bw_op == BW_READ)
+			ret = bw_check(ks_rx(c), size, k);
+	}
+	if (ret)
+		return ret;
+	if (bw_op != BW_MSG)
+		ret = ks_send_wait(c, 0);	/* "all written / read" */
+	return ret ? ret : ks_recv_wait(c, 0, true);
+}
+
+static int bw_server(struct ks_conn *c, size_t size, unsigned int k)
+{
+	unsigned int slots, posted, got = 0, i;
+	struct fi_cq_data_entry e;
+	u8 *slot;
+	int ret;
+
+	if (bw_op != BW_MSG) {
+		ret = ks_recv_wait(c, 0, true);
+		if (!ret && bw_op == BW_WRITE)
+			ret = bw_check(ks_rx(c), size, k);
+		return ret ? ret : ks_send_wait(c, 0);
+	}
+	/* One receive (the whole rx half) is posted; add a window of slots. */
+	slots = clamp_t(size_t, c->half / max_t(size_t, size, 1), 1, window);
+	posted = 1;
+	for (i = 1; i < slots && posted <= iters; i++, posted++) {
+		slot = ks_rx(c) + i * size;
+		ret = fi_recv(c->ep, slot, posted == iters ? 0 : size, c->desc,
+			      FI_ADDR_UNSPEC, slot);
+		if (ret)
+			return ret;
+	}
+	while (got < iters) {
+		ret = ks_cq_wait(c, c->rxcq, &e);
+		if (ret)
+			return ret;
+		got++;
+		slot = e.op_context == c ? ks_rx(c) : e.op_context;
+		if (e.len != size)
+			return -EBADMSG;
+		ret = bw_check(slot, size, k);
+		if (ret)
+			return ret;
+		if (posted > iters)
+			continue;
+		/* The receive after the last transfer is for the next sync. */
+		if (posted == iters)
+			ret = ks_post_recv(c, c->half);
+		else
+			ret = fi_recv(c->ep, slot, size, c->desc,
+				      FI_ADDR_UNSPEC, slot);
+		posted++;
+		if (ret)
+			return ret;
+	}
+	return ks_send_wait(c, 0);
+}
+
+static int bw_run_size(struct ks_conn *c, size_t size, bool client)
+{
+	unsigned int k = size % 61;
+	u64 start;
+	int ret;
+
+	if (verify && (client || bw_op == BW_READ))
+		ks_fill(ks_tx(c), size, k);
+	ret = ks_sync(c, client, false);
+	if (ret)
+		return ret;
+	start = ktime_get_ns();
+	ret = client ? bw_client(c, size, k) : bw_server(c, size, k);
+	if (!ret && client)
+		ks_print_row(size, iters, 1, ktime_get_ns() - start);
+	return ret;
+}
+
+static int __init bw_init(void)
+{
+	struct ks_conn c = { .timeout_ms = timeout_ms };
+	bool client = !strcmp(role, "client");
+	size_t max = 64;
+	unsigned int i;
+	int ret;
+
+	if (!strcmp(op, "msg"))
+		bw_op = BW_MSG;
+	else if (!strcmp(op, "write"))
+		bw_op = BW_WRITE;
+	else if (!strcmp(op, "read"))
+		bw_op = BW_READ;
+	else
+		bw_op = -1;
+	if ((!client && strcmp(role, "server")) || (client && !addr) ||
+	    !window || !iters || bw_op < 0) {
+		result = -EINVAL;
+		return 0;
+	}
+	for (i = 0; i < nsizes; i++)
+		max = max_t(size_t, max, sizes[i]);
+	/* Room for a window of receive slots, within 16 MiB. */
+	c.half = max_t(size_t, max, min_t(size_t, (size_t)window * max,
+					  16 << 20));
+	pr_info("%s over %s, %s, %u sizes, %u iters, window %u%s\n", role,
+		prov, op, nsizes, iters, window, verify ? ", verified" : "");
+	ret = ks_connect(&c, prov, !client, addr, port);
+	if (ret) {
+		pr_err("connection setup failed: %d\n", ret);
+		goto out;
+	}
+	if (client)
+		ks_print_header();
+	for (i = 0; i < nsizes && !ret; i++)
+		ret = bw_run_size(&c, sizes[i], client);
+	if (!ret)
+		ret = ks_sync(&c, client, true);
+	if (ret)
+		pr_err("failed: %d\n", ret);
+	else
+		pr_info("%s done\n", role);
+out:
+	ks_close(&c);
+	result = ret;
+	return 0;
+}
+
+static void __exit bw_exit(void)
+{
+}
+
+module_init(bw_init);
+module_exit(bw_exit);
+
+MODULE_DESCRIPTION("kOFI sample: one-way bandwidth over any provider");
+MODULE_LICENSE("Dual BSD/GPL");
