@@ -7,6 +7,7 @@
 #   build      every module against Debian's 6.1 and 6.12 headers, W=1
 #              and sparse: any warning fails
 #   checkpatch scripts/checkpatch.pl --strict over the project's C files
+#   kernel-doc scripts/kernel-doc -Wall quiet; every export documented
 #   kunit      the KUnit suites under kunit.py with the sanitizers
 #   debug      the sanitizer kernel (tools/debug-kernel.sh)
 #   vm         every test of tools/vm/tests.list on 6.1, 6.12 and debug
@@ -70,6 +71,7 @@ for s in $KOFI_SERIES; do
 	step "build $s (W=1, sparse)" tools/build.sh -W -C "$s"
 done
 step "checkpatch --strict" tools/checkpatch.sh
+counted "kernel-doc" tools/kerneldoc.sh
 counted "kunit" tools/kunit.sh
 debug=debug
 if ! step "debug kernel" tools/debug-kernel.sh; then
