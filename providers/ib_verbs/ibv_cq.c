@@ -85,8 +85,12 @@ void ibv_req_unmap(struct ibv_ep *ep, struct ibv_req *req)
 	req->nmap = 0;
 }
 
-/* The peer stopped answering (retries exhausted): say so once. */
-static void ibv_ep_peer_lost(struct ibv_ep *ep)
+/*
+ * A work request failed on a connected QP (the QP is now in the error
+ * state): the connection is dead - the peer stopped answering (retries
+ * exhausted: ETIMEDOUT) or the local port failed.  Say so once on the EQ.
+ */
+static void ibv_ep_conn_lost(struct ibv_ep *ep, int err)
 {
 	bool report;
 
@@ -96,7 +100,7 @@ static void ibv_ep_peer_lost(struct ibv_ep *ep)
 	spin_unlock_bh(&ep->lock);
 	if (report && ep->eq)
 		kofi_eq_write_err(ep->eq, &ep->ep.fid, ep->ep.fid.context,
-				  ETIMEDOUT, 0, NULL, 0);
+				  err, 0, NULL, 0);
 }
 
 /**
@@ -134,8 +138,8 @@ void ibv_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 	if (ucq)
 		kofi_cq_write_err(ucq, context, flags, err, wc->status, 0, 0);
-	if (err == -ETIMEDOUT)
-		ibv_ep_peer_lost(ep);
+	if (err != -ECANCELED)
+		ibv_ep_conn_lost(ep, err);
 }
 
 /**
@@ -166,6 +170,8 @@ void ibv_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 		return;
 	if (err) {
 		kofi_cq_write_err(ucq, context, flags, err, wc->status, 0, 0);
+		if (err != -ECANCELED)
+			ibv_ep_conn_lost(ep, err);
 		return;
 	}
 	if (wc->wc_flags & IB_WC_WITH_IMM) {
