@@ -8,6 +8,7 @@
 #   make check        everything: build matrix, checkpatch, KUnit, VM tests
 #   make kunit        the KUnit suites under kunit.py (sanitizers on)
 #   make vmtest T=... one VM test on KERNEL=6.1|6.12|debug (GUESTS=1|2)
+#   make bench        benchmarks: providers vs the raw TCP baseline (ratios)
 #   make setup        install packages and fetch Debian's kernels (cached)
 #
 # The Kbuild file describes the modules; this file only drives builds.
@@ -53,6 +54,11 @@ vmtest: setup
 demo: setup
 	tools/vm/run.sh -k $(KERNEL) -n 2 -t 600 demo
 
+# Benchmarks (not tests): every tools/vm/tests/*-bench.sh part, ratios to
+# the raw kernel TCP baseline of the same run.
+bench: setup
+	tools/bench.sh -k $(KERNEL)
+
 checkpatch: setup
 	tools/checkpatch.sh
 
@@ -61,4 +67,4 @@ sparse: setup
 	tools/build.sh -W -C 6.12
 
 .PHONY: all modules install clean setup check kunit debug-kernel vmtest demo \
-	checkpatch sparse
+	bench checkpatch sparse

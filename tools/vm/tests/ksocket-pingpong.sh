@@ -53,7 +53,7 @@ pp() {
 check "link to the peer" wait_for 180 ping -c 1 -W 1 "$KOFI_PEER"
 check "IPv6 link to the peer" wait_for 180 ping -6 -c 1 -W 1 "$KOFI_PEER6"
 check "insmod kofi" insmod $M/kofi.ko
-check "insmod kofi_ksocket" insmod $M/kofi_ksocket.ko debug=1
+check "insmod kofi_ksocket" insmod $M/kofi_ksocket.ko
 check_output "ksocket is registered" ksocket cat /sys/kernel/debug/kofi/providers
 
 if [ "$KOFI_HOST" = 0 ]; then

@@ -1,0 +1,75 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make bench: run every benchmark part (tools/vm/tests/*-bench.sh) on two
+# guests and print its measurements as a table, with each provider's ratio
+# to the baseline measured in the same VM run.
+#
+# A part prints lines "bench PROVIDER METRIC VALUE UNIT" (as KOFI-SAY
+# lines); the provider "tcp" is the raw kernel TCP baseline.  Metrics whose
+# unit is a time (usec) are better when lower, the others (MB/s) when
+# higher.  Targets (issue 4): latency <= 1.10x, bandwidth >= 0.95x.
+#
+# Benchmarks are reports, not tests: the exit status only says whether
+# every part ran to completion.
+#
+# usage: tools/bench.sh [-k SERIES] [PART...]     (default: 6.1, all parts)
+
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+series=6.1
+while getopts k: opt; do
+	case $opt in
+	k) series=$OPTARG ;;
+	*) exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+
+parts=("$@")
+if [ ${#parts[@]} -eq 0 ]; then
+	for f in "$KOFI_TOP"/tools/vm/tests/*-bench.sh; do
+		[ -e "$f" ] && parts+=("$(basename "$f" .sh)")
+	done
+fi
+[ ${#parts[@]} -gt 0 ] || kofi_die "no benchmark parts (tools/vm/tests/*-bench.sh)"
+
+rc=0
+out=$KOFI_CACHE/logs/bench-$series.txt
+: > "$out"
+for part in "${parts[@]}"; do
+	kofi_log "benchmark $part on $series"
+	if ! "$KOFI_TOP/tools/vm/run.sh" -k "$series" -n 2 -t 900 "$part" \
+		> "$KOFI_CACHE/logs/bench-$part-$series.log" 2>&1; then
+		kofi_log "$part did not complete (log: $KOFI_CACHE/logs/bench-$part-$series.log)"
+		rc=1
+	fi
+	grep -o 'bench [^ ]* [^ ]* [0-9.]* [^ ]*$' \
+		"$KOFI_CACHE/logs/bench-$part-$series.log" >> "$out"
+done
+
+# Average each (provider, metric) over the rounds, then compare with tcp.
+awk '
+{ key = $2 " " $3; sum[key] += $4; n[key]++; unit[$3] = $5; prov[$2] = 1; met[$3] = 1 }
+END {
+	printf "%-10s %-8s %12s %12s %8s  %s\n", "provider", "metric", "value", "tcp", "ratio", "target"
+	for (p in prov) {
+		if (p == "tcp")
+			continue
+		for (m in met) {
+			k = p " " m; b = "tcp " m
+			if (!n[k])
+				continue
+			v = sum[k] / n[k]
+			bv = n[b] ? sum[b] / n[b] : 0
+			lower = unit[m] ~ /sec$/
+			r = bv > 0 ? v / bv : 0
+			target = lower ? "<= 1.10x" : ">= 0.95x"
+			ok = bv > 0 && (lower ? r <= 1.10 : r >= 0.95) ? "met" : "not met"
+			printf "%-10s %-8s %9.2f %-2s %9.2f %-2s %7.2fx  %s (%s)\n", p, m, v, "", bv, "", r, target, ok
+		}
+	}
+}' "$out"
+kofi_log "raw measurements: $out"
+exit $rc
