@@ -13,6 +13,11 @@
  * bytes is refused, and the client disconnects at the end; the server
  * serves one client until it disconnects.
  *
+ * Between kOFI peers, cm_data is sent with fi_connect(), fi_accept() or
+ * (reject=1) fi_reject() and the receiver logs it: "connection request
+ * data '...'", "connected, data '...'", or for a rejected client
+ * "connection error 111 (...), data '...'".
+ *
  * The test runs in module init: insmod returns once it is over.  The
  * outcome - 0 if every ping succeeded (and validated), a negative errno
  * otherwise - is the read-only parameter "result".  The server logs
@@ -74,6 +79,15 @@ static bool verbose;
 module_param(verbose, bool, 0444);
 MODULE_PARM_DESC(verbose, "log the ping data (default 0)");
 
+static char *cm_data;
+module_param(cm_data, charp, 0444);
+MODULE_PARM_DESC(cm_data,
+		 "connection data to send with fi_connect() / fi_accept() / fi_reject() (kOFI peers log it)");
+
+static bool reject;
+module_param(reject, bool, 0444);
+MODULE_PARM_DESC(reject, "server: reject the connection request (with cm_data) and end");
+
 static int result = -EINPROGRESS;
 module_param(result, int, 0444);
 MODULE_PARM_DESC(result, "outcome: 0, or the negative errno of the failure (read only)");
@@ -122,21 +136,34 @@ static int rp_cq_wait(struct fid_cq *cq, struct fi_cq_data_entry *e)
 	return ret == -EAGAIN ? -ETIMEDOUT : ret;
 }
 
+/*
+ * Wait for EQ event @want; *@datalen gets the bytes of connection data
+ * that came with it.  An error entry is logged with its error data.
+ */
 static int rp_eq_wait(struct rp *r, u32 want, struct fi_eq_cm_entry *entry,
-		      size_t len)
+		      size_t len, size_t *datalen)
 {
 	struct fi_eq_err_entry err = {};
+	char edata[FI_ERR_DATA_MAX];
 	u32 event;
 	ssize_t ret;
 
+	*datalen = 0;
 	ret = fi_eq_sread(r->eq, &event, entry, len, timeout_ms, 0);
-	if (ret == -FI_EAVAIL && fi_eq_readerr(r->eq, &err, 0) > 0) {
-		pr_err("connection error %d (%s)\n", err.err,
-		       fi_strerror(err.err));
-		return -err.err;
+	if (ret == -FI_EAVAIL) {
+		err.err_data = edata;
+		err.err_data_size = sizeof(edata);
+		if (fi_eq_readerr(r->eq, &err, 0) > 0) {
+			pr_err("connection error %d (%s), data '%.*s'\n",
+			       err.err, fi_strerror(err.err),
+			       (int)(err.err_data ? err.err_data_size : 0),
+			       edata);
+			return -err.err;
+		}
 	}
 	if (ret < 0)
 		return ret == -EAGAIN ? -ETIMEDOUT : ret;
+	*datalen = ret - sizeof(*entry);
 	if (event != want) {
 		if (event == FI_CONNREQ)
 			fi_freeinfo(entry->info);
@@ -276,8 +303,9 @@ static int rp_setup(struct rp *r)
 		struct fi_eq_cm_entry e;
 		u8 data[FI_CM_DATA_MAX];
 	} entry;
+	size_t clen = cm_data ? strlen(cm_data) : 0;
 	struct fi_info *hints;
-	size_t alen = 64;
+	size_t alen = 64, dlen;
 	u8 sa[64];
 	int ret;
 
@@ -323,25 +351,38 @@ static int rp_setup(struct rp *r)
 			pr_info("listening on %pISpc\n", sa);
 		else
 			pr_info("listening on [%pISc]\n", sa);
-		ret = rp_eq_wait(r, FI_CONNREQ, &entry.e, sizeof(entry));
+		ret = rp_eq_wait(r, FI_CONNREQ, &entry.e, sizeof(entry), &dlen);
 		if (ret)
 			return ret;
 		fi_freeinfo(r->info);
 		r->info = entry.e.info;
+		if (dlen)
+			pr_info("connection request data '%.*s'\n", (int)dlen,
+				entry.e.data);
+		if (reject) {
+			ret = fi_reject(r->pep, r->info->handle, cm_data, clen);
+			if (!ret)
+				pr_info("connection request rejected\n");
+			return ret ? ret : 1;
+		}
 		ret = rp_open_ep(r);
 		if (ret) {
 			fi_reject(r->pep, r->info->handle, NULL, 0);
 			return ret;
 		}
-		ret = fi_accept(r->ep, NULL, 0);
+		ret = fi_accept(r->ep, cm_data, clen);
 	} else {
 		ret = rp_open_ep(r);
 		if (!ret)
-			ret = fi_connect(r->ep, r->info->dest_addr, NULL, 0);
+			ret = fi_connect(r->ep, r->info->dest_addr, cm_data,
+					 clen);
 	}
 	if (ret)
 		return ret;
-	return rp_eq_wait(r, FI_CONNECTED, &entry.e, sizeof(entry));
+	ret = rp_eq_wait(r, FI_CONNECTED, &entry.e, sizeof(entry), &dlen);
+	if (!ret && dlen)
+		pr_info("connected, data '%.*s'\n", (int)dlen, entry.e.data);
+	return ret;
 }
 
 static void rp_fill(char *buf, unsigned int ping, char *start)
@@ -403,6 +444,7 @@ static int rp_server(struct rp *r)
 	} entry;
 	struct fi_cq_data_entry e;
 	u32 rsize, rkey;
+	size_t dlen;
 	u64 raddr;
 	int ret;
 
@@ -446,7 +488,7 @@ static int rp_server(struct rp *r)
 		if (ret)
 			goto err;
 	}
-	ret = rp_eq_wait(r, FI_SHUTDOWN, &entry.e, sizeof(entry));
+	ret = rp_eq_wait(r, FI_SHUTDOWN, &entry.e, sizeof(entry), &dlen);
 	if (ret)
 		return ret;
 	pr_info("server DISCONNECT EVENT after %u pings\n", r->pings);
@@ -505,7 +547,9 @@ static int __init rp_init(void)
 	ret = -ENOMEM;
 	if (r.start_buf && r.rdma_buf && r.recv_buf && r.send_buf)
 		ret = rp_setup(&r);
-	if (!ret)
+	if (ret == 1)		/* server: rejected, as asked */
+		ret = 0;
+	else if (!ret)
 		ret = server ? rp_server(&r) : rp_client(&r);
 	if (ret)
 		pr_err("%s over %s failed after %u pings: %d (%s)\n",

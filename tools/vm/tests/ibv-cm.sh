@@ -1,0 +1,87 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# ib_verbs connection management between two kOFI hosts (guest 0 serves,
+# guest 1 connects), with kofi_sample_rping: connection data both ways in
+# libfabric's verbs format, a reject with data (ECONNREFUSED carrying the
+# data), a port nobody listens on (ECONNREFUSED), an address nobody has
+# (resolution fails), and connection data too long for the format.
+. ./lib.sh
+
+M=/kofi/modules
+kernel_listening() { dmesg | grep -q "kofi_sample_rping: listening on .*:$1"; }
+rp_result() { cat /sys/module/kofi_sample_rping/parameters/result; }
+# rp_is RESULT...: the sample finished with one of the results.
+rp_is() {
+	r=$(rp_result) || return 1
+	echo "result $r"
+	for want in "$@"; do
+		[ "$r" = "$want" ] && return 0
+	done
+	return 1
+}
+# client EXPECTED... -- ARGS...: run the client, check its result, unload.
+client() {
+	c_want=
+	while [ "$1" != -- ]; do c_want="$c_want $1"; shift; done
+	shift
+	insmod $M/kofi_sample_rping.ko addr="$KOFI_PEER" timeout_ms=15000 "$@" &&
+		rp_is $c_want
+	c_rc=$?
+	rmmod kofi_sample_rping 2> /dev/null
+	return $c_rc
+}
+# server_start PORT ARGS...: the sample server in the background.
+server_start() {
+	port=$1
+	shift
+	insmod $M/kofi_sample_rping.ko server=1 addr="$KOFI_SELF" port="$port" "$@" \
+		> /tmp/s.out 2>&1 &
+	server_pid=$!
+	check "server listens on $port" wait_for 30 kernel_listening "$port"
+}
+server_done() {
+	wait "$server_pid"
+	rp_is "$@"
+	s_rc=$?
+	rmmod kofi_sample_rping 2> /dev/null
+	return $s_rc
+}
+
+check "link to the peer" wait_for 180 ping -c 1 -W 1 "$KOFI_PEER"
+check "insmod kofi" insmod $M/kofi.ko
+check "insmod kofi_ib_verbs" insmod $M/kofi_ib_verbs.ko
+
+if [ "$KOFI_HOST" = 0 ]; then
+	server_start 7190 count=2 cm_data=srv-hello
+	barrier data
+	check "server: 2 pings" server_done 0
+	check_output "server: got the client's connection data" \
+		"connection request data 'cli-hello'" dmesg
+
+	server_start 7191 reject=1 cm_data=go-away
+	barrier reject
+	check "server: rejected the request" server_done 0
+	check_output "server: logged the rejection" 'connection request rejected' dmesg
+	barrier refused
+else
+	barrier data
+	check "client: 2 pings with connection data" client 0 -- port=7190 count=2 cm_data=cli-hello
+	check_output "client: got the server's accept data" "connected, data 'srv-hello'" dmesg
+
+	barrier reject
+	check "client: rejected, ECONNREFUSED" client -111 -- port=7191 cm_data=hi
+	check_output "client: got the reject data" \
+		"connection error 111 .*, data 'go-away'" dmesg
+
+	barrier refused
+	check "client: no listener, ECONNREFUSED" client -111 -- port=7199
+	check "client: unreachable address fails to resolve" \
+		sh -c "insmod $M/kofi_sample_rping.ko addr=192.0.2.99 timeout_ms=15000 &&
+		       r=\$(cat /sys/module/kofi_sample_rping/parameters/result) &&
+		       rmmod kofi_sample_rping && echo \$r && case \$r in -110|-113|-101|-99) ;; *) false ;; esac"
+	check "client: 56 bytes of connection data are refused (EINVAL)" client -22 -- \
+		port=7190 cm_data=12345678901234567890123456789012345678901234567890123456
+fi
+check "rmmod kofi_ib_verbs" rmmod kofi_ib_verbs
+check "rmmod kofi" rmmod kofi
+finish
