@@ -15,6 +15,8 @@
 #include <linux/module.h>
 #include <linux/in.h>
 #include <linux/net.h>
+#include <linux/netdevice.h>
+#include <linux/rtnetlink.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/vmalloc.h>
@@ -872,8 +874,25 @@ static struct kunit_case ksocket_cases[] = {
 	{}
 };
 
+/*
+ * Built-in suites run during boot, before anything has brought the
+ * loopback device up: do it, so that 127.0.0.1 exists.
+ */
+static int ksocket_suite_init(struct kunit_suite *suite)
+{
+	struct net_device *lo = init_net.loopback_dev;
+	int ret = 0;
+
+	rtnl_lock();
+	if (!(lo->flags & IFF_UP))
+		ret = dev_change_flags(lo, lo->flags | IFF_UP, NULL);
+	rtnl_unlock();
+	return ret;
+}
+
 static struct kunit_suite ksocket_suite = {
 	.name = "kofi_ksocket",
+	.suite_init = ksocket_suite_init,
 	.test_cases = ksocket_cases,
 };
 
