@@ -20,7 +20,8 @@ ks_server_ok() { wait "$ks_server_pid" && ks_result "$ks_mod"; }
 ks_client_ok() { insmod "$KS_M/$ks_mod.ko" "$@" && ks_result "$ks_mod"; }
 
 # ks_pair NAME MODULE PORT ARGS...: run sample MODULE with ARGS on both
-# guests (role and port added), one check per guest.  The client's result
+# guests (role and port added), one check per guest; NAME is also a
+# barrier name, so no shell special characters.  The client's result
 # lines (logged by the module) are left in /tmp/ks_rows.
 ks_pair() {
 	ks_name=$1 ks_mod=$2 ks_port=$3
