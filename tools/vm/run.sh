@@ -56,6 +56,8 @@ fi
 timeout=${timeout:-300}
 
 kver=$(kofi_kver "$series") || kofi_die "kernel $series not set up"
+# Two runs of one test on one kernel would share its log files.
+kofi_lock "vm-$series-$test"
 kernel=$(kofi_kroot "$series")/boot/vmlinuz-$kver
 [ -f "$kernel" ] || kofi_die "no kernel image $kernel"
 base=$("$KOFI_TOP/tools/vm/mkinitramfs.sh" "$series") || exit 1
