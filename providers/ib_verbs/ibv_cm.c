@@ -126,6 +126,7 @@ static const struct fi_ops ibv_connreq_fi_ops = {
  * @fid: a fi_info handle
  *
  * Context: any context.
+ * Return: true if @fid is a connection request made by ib_verbs.
  */
 bool ibv_is_connreq(const struct fid *fid)
 {

@@ -98,6 +98,8 @@ enum ibv_cm_action {
  *
  * ADDR_CHANGE ends an established connection (FI_SHUTDOWN) and fails one
  * being set up; TIMEWAIT_EXIT only says the QP may be reused.
+ *
+ * Return: what the endpoint does with the event.
  */
 static inline enum ibv_cm_action ibv_cm_action(enum rdma_cm_event_type event,
 					       bool connected)
@@ -134,6 +136,8 @@ static inline enum ibv_cm_action ibv_cm_action(enum rdma_cm_event_type event,
  * ibv_cm_errno() - negative errno for a failed connection event
  * @event: the event
  * @status: the event's status (negative errno, or a reject reason)
+ *
+ * Return: the negative errno the endpoint reports for @event.
  */
 static inline int ibv_cm_errno(enum rdma_cm_event_type event, int status)
 {
@@ -163,6 +167,8 @@ static inline int ibv_cm_errno(enum rdma_cm_event_type event, int status)
 /**
  * ibv_wc_errno() - negative errno of a failed work completion (0: success)
  * @status: the completion status
+ *
+ * Return: 0 for IB_WC_SUCCESS, otherwise a negative errno.
  */
 static inline int ibv_wc_errno(enum ib_wc_status status)
 {
@@ -237,6 +243,8 @@ static inline const void *ibv_cm_data_unpack(const void *priv, size_t privlen,
  * @addr: first byte (a kernel virtual address or a page offset)
  * @len: bytes, > 0
  * @page_size: the MR page size, a power of two
+ *
+ * Return: the number of pages, 0 if @len is 0.
  */
 static inline unsigned long ibv_mr_pages(unsigned long addr, size_t len,
 					 unsigned long page_size)
@@ -259,6 +267,8 @@ static inline unsigned long ibv_mr_pages(unsigned long addr, size_t len,
  *
  * An FRWR maps a list of pages: every segment but the first must start on
  * a page boundary, every segment but the last must end on one.
+ *
+ * Return: true if segment @idx of @n can be mapped.
  */
 static inline bool ibv_mr_vec_ok(size_t idx, size_t n, unsigned long addr,
 				 size_t len, unsigned long page_size)
