@@ -1,0 +1,55 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# The pingpong sample over ib_verbs across the two-guest link (guest 0
+# serving, guest 1 connecting): messages, RMA writes with remote CQ data
+# and RMA reads, every transfer verified.  Not in tests.list: on 6.1 the
+# 64 KiB RMA read into a vmalloc'd registered buffer reads wrong data
+# after the first page (6.12 passes) - under investigation.
+. ./lib.sh
+
+M=/kofi/modules
+kernel_listening() { rdma resource show cm_id 2>/dev/null | grep -q "LISTEN" ||
+	dmesg | grep -q "kofi_sample_pingpong.*listen"; }
+pp_result() { cat /sys/module/kofi_sample_pingpong/parameters/result; }
+pp_ok() { r=$(pp_result) && rmmod kofi_sample_pingpong && echo "result $r" && [ "$r" = 0 ]; }
+show_rows() {
+	dmesg | tail -n +"$(($1 + 1))" | grep 'kofi_sample_pingpong:' |
+		sed 's/^\[[^]]*\] //' | while IFS= read -r l; do say "$l"; done
+}
+
+# pp NAME PORT ARGS...: one pingpong run over ib_verbs.
+pp() {
+	pp_name=$1 pp_port=$2
+	shift 2
+	from=$(dmesg | wc -l)
+	if [ "$KOFI_HOST" = 0 ]; then
+		insmod $M/kofi_sample_pingpong.ko prov=ib_verbs role=server \
+			addr="$KOFI_SELF" port="$pp_port" "$@" > /tmp/pp.out 2>&1 &
+		pid=$!
+		sleep 3
+		barrier "$pp_name"
+		wait "$pid"
+		check "$pp_name: server" pp_ok
+	else
+		barrier "$pp_name"
+		check "$pp_name: client" sh -c "insmod $M/kofi_sample_pingpong.ko prov=ib_verbs \
+			role=client addr=$KOFI_PEER port=$pp_port $* && \
+			r=\$(cat /sys/module/kofi_sample_pingpong/parameters/result) && \
+			rmmod kofi_sample_pingpong && [ \$r = 0 ]"
+		show_rows "$from"
+	fi
+	barrier "$pp_name: done"
+}
+
+[ -e $M/kofi_sample_pingpong.ko ] || { fail "no kofi_sample_pingpong module"; finish; }
+check "link to the peer" wait_for 180 ping -c 1 -W 1 "$KOFI_PEER"
+check "insmod kofi" insmod $M/kofi.ko
+check "insmod kofi_ib_verbs" insmod $M/kofi_ib_verbs.ko
+
+pp "ib_verbs msg" 7471 op=msg sizes=64,4096,65536 iters=50
+pp "ib_verbs write" 7472 op=write sizes=64,4096,65536 iters=50
+pp "ib_verbs read" 7473 op=read sizes=64,4096,65536 iters=50
+
+check "rmmod kofi_ib_verbs" rmmod kofi_ib_verbs
+check "rmmod kofi" rmmod kofi
+finish
