@@ -57,6 +57,9 @@ wait_for() {
 	return 1
 }
 
+# barrier_send NAME: tell guest 0 that guest 1 reached barrier NAME.
+barrier_send() { echo "$1" | nc "$KOFI_PEER" 7199; }
+
 # barrier NAME: in a two-guest run, return once both guests reached the
 # barrier NAME (guest 0 listens, guest 1 connects); fails after 300 s.
 barrier() {
@@ -65,7 +68,7 @@ barrier() {
 		got=$(timeout 300 nc -l -p 7199 < /dev/null)
 		[ "$got" = "$1" ] || { fail "barrier $1: got '$got'"; return 1; }
 	else
-		wait_for 300 sh -c "echo $1 | nc $KOFI_PEER 7199" ||
+		wait_for 300 barrier_send "$1" ||
 			{ fail "barrier $1: peer never listened"; return 1; }
 	fi
 }
