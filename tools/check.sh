@@ -23,17 +23,20 @@ passed=0 failed=0
 results=()
 start=$(date +%s)
 
-# record NAME PASSED FAILED
+# record NAME PASSED FAILED: count a stage's result; its duration is the
+# time since step_start.
 record() {
 	passed=$((passed + $2))
 	failed=$((failed + $3))
-	results+=("$(printf '%-40s %4d passed, %d failed' "$1" "$2" "$3")")
+	results+=("$(printf '%-36s %4d passed, %d failed  %5ds' "$1" "$2" "$3" \
+		     $(($(date +%s) - step_start)))")
 }
 # step NAME COMMAND...: a step that is one test.
 step() {
 	local name=$1
 	shift
 	echo "=== $name"
+	step_start=$(date +%s)
 	if "$@"; then record "$name" 1 0; else record "$name" 0 1; fi
 }
 # counted NAME COMMAND...: a step whose last line is "...: N passed, N failed".
@@ -41,6 +44,7 @@ counted() {
 	local name=$1 out p f
 	shift
 	echo "=== $name"
+	step_start=$(date +%s)
 	out=$(mktemp)
 	"$@" 2>&1 | tee "$out"
 	local rc=${PIPESTATUS[0]}
