@@ -7,27 +7,57 @@ KOFI_FAILED=0
 pass() { echo "KOFI-PASS: $*"; }
 fail() { echo "KOFI-FAIL: $*"; KOFI_FAILED=1; }
 
+# Helpers keep their variables in a _kofi_ namespace: busybox sh has no
+# "local", and a test's own variables must survive a call.
+
 # check NAME COMMAND...: run COMMAND, pass if it exits 0.
 check() {
-	name=$1
+	_kofi_name=$1
 	shift
 	if "$@" > /tmp/check.out 2>&1; then
-		pass "$name"
+		pass "$_kofi_name"
 	else
-		fail "$name: $(tail -n 5 /tmp/check.out | tr '\n' ' ')"
+		fail "$_kofi_name: $(tail -n 5 /tmp/check.out | tr '\n' ' ')"
 	fi
 }
 
 # check_output NAME PATTERN COMMAND...: pass if COMMAND exits 0 and its
 # output matches the extended regular expression PATTERN.
 check_output() {
-	name=$1 pattern=$2
+	_kofi_name=$1 _kofi_pattern=$2
 	shift 2
-	if "$@" > /tmp/check.out 2>&1 && grep -q -E "$pattern" /tmp/check.out; then
-		pass "$name"
+	if "$@" > /tmp/check.out 2>&1 &&
+	   grep -q -E "$_kofi_pattern" /tmp/check.out; then
+		pass "$_kofi_name"
 	else
-		fail "$name: $(tail -n 5 /tmp/check.out | tr '\n' ' ')"
+		fail "$_kofi_name: $(tail -n 5 /tmp/check.out | tr '\n' ' ')"
 	fi
+}
+
+# kunit_module FILE.ko: load a KUnit test module, one check per suite
+# from KUnit's "# suite: pass:P fail:F skip:S total:T" line (a failed or
+# skipped test fails it; failed tests are shown), then unload it.
+kunit_module() {
+	_kofi_mod=$(basename "$1" .ko)
+	_kofi_seen=$(dmesg | wc -l)
+	check "insmod $_kofi_mod" insmod "$1"
+	dmesg | tail -n +$((_kofi_seen + 1)) | sed 's/^\[[^]]*\] *//' \
+		> "/tmp/$_kofi_mod.ktap"
+	grep -E '^ *not ok' "/tmp/$_kofi_mod.ktap" > "/tmp/$_kofi_mod.failed"
+	while read -r _kofi_l; do
+		say "$_kofi_mod: $_kofi_l"
+	done < "/tmp/$_kofi_mod.failed"
+	grep -E '^ *# [a-z0-9_]+: pass:' "/tmp/$_kofi_mod.ktap" |
+		grep -v '# Totals:' > "/tmp/$_kofi_mod.suites"
+	[ -s "/tmp/$_kofi_mod.suites" ] ||
+		fail "$_kofi_mod: no KUnit results in dmesg"
+	while read -r _ _kofi_suite _kofi_counts; do
+		case "$_kofi_counts" in
+		*"fail:0 skip:0 "*) pass "kunit ${_kofi_suite%:} ($_kofi_counts)" ;;
+		*) fail "kunit ${_kofi_suite%:}: $_kofi_counts" ;;
+		esac
+	done < "/tmp/$_kofi_mod.suites"
+	check "rmmod $_kofi_mod" rmmod "$_kofi_mod"
 }
 
 # The project's modules in load order: the core first, then providers.
@@ -47,12 +77,12 @@ module_unloaded() { ! grep -q "^$1 " /proc/modules; }
 
 # wait_for SECONDS COMMAND...: retry COMMAND once a second until it succeeds.
 wait_for() {
-	n=$1
+	_kofi_n=$1
 	shift
-	while [ "$n" -gt 0 ]; do
+	while [ "$_kofi_n" -gt 0 ]; do
 		"$@" > /dev/null 2>&1 && return 0
 		sleep 1
-		n=$((n - 1))
+		_kofi_n=$((_kofi_n - 1))
 	done
 	return 1
 }
