@@ -95,8 +95,16 @@ barrier_send() { echo "$1" | nc "$KOFI_PEER" 7199; }
 barrier() {
 	[ "$KOFI_HOSTS" -gt 1 ] || return 0
 	if [ "$KOFI_HOST" = 0 ]; then
-		got=$(timeout 300 nc -l -p 7199 < /dev/null)
-		[ "$got" = "$1" ] || { fail "barrier $1: got '$got'"; return 1; }
+		# The token is read by a program nc runs on the connection: nc
+		# itself, with nothing on its stdin, may end before it arrives.
+		printf '#!/bin/sh\nhead -n 1 > /tmp/kofi-barrier.got\n' \
+			> /tmp/kofi-barrier-recv
+		chmod +x /tmp/kofi-barrier-recv
+		: > /tmp/kofi-barrier.got
+		timeout 300 nc -l -p 7199 -e /tmp/kofi-barrier-recv
+		_kofi_got=$(cat /tmp/kofi-barrier.got)
+		[ "$_kofi_got" = "$1" ] ||
+			{ fail "barrier $1: got '$_kofi_got'"; return 1; }
 	else
 		wait_for 300 barrier_send "$1" ||
 			{ fail "barrier $1: peer never listened"; return 1; }
