@@ -31,6 +31,13 @@ struct fi_ops_rma;
  * FI_OPT_RECV_BUF_SIZE:   stream receive buffer bytes (kstream, 32 KiB)
  * FI_OPT_TX_SIZE:         transmit queue depth (kstream, 384)
  * FI_OPT_RX_SIZE:         receive queue depth (kstream, 384)
+ * FI_OPT_CM_DATA_RAW:     non-zero: connection data goes on the wire as
+ *                         given, without the provider's length header,
+ *                         and a peer's arrives as every byte the transport
+ *                         delivered (rdma_cm may pad it with zeros); for
+ *                         peers that are not kOFI (rsockets).  Set on the
+ *                         endpoint or passive endpoint before fi_connect(),
+ *                         fi_listen() or fi_accept().  ib_verbs only.
  */
 #define FI_OPT_MIN_MULTI_RECV	0
 #define FI_OPT_CM_DATA_SIZE	1
@@ -40,6 +47,7 @@ struct fi_ops_rma;
 #define FI_OPT_RECV_BUF_SIZE	5
 #define FI_OPT_TX_SIZE		6
 #define FI_OPT_RX_SIZE		7
+#define FI_OPT_CM_DATA_RAW	16
 
 /**
  * struct fi_msg - a message for fi_sendmsg() / fi_recvmsg()
