@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * kOFI core: dispatch of the memory registration calls.
+ *
+ * A provider may implement only regattr: fi_mr_reg() and fi_mr_regv() are
+ * turned into a struct fi_mr_attr for it when it leaves reg or regv out.
  */
 #include <linux/module.h>
+#include <linux/uio.h>
 #include "kofi_core.h"
 
 static int kofi_mr_check(struct fid_domain *domain, u64 access,
@@ -16,6 +20,34 @@ static int kofi_mr_check(struct fid_domain *domain, u64 access,
 	if (!kofi_fid_get(&domain->fid))
 		return -EBADF;
 	return 0;
+}
+
+/*
+ * Register a kvec array through the provider's regv, or through its
+ * regattr when it has no regv: a provider need only implement regattr.
+ */
+static int kofi_mr_kvec(struct fid_domain *domain, const struct kvec *iov,
+			size_t count, u64 access, u64 offset,
+			u64 requested_key, u64 flags, struct fid_mr **mr,
+			void *context)
+{
+	struct fi_mr_attr attr = {
+		.iov_type = FI_IOV_KVEC,
+		.mr_iov = iov,
+		.iov_count = count,
+		.access = access,
+		.offset = offset,
+		.requested_key = requested_key,
+		.context = context,
+	};
+
+	if (domain->mr->regv)
+		return domain->mr->regv(&domain->fid, iov, count, access,
+					offset, requested_key, flags, mr,
+					context);
+	if (!domain->mr->regattr)
+		return -FI_ENOSYS;
+	return domain->mr->regattr(&domain->fid, &attr, flags, mr);
 }
 
 /**
@@ -42,6 +74,7 @@ int fi_mr_reg(struct fid_domain *domain, const void *buf, size_t len,
 	      u64 access, u64 offset, u64 requested_key, u64 flags,
 	      struct fid_mr **mr, void *context)
 {
+	struct kvec iov = { .iov_base = (void *)buf, .iov_len = len };
 	int ret;
 
 	if (!buf || !len)
@@ -49,12 +82,12 @@ int fi_mr_reg(struct fid_domain *domain, const void *buf, size_t len,
 	ret = kofi_mr_check(domain, access, mr);
 	if (ret)
 		return ret;
-	if (!domain->mr->reg) {
-		kofi_fid_put(&domain->fid);
-		return -FI_ENOSYS;
-	}
-	ret = domain->mr->reg(&domain->fid, buf, len, access, offset,
-			      requested_key, flags, mr, context);
+	if (domain->mr->reg)
+		ret = domain->mr->reg(&domain->fid, buf, len, access, offset,
+				      requested_key, flags, mr, context);
+	else
+		ret = kofi_mr_kvec(domain, &iov, 1, access, offset,
+				   requested_key, flags, mr, context);
 	return kofi_fid_opened(&domain->fid, ret,
 			       ret ? NULL : KOFI_FID(*mr), FI_CLASS_MR);
 }
@@ -86,12 +119,8 @@ int fi_mr_regv(struct fid_domain *domain, const struct kvec *iov,
 	ret = kofi_mr_check(domain, access, mr);
 	if (ret)
 		return ret;
-	if (!domain->mr->regv) {
-		kofi_fid_put(&domain->fid);
-		return -FI_ENOSYS;
-	}
-	ret = domain->mr->regv(&domain->fid, iov, count, access, offset,
-			       requested_key, flags, mr, context);
+	ret = kofi_mr_kvec(domain, iov, count, access, offset, requested_key,
+			   flags, mr, context);
 	return kofi_fid_opened(&domain->fid, ret,
 			       ret ? NULL : KOFI_FID(*mr), FI_CLASS_MR);
 }

@@ -140,6 +140,39 @@ static void kl_mr_test(struct kunit *test)
 	ktp_stack_close(test, &s);
 }
 
+/* fi_mr_regv() of a provider with only regattr: one region, all bytes. */
+static void kl_mr_regv_test(struct kunit *test)
+{
+	struct ktp_stack s;
+	struct fid_mr *mr;
+	struct ktp_domain *kdom;
+	struct kofi_key_entry *e;
+	u8 *buf = kunit_kzalloc(test, 8192, GFP_KERNEL);
+	struct kvec iov[2];
+	int ctx;
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	iov[0] = (struct kvec){ .iov_base = buf, .iov_len = 4096 };
+	iov[1] = (struct kvec){ .iov_base = buf + 4096, .iov_len = 1000 };
+	ktp_stack_open(test, &s, false);
+	kdom = container_of(s.domain, struct ktp_domain, domain);
+	KUNIT_ASSERT_EQ(test, fi_mr_regv(s.domain, iov, 2, FI_REMOTE_READ, 64,
+					 0, 0, &mr, &ctx), 0);
+	KUNIT_EXPECT_PTR_EQ(test, mr->fid.context, (void *)&ctx);
+	/* the region spans both entries, from the given offset */
+	e = kofi_keytable_get(&kdom->kt, fi_mr_key(mr), 64 + 5095, 1,
+			      FI_REMOTE_READ);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(e));
+	kofi_key_entry_put(e);
+	e = kofi_keytable_get(&kdom->kt, fi_mr_key(mr), 64 + 5096, 1,
+			      FI_REMOTE_READ);
+	KUNIT_EXPECT_TRUE(test, IS_ERR(e));
+	KUNIT_EXPECT_EQ(test, fi_close(&mr->fid), 0);
+	KUNIT_EXPECT_EQ(test, fi_mr_regv(s.domain, iov, 0, FI_REMOTE_READ, 0,
+					 0, 0, &mr, NULL), -EINVAL);
+	ktp_stack_close(test, &s);
+}
+
 /* ---------------- misuse ---------------- */
 
 static void km_null_test(struct kunit *test)
@@ -377,6 +410,7 @@ static struct kunit_case kofi_lifetime_cases[] = {
 	KUNIT_CASE(kl_double_close_test),
 	KUNIT_CASE(kl_flush_test),
 	KUNIT_CASE(kl_mr_test),
+	KUNIT_CASE(kl_mr_regv_test),
 	{}
 };
 

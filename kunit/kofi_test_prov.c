@@ -14,6 +14,7 @@
 #include <linux/mutex.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/uio.h>
 #include "kofi_test.h"
 
 #define KTP_ALL_CAPS	(FI_MSG | FI_RMA | FI_READ | FI_WRITE | FI_SEND | \
@@ -219,29 +220,36 @@ static const struct fi_ops ktp_mr_fi_ops = {
 	.close = ktp_mr_close,
 };
 
-static int ktp_mr_reg(struct fid *fid, const void *buf, size_t len,
-		      u64 access, u64 offset, u64 requested_key, u64 flags,
-		      struct fid_mr **fmr, void *context)
+/* Only regattr: fi_mr_reg() and fi_mr_regv() reach it through the core. */
+static int ktp_mr_regattr(struct fid *fid, const struct fi_mr_attr *attr,
+			  u64 flags, struct fid_mr **fmr)
 {
 	struct ktp_domain *dom = container_of(fid, struct ktp_domain,
 					      domain.fid);
 	struct ktp_mr *mr;
+	size_t i, len = 0;
 	int ret;
 
+	if (attr->iov_type != FI_IOV_KVEC)
+		return -EOPNOTSUPP;
+	for (i = 0; i < attr->iov_count; i++)
+		len += attr->mr_iov[i].iov_len;
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
 	if (!mr)
 		return -ENOMEM;
 	mr->dom = dom;
-	mr->ke.base = offset;
+	mr->ke.base = attr->offset;
 	mr->ke.len = len;
-	mr->ke.access = access & (FI_REMOTE_READ | FI_REMOTE_WRITE);
-	mr->ke.priv = (void *)buf;
-	ret = kofi_keytable_insert(&dom->kt, &mr->ke, requested_key, true);
+	mr->ke.access = attr->access & (FI_REMOTE_READ | FI_REMOTE_WRITE);
+	mr->ke.priv = attr->mr_iov[0].iov_base;
+	ret = kofi_keytable_insert(&dom->kt, &mr->ke, attr->requested_key,
+				   true);
 	if (ret) {
 		kfree(mr);
 		return ret;
 	}
-	kofi_fid_init(&mr->mr.fid, FI_CLASS_MR, &ktp_mr_fi_ops, context);
+	kofi_fid_init(&mr->mr.fid, FI_CLASS_MR, &ktp_mr_fi_ops,
+		      attr->context);
 	mr->mr.key = mr->ke.key;
 	mr->mr.mem_desc = mr;
 	ktp_track(&mr->o, mr);
@@ -250,7 +258,7 @@ static int ktp_mr_reg(struct fid *fid, const void *buf, size_t len,
 }
 
 static const struct fi_ops_mr ktp_mr_ops = {
-	.reg = ktp_mr_reg,
+	.regattr = ktp_mr_regattr,
 };
 
 /* ---- domains and fabrics ---- */

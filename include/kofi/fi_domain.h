@@ -64,9 +64,10 @@ struct fid_mr {
 
 /**
  * struct fi_ops_mr - memory registration operations
- * @reg: see fi_mr_reg()
- * @regv: see fi_mr_regv()
- * @regattr: see fi_mr_regattr()
+ * @reg: see fi_mr_reg(); optional: without it the core calls @regv, or
+ *	@regattr with a one-entry kvec
+ * @regv: see fi_mr_regv(); optional: without it the core calls @regattr
+ * @regattr: see fi_mr_regattr(); the one a provider should implement
  */
 struct fi_ops_mr {
 	int (*reg)(struct fid *fid, const void *buf, size_t len, u64 access,
