@@ -240,7 +240,7 @@ static inline void kss_print_row(const char *name, size_t size,
 	kss_cnt_str(x, sizeof(x), xfers);
 	kss_cnt_str(i, sizeof(i), iters);
 	kss_size_str(t, sizeof(t), bytes);
-	pr_info("%-10s%-8s%-8s%-8s%-8s%5llu.%02llus%7llu.%02llu%10llu.%02llu\n",
+	pr_info("%-9s %-8s%-8s%-8s%-8s%5llu.%02llus%7llu.%02llu%8llu.%02llu\n",
 		name, s, x, i, t, us / 1000000, (us % 1000000) / 10000,
 		gbps / 100, gbps % 100, uspx / 100, uspx % 100);
 }

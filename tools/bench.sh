@@ -38,6 +38,7 @@ fi
 rc=0
 out=$KOFI_CACHE/logs/bench-$series.txt
 : > "$out"
+: > "$out.ratios"
 for part in "${parts[@]}"; do
 	kofi_log "benchmark $part on $series"
 	if ! "$KOFI_TOP/tools/vm/run.sh" -k "$series" -n 2 -t 900 "$part" \
@@ -47,6 +48,9 @@ for part in "${parts[@]}"; do
 	fi
 	grep -o 'bench [^ ]* [^ ]* [0-9.]* [^ ]*$' \
 		"$KOFI_CACHE/logs/bench-$part-$series.log" >> "$out"
+	# Parts with their own baselines (kstream) print "ratio ..." lines.
+	grep -o 'ratio [^ ]* [^ ]* .*$' \
+		"$KOFI_CACHE/logs/bench-$part-$series.log" >> "$out.ratios"
 done
 
 # Average each (provider, metric) over the rounds, then compare with tcp.
@@ -71,5 +75,6 @@ END {
 		}
 	}
 }' "$out"
+[ -s "$out.ratios" ] && cat "$out.ratios"
 kofi_log "raw measurements: $out"
 exit $rc

@@ -1,0 +1,115 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# make bench, kstream part (two guests, soft-RoCE): kstream's stream
+# throughput and 64-byte latency on the socket-like calls against
+#  - raw RMA writes on the same core provider (kofi_sample_bandwidth
+#    op=write for one-way 64 KiB bandwidth, kofi_sample_pingpong op=write
+#    for the 64-byte half round trip), over ib_verbs and over ksocket;
+#  - userspace rsockets (librdmacm's rstream) in the same VMs: the same
+#    echoed exchange (-S 64k -C 100) and 64-byte latency (-S 64 -C 1).
+# Guest 1 prints "measure NAME METRIC VALUE UNIT" per measurement and
+# "ratio A/B METRIC VALUEx (target)" per comparison, averaged over two
+# rounds; tools/bench.sh shows the ratio lines.  Timing is reported,
+# never checked: the checks only say that every run completed.
+. ./lib.sh
+. ./ksocket-lib.sh
+. ./kstream-lib.sh
+
+BW_ITERS=${BW_ITERS:-20}
+LAT_ITERS=${LAT_ITERS:-500}
+RS_PORT=7549
+
+# kb NAME METRIC VALUE UNIT: one measurement (guest 1), kept for ratios.
+kb() {
+	[ -n "$3" ] || { say "measure $1 $2: no value"; return; }
+	say "measure $1 $2 $3 $4"
+	echo "$1 $2 $3" >> /tmp/kbench
+}
+
+# kb_ratio A B METRIC TARGET LOWER: mean(A)/mean(B) of METRIC; LOWER=1
+# when smaller is better (the ratio is then B/A, so >= 1 is good).
+kb_ratio() {
+	awk -v a="$1" -v b="$2" -v m="$3" -v t="$4" -v lower="$5" '
+	$2 == m && $1 == a { sa += $3; na++ }
+	$2 == m && $1 == b { sb += $3; nb++ }
+	END {
+		if (!na || !nb || !sa || !sb) { print "ratio " a "/" b " " m " n/a"; exit }
+		r = lower ? (sb / nb) / (sa / na) : (sa / na) / (sb / nb)
+		printf "ratio %s/%s %s %.2fx (%s %s)\n", a, b, m, r, t,
+			r >= t + 0 ? "met" : "not met"
+	}' /tmp/kbench
+}
+
+# Gb/sec column of an rstream-format row to MB/s.
+gb_to_mb() { awk -v g="$1" 'BEGIN { if (g != "") printf "%.2f", g * 125 }'; }
+
+# rstream_pair NAME ARGS...: rstream server on guest 0, client on guest 1;
+# the client's output in /tmp/rs.out.
+rstream_pair() {
+	_n=$1
+	shift
+	if [ "$KOFI_HOST" = 0 ]; then
+		timeout 300 rstream -b "$KOFI_SELF" -p $RS_PORT "$@" \
+			> /tmp/rs-s.out 2>&1 &
+		_rs=$!
+		wait_for 30 kt_rstream_listening $RS_PORT || sleep 2
+		barrier "$_n"
+		check "$_n: rstream server" wait "$_rs"
+	else
+		barrier "$_n"
+		check "$_n: rstream client" timeout 300 sh -c \
+			"rstream -s $KOFI_PEER -p $RS_PORT $* > /tmp/rs.out 2>&1"
+	fi
+	barrier "$_n: done"
+}
+
+rs_col() { awk -v n="$1" '$1 == "custom" { v = $n } END { print v }' /tmp/rs.out; }
+
+check "link to the peer" wait_for 180 ping -c 1 -W 1 "$KOFI_PEER"
+for m in $(kofi_modules); do
+	check "insmod $m" insmod "$KT_M/$m.ko"
+done
+[ "$KOFI_HOST" = 0 ] && to="" || to="addr=$KOFI_PEER"
+: > /tmp/kbench
+
+for round in 1 2; do
+	for p in ib_verbs ksocket; do
+		[ $p = ib_verbs ] && srv="addr=$KOFI_SELF" || srv=""
+		[ "$KOFI_HOST" = 0 ] && to="$srv"
+		ks_pair "$p write bw $round" kofi_sample_bandwidth 7541 $to \
+			prov=$p op=write sizes=65536 iters=$((BW_ITERS * 100)) verify=0
+		[ "$KOFI_HOST" = 1 ] && kb "$p-write" bw64k "$(ks_column 65536 6)" MB/s
+		kt_pair "$p kstream bw $round" 7542 "prov=$p $srv echo=0 verify=0" \
+			"prov=$p oneway=1 sizes=65536 count=100 iters=$BW_ITERS verify=0"
+		[ "$KOFI_HOST" = 1 ] && kb "$p-kstream" bw64k \
+			"$(gb_to_mb "$(kt_column 64k_oneway 8)")" MB/s
+		ks_pair "$p write lat $round" kofi_sample_pingpong 7543 $to \
+			prov=$p op=write sizes=64 iters=$LAT_ITERS verify=0
+		[ "$KOFI_HOST" = 1 ] && kb "$p-write" lat64 "$(ks_column 64 7)" usec
+		kt_pair "$p kstream lat $round" 7544 "prov=$p $srv verify=0" \
+			"prov=$p sizes=64 count=1 iters=$LAT_ITERS verify=0"
+		[ "$KOFI_HOST" = 1 ] && kb "$p-kstream" lat64 "$(kt_column 64_bw 9)" usec
+	done
+	kt_pair "kstream echo bw $round" 7545 "prov=ib_verbs addr=$KOFI_SELF verify=0" \
+		"prov=ib_verbs sizes=65536 count=100 iters=$BW_ITERS verify=0"
+	[ "$KOFI_HOST" = 1 ] && kb ib_verbs-kstream echo64k \
+		"$(gb_to_mb "$(kt_column 64k_bw 8)")" MB/s
+	rstream_pair "rstream bw $round" -S 65536 -C 100 -I $BW_ITERS
+	[ "$KOFI_HOST" = 1 ] && kb rstream echo64k "$(gb_to_mb "$(rs_col 7)")" MB/s
+	rstream_pair "rstream lat $round" -S 64 -C 1 -I $LAT_ITERS
+	[ "$KOFI_HOST" = 1 ] && kb rstream lat64 "$(rs_col 8)" usec
+done
+
+if [ "$KOFI_HOST" = 1 ]; then
+	for p in ib_verbs ksocket; do
+		say "$(kb_ratio $p-kstream $p-write bw64k 0.90 0)"
+		say "$(kb_ratio $p-kstream $p-write lat64 0.90 1)"
+	done
+	say "$(kb_ratio ib_verbs-kstream rstream echo64k 0.90 0)"
+	say "$(kb_ratio ib_verbs-kstream rstream lat64 0.90 1)"
+fi
+
+for m in $(kofi_modules | sed -n '1!G;h;$p'); do
+	check "rmmod $m" rmmod "$m"
+done
+finish

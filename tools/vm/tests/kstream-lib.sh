@@ -1,0 +1,99 @@
+# SPDX-License-Identifier: GPL-2.0
+# Helpers for the kstream VM tests, the kstream demo part and the kstream
+# benchmark; source after lib.sh.  Guest 0 serves, guest 1 connects.
+# The samples are kofi_sample_stream_echo (server) and
+# kofi_sample_stream_tput (client); librdmacm's rstream may take either
+# role.
+
+KT_M=/kofi/modules
+KT_ECHO=kofi_sample_stream_echo
+KT_TPUT=kofi_sample_stream_tput
+
+# kt_result MODULE: the sample's outcome parameter is 0.
+kt_result() {
+	_kt_r=$(cat "/sys/module/$1/parameters/result") &&
+		echo "result $_kt_r" && [ "$_kt_r" = 0 ]
+}
+
+# kt_echo_listening PORT: the echo sample logged that it listens on PORT.
+kt_echo_listening() { dmesg | grep -q "$KT_ECHO: listening on .*:$1 "; }
+
+# kt_rstream_listening PORT: an rstream server listens on PORT (rdma_cm).
+kt_rstream_listening() {
+	rdma resource show cm_id 2>/dev/null | grep -q "LISTEN.*src-port $1"
+}
+
+kt_echo_ok() { wait "$kt_server_pid"; kt_result $KT_ECHO; }
+kt_tput_ok() { insmod "$KT_M/$KT_TPUT.ko" "$@" && kt_result $KT_TPUT; }
+
+# kt_rows FROM MODULE: MODULE's log lines after dmesg line FROM, into
+# /tmp/kt_rows (without the timestamp).
+kt_rows() {
+	dmesg | tail -n +"$(($1 + 1))" | grep "$2:" |
+		sed 's/^\[[^]]*\] //' > /tmp/kt_rows
+}
+
+# kt_pair NAME PORT "ECHO ARGS" "TPUT ARGS": the echo sample on guest 0,
+# the throughput sample on guest 1 (port and, on guest 1, the address of
+# guest 0 are added; "addr6" in TPUT ARGS selects guest 0's IPv6
+# address), one check per guest.  NAME is a barrier name too.  The
+# client's rows are left in /tmp/kt_rows.
+kt_pair() {
+	_kt_name=$1 _kt_port=$2 _kt_eargs=$3 _kt_targs=$4
+	_kt_from=$(dmesg | wc -l)
+	if [ "$KOFI_HOST" = 0 ]; then
+		# shellcheck disable=SC2086
+		insmod "$KT_M/$KT_ECHO.ko" port="$_kt_port" $_kt_eargs \
+			> /tmp/kt_server.out 2>&1 &
+		kt_server_pid=$!
+		wait_for 60 kt_echo_listening "$_kt_port" ||
+			fail "$_kt_name: echo server is not listening"
+		barrier "$_kt_name"
+		check "$_kt_name: echo server" kt_echo_ok
+		kt_rows "$_kt_from" $KT_ECHO
+	else
+		_kt_to=$KOFI_PEER
+		case " $_kt_targs " in
+		*" addr6 "*)
+			_kt_to=$KOFI_PEER6
+			_kt_targs=$(echo " $_kt_targs " | sed 's/ addr6 / /')
+			;;
+		esac
+		barrier "$_kt_name"
+		# shellcheck disable=SC2086
+		check "$_kt_name: client" kt_tput_ok addr="$_kt_to" \
+			port="$_kt_port" $_kt_targs
+		kt_rows "$_kt_from" $KT_TPUT
+	fi
+	rmmod $KT_ECHO 2> /dev/null
+	rmmod $KT_TPUT 2> /dev/null
+	barrier "$_kt_name: done"
+}
+
+# kt_show: say the rows of the last kt_pair.
+kt_show() { while IFS= read -r _kt_l; do say "$_kt_l"; done < /tmp/kt_rows; }
+
+# kt_rowcount PATTERN: rows of the last kt_pair whose test name matches.
+kt_rowcount() { grep -c -E ": $1 " /tmp/kt_rows; }
+
+# kt_column NAME N: field N of the row of test NAME (field 1 is the
+# module name), from the last kt_pair.
+kt_column() {
+	awk -v s="$1" -v n="$2" '$2 == s { v = $n } END { print v }' /tmp/kt_rows
+}
+
+# kt_load PROVIDER: kofi, the core provider and kstream.
+kt_load() {
+	check "insmod kofi" insmod $KT_M/kofi.ko
+	check "insmod kofi_$1" insmod "$KT_M/kofi_$1.ko"
+	check "insmod kofi_kstream" insmod $KT_M/kofi_kstream.ko
+	check_output "$1;kstream is registered" kstream \
+		cat /sys/kernel/debug/kofi/providers
+}
+
+# kt_unload PROVIDER: the reverse of kt_load, one check each.
+kt_unload() {
+	check "rmmod kofi_kstream" rmmod kofi_kstream
+	check "rmmod kofi_$1" rmmod "kofi_$1"
+	check "rmmod kofi" rmmod kofi
+}

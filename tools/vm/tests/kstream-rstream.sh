@@ -1,0 +1,93 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# kstream against librdmacm's rsockets over soft-RoCE: Debian's rstream
+# (rdmacm-utils) as server with the kstream throughput sample as client,
+# and the kstream echo sample as server with rstream as client, each with
+# rstream's verification (-T v: one continuous byte counter per
+# direction, checked on both sides) and in blocking mode (-T b).  Guest 0
+# serves, guest 1 connects.
+. ./lib.sh
+. ./kstream-lib.sh
+
+SIZE=65536 COUNT=50 ITERS=4
+RS_ARGS="-S $SIZE -C $COUNT -I $ITERS"
+
+# rs_row FILE: rstream printed its result row.
+rs_row() { cat "$1"; grep -q -E '^custom +64k +50 +4 ' "$1"; }
+
+# rs_server_ok: the rstream server finished well and printed its row.
+rs_server_ok() { wait "$rs_pid" && rs_row /tmp/rstream.out; }
+
+# rs_client FILE ARGS...: rstream as client, its row in FILE.
+rs_client() {
+	_rs_out=$1
+	shift
+	timeout 180 rstream "$@" > "$_rs_out" 2>&1 && rs_row "$_rs_out"
+}
+
+# rstream_vs_kstream NAME PORT OPTS...: rstream serves with OPTS, the
+# kstream client connects.
+rstream_vs_kstream() {
+	_n=$1 _port=$2
+	shift 2
+	if [ "$KOFI_HOST" = 0 ]; then
+		# shellcheck disable=SC2086
+		timeout 180 rstream -b "$KOFI_SELF" -p "$_port" $RS_ARGS "$@" \
+			> /tmp/rstream.out 2>&1 &
+		rs_pid=$!
+		wait_for 30 kt_rstream_listening "$_port" || sleep 2
+		barrier "$_n"
+		check "$_n: rstream server" rs_server_ok
+		say_cmd cat /tmp/rstream.out
+	else
+		barrier "$_n"
+		_from=$(dmesg | wc -l)
+		check "$_n: kstream client" kt_tput_ok prov=ib_verbs \
+			addr="$KOFI_PEER" port="$_port" sizes=$SIZE \
+			count=$COUNT iters=$ITERS
+		kt_rows "$_from" $KT_TPUT
+		kt_show
+		rmmod $KT_TPUT 2> /dev/null
+	fi
+	barrier "$_n: done"
+}
+
+# kstream_vs_rstream NAME PORT VERIFY OPTS...: the kstream echo server
+# (verify=VERIFY), rstream connects with OPTS.
+kstream_vs_rstream() {
+	_n=$1 _port=$2 _v=$3
+	shift 3
+	if [ "$KOFI_HOST" = 0 ]; then
+		_from=$(dmesg | wc -l)
+		insmod "$KT_M/$KT_ECHO.ko" prov=ib_verbs addr="$KOFI_SELF" \
+			port="$_port" verify="$_v" > /tmp/kt_server.out 2>&1 &
+		kt_server_pid=$!
+		wait_for 60 kt_echo_listening "$_port" ||
+			fail "$_n: echo server is not listening"
+		barrier "$_n"
+		check "$_n: kstream echo server" kt_echo_ok
+		kt_rows "$_from" $KT_ECHO
+		kt_show
+		rmmod $KT_ECHO 2> /dev/null
+	else
+		barrier "$_n"
+		# shellcheck disable=SC2086
+		check "$_n: rstream client" rs_client /tmp/rstream-c.out \
+			-s "$KOFI_PEER" -p "$_port" $RS_ARGS "$@"
+		say_cmd cat /tmp/rstream-c.out
+	fi
+	barrier "$_n: done"
+}
+
+check "link to the peer" wait_for 180 ping -c 1 -W 1 "$KOFI_PEER"
+check_output "rxe0 is ACTIVE" 'rxe0.*ACTIVE' rdma link show
+check "rstream is installed" command -v rstream
+kt_load ib_verbs
+
+rstream_vs_kstream "rstream server -T v" 7521 -T v
+rstream_vs_kstream "rstream server -T b" 7522 -T v -T b
+kstream_vs_rstream "rstream client -T v" 7523 1 -T v
+kstream_vs_rstream "rstream client -T b" 7524 1 -T v -T b
+
+kt_unload ib_verbs
+finish
