@@ -16,6 +16,7 @@
 #include <linux/net.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
+#include <net/ipv6.h>
 #include <kofi/fabric.h>
 #include <kofi/fi_cm.h>
 #include <kofi/fi_domain.h>
@@ -330,6 +331,7 @@ static int ksk_getinfo(struct kstream_sock *ks, const struct sockaddr *addr,
 {
 	char node[INET6_ADDRSTRLEN + 1], service[8];
 	struct fi_info *hints;
+	bool any;
 	u16 port;
 	int ret;
 
@@ -338,11 +340,13 @@ static int ksk_getinfo(struct kstream_sock *ks, const struct sockaddr *addr,
 
 		snprintf(node, sizeof(node), "%pI4", &sin->sin_addr);
 		port = ntohs(sin->sin_port);
+		any = sin->sin_addr.s_addr == htonl(INADDR_ANY);
 	} else {
 		const struct sockaddr_in6 *sin6 = (const void *)addr;
 
 		snprintf(node, sizeof(node), "%pI6c", &sin6->sin6_addr);
 		port = ntohs(sin6->sin6_port);
+		any = ipv6_addr_any(&sin6->sin6_addr);
 	}
 	snprintf(service, sizeof(service), "%u", port);
 
@@ -366,13 +370,32 @@ static int ksk_getinfo(struct kstream_sock *ks, const struct sockaddr *addr,
 			goto out;
 		hints->src_addrlen = ks->info->src_addrlen;
 	}
-	ret = fi_getinfo(fi_version(), node, service, source ? FI_SOURCE : 0,
-			 hints, info);
+	/* a wildcard local address: no node, as fi_getinfo() expects it */
+	ret = fi_getinfo(fi_version(), source && any ? NULL : node, service,
+			 source ? FI_SOURCE : 0, hints, info);
 	if (ret == -ENODATA)
 		ret = source ? -EADDRNOTAVAIL : -ENETUNREACH;
 out:
 	fi_freeinfo(hints);
 	return ret;
+}
+
+/* A new unbound, blocking socket; nothing opened. */
+static struct kstream_sock *ksk_alloc(int family)
+{
+	struct kstream_sock *s = kzalloc(sizeof(*s), GFP_KERNEL);
+
+	if (!s)
+		return NULL;
+	s->family = family;
+	mutex_init(&s->lock);
+	spin_lock_init(&s->cm_lock);
+	init_waitqueue_head(&s->wq);
+	init_waitqueue_func_entry(&s->fwd, ksk_fwd_wake);
+	s->state = KSK_NEW;
+	s->opts.rcvtimeo = MAX_SCHEDULE_TIMEOUT;
+	s->opts.sndtimeo = MAX_SCHEDULE_TIMEOUT;
+	return s;
 }
 
 /**
@@ -392,8 +415,8 @@ out:
  */
 int kstream_sock_create(int family, const char *prov, struct kstream_sock **ks)
 {
-	struct kstream_sock *s;
 	struct fi_info *hints, *info = NULL;
+	struct kstream_sock *s;
 	int ret;
 
 	if (!ks)
@@ -403,19 +426,19 @@ int kstream_sock_create(int family, const char *prov, struct kstream_sock **ks)
 		return -EAFNOSUPPORT;
 	if (prov && (!*prov || strchr(prov, ';') || strlen(prov) > 64))
 		return -EINVAL;
-	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	s = ksk_alloc(family);
 	if (!s)
 		return -ENOMEM;
-	s->family = family;
+	ret = -ENOMEM;
 	if (prov) {
 		s->prov = kasprintf(GFP_KERNEL, "%s;kstream", prov);
 		if (!s->prov)
-			goto nomem;
+			goto err;
 	}
 	/* is there such a provider at all? */
 	hints = fi_allocinfo(GFP_KERNEL);
 	if (!hints)
-		goto nomem;
+		goto err;
 	hints->caps = FI_MSG;
 	hints->ep_attr->type = FI_EP_SOCK_STREAM;
 	hints->addr_format = family == AF_INET ? FI_SOCKADDR_IN :
@@ -424,30 +447,19 @@ int kstream_sock_create(int family, const char *prov, struct kstream_sock **ks)
 		hints->fabric_attr->prov_name = kstrdup(s->prov, GFP_KERNEL);
 		if (!hints->fabric_attr->prov_name) {
 			fi_freeinfo(hints);
-			goto nomem;
+			goto err;
 		}
 	}
 	ret = fi_getinfo(fi_version(), NULL, NULL, 0, hints, &info);
 	fi_freeinfo(hints);
 	fi_freeinfo(info);
-	if (ret) {
-		kfree(s->prov);
-		kfree(s);
-		return ret;
-	}
-	mutex_init(&s->lock);
-	spin_lock_init(&s->cm_lock);
-	init_waitqueue_head(&s->wq);
-	init_waitqueue_func_entry(&s->fwd, ksk_fwd_wake);
-	s->state = KSK_NEW;
-	s->opts.rcvtimeo = MAX_SCHEDULE_TIMEOUT;
-	s->opts.sndtimeo = MAX_SCHEDULE_TIMEOUT;
+	if (ret)
+		goto err;
 	*ks = s;
 	return 0;
-nomem:
-	kfree(s->prov);
-	kfree(s);
-	return -ENOMEM;
+err:
+	kstream_release(s);
+	return ret;
 }
 EXPORT_SYMBOL_GPL(kstream_sock_create);
 
@@ -591,11 +603,11 @@ static int ksk_accept_one(struct kstream_sock *ks, struct fi_info *connreq,
 	struct kstream_sock *n;
 	int ret;
 
-	ret = kstream_sock_create(ks->family, NULL, &n);
-	if (ret) {
+	n = ksk_alloc(ks->family);
+	if (!n) {
 		fi_reject(ks->pep, connreq->handle, NULL, 0);
 		fi_freeinfo(connreq);
-		return ret;
+		return -ENOMEM;
 	}
 	n->opts = ks->opts;
 	n->nonblock = ks->nonblock;
@@ -607,7 +619,9 @@ static int ksk_accept_one(struct kstream_sock *ks, struct fi_info *connreq,
 		ret = fi_accept(n->ep, NULL, 0);
 	}
 	if (ret) {
-		fi_reject(ks->pep, connreq->handle, NULL, 0);
+		/* once fi_endpoint() took the request, closing it refuses */
+		if (!n->ep)
+			fi_reject(ks->pep, connreq->handle, NULL, 0);
 		kstream_release(n);
 		return ret;
 	}
