@@ -21,6 +21,7 @@
 #include <linux/kernel.h>
 #include <linux/math64.h>
 #include <linux/net.h>
+#include <linux/sched.h>
 #include <linux/socket.h>
 #include <linux/uio.h>
 #include <kofi/kstream.h>
@@ -129,6 +130,7 @@ static inline int kss_xfer(struct kstream_sock *ks, void *buf, size_t len,
 			return ret;
 		if (!ret)
 			return -ECONNRESET;
+		cond_resched();
 	}
 	return 0;
 }

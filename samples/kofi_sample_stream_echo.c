@@ -130,8 +130,10 @@ static int echo_conn(struct kstream_sock *ks, u8 *buf, u64 *bytes)
 		}
 		if (eof && head == tail)
 			return 0;	/* the peer ended the stream */
-		if (moved)
+		if (moved) {
+			cond_resched();
 			continue;
+		}
 		want = tail != head ? EPOLLOUT : 0;
 		if (!eof && tail - head < ring)
 			want |= EPOLLIN | EPOLLRDHUP;

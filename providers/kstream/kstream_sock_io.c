@@ -178,6 +178,8 @@ static int ksk_wait_io(struct kstream_sock *ks, __poll_t events, long *timeo)
 		return -EAGAIN;
 	}
 	*timeo = w;
+	/* ready at once, yet the call said -EAGAIN: do not hog the CPU */
+	cond_resched();
 	return 0;
 }
 
