@@ -266,7 +266,7 @@ int ksk_take_err(struct kstream_sock *ks)
 	return err;
 }
 
-static bool ksk_settled(struct kstream_sock *ks)
+static bool ksk_settled(struct kstream_sock *ks, __poll_t unused)
 {
 	return ksk_progress(ks) != KSK_CONNECTING;
 }
@@ -290,10 +290,9 @@ int ksk_wait_connected(struct kstream_sock *ks, long *timeo)
 	if (state == KSK_CONNECTING) {
 		if (!*timeo)
 			return -EAGAIN;
-		w = wait_event_interruptible_timeout(ks->wq, ksk_settled(ks),
-						     *timeo);
+		w = ksk_wait_until(ks, ksk_settled, 0, *timeo);
 		if (w < 0)
-			return ksk_intr_errno(*timeo);
+			return w;
 		if (!w) {
 			*timeo = 0;
 			return -EAGAIN;
@@ -642,7 +641,7 @@ static struct fi_info *ksk_take_connreq(struct kstream_sock *ks)
 	return info;
 }
 
-static bool ksk_has_connreq(struct kstream_sock *ks)
+static bool ksk_has_connreq(struct kstream_sock *ks, __poll_t unused)
 {
 	ksk_progress(ks);
 	return READ_ONCE(ks->connreq);
@@ -691,10 +690,9 @@ int kstream_accept(struct kstream_sock *ks, struct kstream_sock **newks,
 			ret = -EAGAIN;
 			if (!timeo)
 				break;
-			w = wait_event_interruptible_timeout(ks->wq, ksk_has_connreq(ks),
-							     timeo);
+			w = ksk_wait_until(ks, ksk_has_connreq, 0, timeo);
 			if (w < 0) {
-				ret = ksk_intr_errno(timeo);
+				ret = w;
 				break;
 			}
 			if (!w)

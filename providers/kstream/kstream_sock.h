@@ -129,7 +129,12 @@ struct kstream_sock {
 	struct fi_info *connreq;
 };
 
+/* A wait condition of ksk_wait_until(); must not sleep. */
+typedef bool (*ksk_ready_fn)(struct kstream_sock *ks, __poll_t arg);
+
 enum ksk_state ksk_progress(struct kstream_sock *ks);
+long ksk_wait_until(struct kstream_sock *ks, ksk_ready_fn ready,
+		    __poll_t arg, long timeo);
 int ksk_take_err(struct kstream_sock *ks);
 int ksk_wait_connected(struct kstream_sock *ks, long *timeo);
 int ksk_apply_opts(struct kstream_sock *ks, struct fid *fid);

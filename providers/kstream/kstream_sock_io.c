@@ -153,10 +153,9 @@ int kstream_wait(struct kstream_sock *ks, __poll_t events, long timeout)
 	if (!ks || !events || timeout < 0)
 		return -EINVAL;
 	if (timeout) {
-		w = wait_event_interruptible_timeout(ks->wq, ksk_ready(ks, events),
-						     timeout);
+		w = ksk_wait_until(ks, ksk_ready, events, timeout);
 		if (w < 0)
-			return ksk_intr_errno(timeout);
+			return w;
 	}
 	return (__force int)(kstream_poll(ks) & want);
 }
@@ -169,10 +168,9 @@ static int ksk_wait_io(struct kstream_sock *ks, __poll_t events, long *timeo)
 
 	if (!*timeo)
 		return -EAGAIN;
-	w = wait_event_interruptible_timeout(ks->wq, ksk_ready(ks, events),
-					     *timeo);
+	w = ksk_wait_until(ks, ksk_ready, events, *timeo);
 	if (w < 0)
-		return ksk_intr_errno(*timeo);
+		return w;
 	if (!w) {
 		*timeo = 0;
 		return -EAGAIN;
