@@ -4,13 +4,21 @@
  *
  * Locking and contexts:
  * - ksock_ep.lock (irq-safe spinlock) protects an endpoint's state, its
- *   request pools and queues.  The data calls (fi_send() ...) take only it,
- *   so they may be made from any context.
- * - All socket I/O of an endpoint runs in its io_work on ksock_wq, which
- *   the socket callbacks (data ready, write space, state change) and the
- *   data calls schedule.  A work item never runs concurrently with itself,
- *   so the transmit and receive engines (ksock_tx.c, ksock_rx.c) own their
- *   state without further locking.
+ *   request pools and queues.  The data calls (fi_send() ...) take it, so
+ *   they may be made from any context.
+ * - The receive engine (ksock_rx.c, struct ksock_rx) belongs to whoever
+ *   holds the socket's lock: the data-ready callback (softirq, or process
+ *   context when release_sock() replays the backlog), the endpoint's work
+ *   or a data call posting a receive, both under lock_sock().  It never
+ *   sleeps and never takes ksock_ep.tx_mutex.
+ * - The transmit engine (ksock_tx.c: tx_cur, ack_hdr, ack_sent) belongs to
+ *   the holder of ksock_ep.tx_mutex: the endpoint's work, or a data call
+ *   made from a context that may sleep (ksock_ep_can_direct()), which
+ *   sends at once instead of scheduling the work.  tx_mutex may be held
+ *   around lock_sock(), never the other way round.
+ * - The end of a connection (ksock_ep_down()) and connection setup run in
+ *   the work (io_work on ksock_wq); the engines only record a failure
+ *   (ksock_ep_fail()) and schedule it.
  * - A passive endpoint accepts connections and reads their connection
  *   requests in its own work item.
  */
@@ -22,6 +30,7 @@
 #include <linux/uio.h>
 #include <linux/bvec.h>
 #include <linux/workqueue.h>
+#include <linux/mutex.h>
 #include <net/sock.h>
 #include <kofi/provider.h>
 #include "ksock_proto.h"
@@ -39,6 +48,8 @@
 #define KSOCK_BACKLOG		128
 /* Bytes an endpoint's work moves before it yields to other work. */
 #define KSOCK_WORK_BUDGET	(4 << 20)
+/* Bytes the data-ready callback or a data call moves before it hands over. */
+#define KSOCK_DIRECT_BUDGET	(256 << 10)
 
 extern struct workqueue_struct *ksock_wq;
 extern struct kofi_provider ksock_prov;
@@ -133,7 +144,9 @@ enum ksock_req_kind {
  * @cq_flags: completion flags
  * @data: remote CQ data (sends: to send; receives: received)
  * @rx_flags: receives: extra completion flags (FI_REMOTE_CQ_DATA)
- * @vec: copy of the user's local vector
+ * @vec: copy of the user's local vector; a kvec vector starts at kv[1],
+ *	kv[0] being the header of a send, so that header and payload go to
+ *	the socket in one call
  * @iter: payload source (sends, writes, read responses) or destination
  *	(receives, reads), one per segment
  * @ke: read responses: the regions read, referenced
@@ -156,7 +169,7 @@ struct ksock_req {
 	u64 data;
 	u64 rx_flags;
 	union {
-		struct kvec kv[KSOCK_IOV_LIMIT];
+		struct kvec kv[1 + KSOCK_IOV_LIMIT];
 		struct bio_vec bv[KSOCK_IOV_LIMIT];
 	} vec;
 	struct iov_iter iter[KSOCK_RMA_IOV_MAX];
@@ -181,9 +194,10 @@ enum ksock_rx_state {
 	KSOCK_RX_DATA,		/* reading payload */
 	KSOCK_RX_DISCARD,	/* discarding what did not fit */
 	KSOCK_RX_CTRL,		/* reading the connection response */
+	KSOCK_RX_END,		/* the connection ended; read nothing more */
 };
 
-/* What the receive engine is doing; owned by the endpoint's work. */
+/* What the receive engine is doing; owned by the socket lock's holder. */
 struct ksock_rx {
 	enum ksock_rx_state state;
 	u32 got;			/* header bytes read */
@@ -204,6 +218,7 @@ struct ksock_rx {
 	u64 discard;			/* then bytes to throw away */
 	size_t done;			/* payload bytes placed */
 	bool ack;			/* send an ACK once done */
+	bool stopped;			/* waits for a receive, or ended */
 };
 
 /**
@@ -232,15 +247,24 @@ struct ksock_rx {
  * @rsp_free: free read response requests
  * @acks: ACKs to send
  * @rx_waiting: the receive engine waits for a receive or read response
+ * @tx_blocked: the socket's send buffer was full; its write-space callback
+ *	schedules the work
+ * @fail_pending: an engine saw the connection end; the work ends it
+ * @fail_err: what it saw (ksock_ep_down()'s @err)
+ * @fail_why: and why (ksock_ep_down()'s @prov_errno)
+ * @rx_task: the task running the receive engine with the socket locked
+ *	(so that a data call made from a completion handler there does not
+ *	try to lock the socket again), or NULL
+ * @tx_mutex: owns the transmit engine
  * @ops: outstanding user operations
  * @pool: every request of the endpoint
  * @io_work: the I/O work
  * @bswap: the peer uses the other byte order (wire fields big-endian)
- * @tx_cur: request being sent (work only)
- * @ack_hdr: ACK being sent (work only)
+ * @tx_cur: request being sent (tx_mutex)
+ * @ack_hdr: ACK being sent (tx_mutex)
  * @ack_sent: bytes of @ack_hdr sent; sizeof(@ack_hdr) when none is
  *	being sent
- * @rx: receive engine state (work only)
+ * @rx: receive engine state (socket lock)
  * @cm: connection request / response to send
  * @cm_len: bytes in @cm
  * @cm_sent: bytes of @cm sent
@@ -271,7 +295,13 @@ struct ksock_ep {
 	struct list_head rsp_free;
 	unsigned int acks;
 	bool rx_waiting;
+	bool tx_blocked;
+	bool fail_pending;
+	int fail_err;
+	int fail_why;
 
+	struct task_struct *rx_task;
+	struct mutex tx_mutex;	/* owns the transmit engine */
 	struct kofi_oplist ops;
 	struct ksock_req *pool;
 	struct work_struct io_work;
@@ -362,6 +392,9 @@ int ksock_sockaddr_len(const struct sockaddr *sa);
 int ksock_ep_open(struct fid_domain *domain, struct fi_info *info,
 		  struct fid_ep **ep, void *context);
 void ksock_ep_kick(struct ksock_ep *ep);
+void ksock_ep_kick_unlocked(struct ksock_ep *ep);
+bool ksock_ep_can_direct(struct ksock_ep *ep);
+void ksock_ep_fail(struct ksock_ep *ep, int err, int prov_errno);
 void ksock_ep_down(struct ksock_ep *ep, int err, int prov_errno,
 		   const void *data, size_t datalen);
 void ksock_ep_connected(struct ksock_ep *ep, const void *data,
@@ -374,7 +407,7 @@ void ksock_req_fail(struct ksock_ep *ep, struct ksock_req *req, int err,
 int ksock_req_iter(struct ksock_req *req, unsigned int dir,
 		   enum fi_iov_type type, const void *vec, size_t count);
 void ksock_req_release_keys(struct ksock_req *req);
-ssize_t ksock_post_tx(struct ksock_ep *ep, struct ksock_req *req);
+bool ksock_post_tx(struct ksock_ep *ep, struct ksock_req *req);
 
 /* ksock_cm.c */
 extern const struct fi_ops_cm ksock_ep_cm_ops;
@@ -385,13 +418,17 @@ int ksock_cm_progress(struct ksock_ep *ep);
 
 /* ksock_tx.c */
 int ksock_tx_progress(struct ksock_ep *ep, size_t *budget);
+void ksock_tx_direct(struct ksock_ep *ep);
+void ksock_tx_writable(struct ksock_ep *ep);
 void ksock_tx_build_hdr(struct ksock_ep *ep, struct ksock_req *req, u8 op,
 			u16 flags, const struct fi_rma_iov *rma,
 			size_t rma_cnt);
 
 /* ksock_rx.c */
-int ksock_rx_progress(struct ksock_ep *ep, size_t *budget);
-void ksock_rx_reset(struct ksock_ep *ep);
+int ksock_rx_run(struct ksock_ep *ep, size_t *budget);
+void ksock_rx_ready(struct ksock_ep *ep);
+void ksock_rx_resume(struct ksock_ep *ep);
+struct ksock_req *ksock_rx_reset(struct ksock_ep *ep);
 
 /* ksock_msg.c, ksock_rma.c */
 extern const struct fi_ops_msg ksock_msg_ops;

@@ -14,6 +14,7 @@
 #include <linux/nsproxy.h>
 #include <net/net_namespace.h>
 #include <linux/moduleparam.h>
+#include <linux/sched.h>
 #include "ksock.h"
 
 bool ksock_debug;
@@ -31,6 +32,68 @@ void ksock_ep_kick(struct ksock_ep *ep)
 	lockdep_assert_held(&ep->lock);
 	if (ep->state != KSOCK_EP_CLOSING)
 		queue_work(ksock_wq, &ep->io_work);
+}
+
+/**
+ * ksock_ep_kick_unlocked() - schedule the endpoint's I/O work
+ * @ep: the endpoint; ep->lock not held
+ *
+ * Context: any context.
+ */
+void ksock_ep_kick_unlocked(struct ksock_ep *ep)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&ep->lock, flags);
+	ksock_ep_kick(ep);
+	spin_unlock_irqrestore(&ep->lock, flags);
+}
+
+/**
+ * ksock_ep_can_direct() - may this data call do socket I/O itself?
+ * @ep: the endpoint
+ *
+ * A data call may be made from any context.  When it is made from one
+ * that may sleep - a task, preemption and interrupts enabled, no spinlock
+ * or RCU read lock held, running - it may send (or resume the receive
+ * engine) itself, which can wait briefly for the socket's lock; anywhere
+ * else it leaves the I/O to the endpoint's work.  Completion handlers
+ * called by the receive engine with the socket locked also leave it to the
+ * work (ep->rx_task).  Without CONFIG_PREEMPT_COUNT preemptible() is
+ * always false and every call leaves the I/O to the work.
+ *
+ * Context: any context.
+ * Return: true if the caller may lock the socket.
+ */
+bool ksock_ep_can_direct(struct ksock_ep *ep)
+{
+	return preemptible() && !rcu_preempt_depth() &&
+	       task_is_running(current) && READ_ONCE(ep->rx_task) != current;
+}
+
+/**
+ * ksock_ep_fail() - an engine saw the connection end
+ * @ep: the endpoint
+ * @err: as ksock_ep_down()'s (0 for an orderly end of stream)
+ * @prov_errno: as ksock_ep_down()'s
+ *
+ * Records the first failure and schedules the work, which ends the
+ * connection with ksock_ep_down().
+ *
+ * Context: any context; does not sleep.
+ */
+void ksock_ep_fail(struct ksock_ep *ep, int err, int prov_errno)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&ep->lock, flags);
+	if (!ep->fail_pending) {
+		ep->fail_pending = true;
+		ep->fail_err = err;
+		ep->fail_why = prov_errno;
+	}
+	ksock_ep_kick(ep);
+	spin_unlock_irqrestore(&ep->lock, flags);
 }
 
 /**
@@ -116,7 +179,7 @@ void ksock_req_put(struct ksock_ep *ep, struct ksock_req *req)
  * @ep: the endpoint
  * @req: the request, on no queue
  *
- * Context: the endpoint's work (or any context for a request never sent).
+ * Context: any context; does not sleep (the CQ's comp_handler runs in it).
  */
 void ksock_req_complete(struct ksock_ep *ep, struct ksock_req *req)
 {
@@ -139,7 +202,7 @@ void ksock_req_complete(struct ksock_ep *ep, struct ksock_req *req)
  * @len: bytes transferred
  * @olen: bytes that did not fit
  *
- * Context: the endpoint's work.
+ * Context: any context; does not sleep (the CQ's comp_handler runs in it).
  */
 void ksock_req_fail(struct ksock_ep *ep, struct ksock_req *req, int err,
 		    size_t len, size_t olen)
@@ -177,11 +240,12 @@ int ksock_req_iter(struct ksock_req *req, unsigned int dir,
 		return -EINVAL;
 	switch (type) {
 	case FI_IOV_KVEC:
+		/* kv[0] is left for the header of a send */
 		for (i = 0; i < count; i++) {
-			req->vec.kv[i] = ((const struct kvec *)vec)[i];
-			len += req->vec.kv[i].iov_len;
+			req->vec.kv[i + 1] = ((const struct kvec *)vec)[i];
+			len += req->vec.kv[i + 1].iov_len;
 		}
-		iov_iter_kvec(&req->iter[0], dir, req->vec.kv, count, len);
+		iov_iter_kvec(&req->iter[0], dir, &req->vec.kv[1], count, len);
 		break;
 	case FI_IOV_BVEC:
 		for (i = 0; i < count; i++) {
@@ -217,20 +281,26 @@ int ksock_req_iter(struct ksock_req *req, unsigned int dir,
  * @ep: the endpoint
  * @req: the request, taken from ep->tx_free with ep->lock held
  *
- * Called with ep->lock held (irqsave by the caller).
+ * Called with ep->lock held (irqsave by the caller).  When the endpoint
+ * is connected and the queue was empty, the caller should call
+ * ksock_tx_direct() once it has dropped the lock; other requests wait
+ * for the engine already busy with the queue (or for the connection).
  *
  * Context: any context.
- * Return: 0.
+ * Return: true if the caller should call ksock_tx_direct().
  */
-ssize_t ksock_post_tx(struct ksock_ep *ep, struct ksock_req *req)
+bool ksock_post_tx(struct ksock_ep *ep, struct ksock_req *req)
 {
 	lockdep_assert_held(&ep->lock);
 	if (req->user)
 		kofi_oplist_add(&ep->ops, &req->op);
 	list_add_tail(&req->node, &ep->tx_queue);
-	if (ep->state == KSOCK_EP_CONNECTED)
-		ksock_ep_kick(ep);
-	return 0;
+	if (ep->state != KSOCK_EP_CONNECTED || ep->tx_blocked)
+		return false;
+	if (list_is_singular(&ep->tx_queue))
+		return true;
+	ksock_ep_kick(ep);
+	return false;
 }
 
 /* Free every request of the endpoint's queues, completing user ones. */
@@ -240,6 +310,7 @@ static void ksock_ep_flush(struct ksock_ep *ep)
 	unsigned long flags;
 	LIST_HEAD(all);
 
+	mutex_lock(&ep->tx_mutex);
 	spin_lock_irqsave(&ep->lock, flags);
 	list_splice_init(&ep->tx_queue, &all);
 	list_splice_init(&ep->ack_wait, &all);
@@ -252,7 +323,16 @@ static void ksock_ep_flush(struct ksock_ep *ep)
 		list_add(&ep->tx_cur->node, &all);
 		ep->tx_cur = NULL;
 	}
-	ksock_rx_reset(ep);
+	mutex_unlock(&ep->tx_mutex);
+	if (ep->sock) {
+		lock_sock(ep->sock->sk);
+		req = ksock_rx_reset(ep);
+		release_sock(ep->sock->sk);
+	} else {
+		req = ksock_rx_reset(ep);
+	}
+	if (req)
+		list_add(&req->node, &all);
 
 	list_for_each_entry_safe(req, tmp, &all, node) {
 		list_del_init(&req->node);
@@ -277,7 +357,8 @@ static void ksock_ep_flush(struct ksock_ep *ep)
  *
  * Outstanding operations complete with ECANCELED.
  *
- * Context: the endpoint's work (or with it stopped), process context.
+ * Context: the endpoint's work (or with it stopped), process context,
+ * neither ep->tx_mutex nor the socket's lock held; sleeps.
  */
 void ksock_ep_down(struct ksock_ep *ep, int err, int prov_errno,
 		   const void *data, size_t datalen)
@@ -343,6 +424,46 @@ void ksock_ep_connected(struct ksock_ep *ep, const void *data,
 				 datalen);
 }
 
+/* Run the receive engine under the socket's lock. */
+static int ksock_ep_work_rx(struct ksock_ep *ep, size_t *budget)
+{
+	struct sock *sk = ep->sock->sk;
+	int ret;
+
+	lock_sock(sk);
+	ret = ksock_rx_run(ep, budget);
+	release_sock(sk);
+	return ret;
+}
+
+/* Run the transmit engine. */
+static int ksock_ep_work_tx(struct ksock_ep *ep, size_t *budget)
+{
+	int ret;
+
+	mutex_lock(&ep->tx_mutex);
+	ret = ksock_tx_progress(ep, budget);
+	mutex_unlock(&ep->tx_mutex);
+	return ret;
+}
+
+/* An engine recorded the end of the connection: report it. */
+static bool ksock_ep_work_failed(struct ksock_ep *ep)
+{
+	unsigned long flags;
+	bool failed;
+	int err, why;
+
+	spin_lock_irqsave(&ep->lock, flags);
+	failed = ep->fail_pending;
+	err = ep->fail_err;
+	why = ep->fail_why;
+	spin_unlock_irqrestore(&ep->lock, flags);
+	if (failed)
+		ksock_ep_down(ep, err, why, NULL, 0);
+	return failed;
+}
+
 static void ksock_ep_work(struct work_struct *work)
 {
 	struct ksock_ep *ep = container_of(work, struct ksock_ep, io_work);
@@ -367,29 +488,25 @@ static void ksock_ep_work(struct work_struct *work)
 			return;
 		state = KSOCK_EP_CONNECTED;
 	}
-	if (state != KSOCK_EP_CONNECTED)
+	if (state != KSOCK_EP_CONNECTED || ksock_ep_work_failed(ep))
 		return;
 
 	do {
-		rx = ksock_rx_progress(ep, &budget);
-		if (rx < 0)
+		rx = ksock_ep_work_rx(ep, &budget);
+		tx = rx < 0 ? -1 : ksock_ep_work_tx(ep, &budget);
+		if (ksock_ep_work_failed(ep))
 			return;
-		tx = ksock_tx_progress(ep, &budget);
-		if (tx < 0)
-			return;
-	} while ((rx || tx) && budget);
+	} while ((rx > 0 || tx > 0) && budget);
 
-	if (!budget) {
-		spin_lock_irqsave(&ep->lock, flags);
-		ksock_ep_kick(ep);
-		spin_unlock_irqrestore(&ep->lock, flags);
-	}
+	if (!budget)
+		ksock_ep_kick_unlocked(ep);
 }
 
 /* ---- the object ---- */
 
 static void ksock_ep_free(struct ksock_ep *ep)
 {
+	mutex_destroy(&ep->tx_mutex);
 	if (ep->sock)
 		sock_release(ep->sock);
 	kvfree(ep->pool);
@@ -594,6 +711,7 @@ int ksock_ep_open(struct fid_domain *domain, struct fi_info *info,
 	ep->dom = container_of(domain, struct ksock_domain, domain);
 	ep->net = get_net(current->nsproxy->net_ns);
 	spin_lock_init(&ep->lock);
+	mutex_init(&ep->tx_mutex);
 	INIT_LIST_HEAD(&ep->tx_queue);
 	INIT_LIST_HEAD(&ep->ack_wait);
 	INIT_LIST_HEAD(&ep->read_wait);

@@ -3,8 +3,12 @@
  * kOFI ksocket provider: the message calls.
  *
  * A call takes a request from the endpoint's pool (-EAGAIN when it is
- * empty), copies the caller's vector into it, queues it and schedules the
- * endpoint's work; it never sleeps and may be made from any context.
+ * empty), copies the caller's vector into it and queues it.  A send that
+ * finds the socket idle goes to the socket from the caller's context when
+ * that context may sleep (ksock_tx_direct()); a receive the receive engine
+ * waits for resumes it there (ksock_rx_resume()); from any other context
+ * the endpoint's work does it.  The calls may be made from any context and
+ * sleep only where sleeping is allowed, briefly, for the socket's lock.
  * Sends posted before the connection is established wait for it; receives
  * may be posted at any time after fi_enable().
  */
@@ -39,6 +43,7 @@ static ssize_t ksock_send_common(struct ksock_ep *ep, enum fi_iov_type type,
 	unsigned long irqflags;
 	bool inject = flags & FI_INJECT;
 	const struct kvec *kv;
+	bool direct;
 	u16 wire;
 	int ret;
 
@@ -63,9 +68,9 @@ static ssize_t ksock_send_common(struct ksock_ep *ep, enum fi_iov_type type,
 		req->len = count ? kv[0].iov_len : 0;
 		if (req->len)
 			memcpy(req->inject, kv[0].iov_base, req->len);
-		req->vec.kv[0].iov_base = req->inject;
-		req->vec.kv[0].iov_len = req->len;
-		iov_iter_kvec(&req->iter[0], ITER_SOURCE, req->vec.kv, 1,
+		req->vec.kv[1].iov_base = req->inject;
+		req->vec.kv[1].iov_len = req->len;
+		iov_iter_kvec(&req->iter[0], ITER_SOURCE, &req->vec.kv[1], 1,
 			      req->len);
 		req->nseg = 1;
 	} else {
@@ -82,8 +87,11 @@ static ssize_t ksock_send_common(struct ksock_ep *ep, enum fi_iov_type type,
 	wire = ksock_tx_wire_flags(flags);
 	req->need_ack = !!(wire & KSOCK_FLAG_DELIVERY_COMPLETE);
 	ksock_tx_build_hdr(ep, req, KSOCK_OP_MSG, wire, NULL, 0);
-	ret = ksock_post_tx(ep, req);
-	goto out;
+	direct = ksock_post_tx(ep, req);
+	spin_unlock_irqrestore(&ep->lock, irqflags);
+	if (direct)
+		ksock_tx_direct(ep);
+	return 0;
 put:
 	list_add(&req->node, &ep->tx_free);
 out:
@@ -96,6 +104,7 @@ static ssize_t ksock_recv_common(struct ksock_ep *ep, enum fi_iov_type type,
 {
 	struct ksock_req *req;
 	unsigned long irqflags;
+	bool resume = false;
 	int ret;
 
 	spin_lock_irqsave(&ep->lock, irqflags);
@@ -120,10 +129,14 @@ static ssize_t ksock_recv_common(struct ksock_ep *ep, enum fi_iov_type type,
 	req->op.flags = FI_RECV | FI_MSG;
 	kofi_oplist_add(&ep->ops, &req->op);
 	list_add_tail(&req->node, &ep->rx_queue);
-	if (ep->rx_waiting)
-		ksock_ep_kick(ep);
+	if (ep->rx_waiting && ep->state == KSOCK_EP_CONNECTED) {
+		ep->rx_waiting = false;
+		resume = true;
+	}
 out:
 	spin_unlock_irqrestore(&ep->lock, irqflags);
+	if (resume)
+		ksock_rx_resume(ep);
 	return ret;
 }
 

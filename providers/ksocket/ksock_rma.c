@@ -66,6 +66,7 @@ static ssize_t ksock_rma_common(struct ksock_ep *ep, bool read,
 	unsigned long irqflags;
 	bool inject = flags & FI_INJECT;
 	const struct kvec *kv;
+	bool direct;
 	size_t i, rlen = 0;
 	u16 wire = 0;
 	int ret;
@@ -95,9 +96,9 @@ static ssize_t ksock_rma_common(struct ksock_ep *ep, bool read,
 			goto put;
 		req->len = kv[0].iov_len;
 		memcpy(req->inject, kv[0].iov_base, req->len);
-		req->vec.kv[0].iov_base = req->inject;
-		req->vec.kv[0].iov_len = req->len;
-		iov_iter_kvec(&req->iter[0], ITER_SOURCE, req->vec.kv, 1,
+		req->vec.kv[1].iov_base = req->inject;
+		req->vec.kv[1].iov_len = req->len;
+		iov_iter_kvec(&req->iter[0], ITER_SOURCE, &req->vec.kv[1], 1,
 			      req->len);
 		req->nseg = 1;
 	} else {
@@ -124,8 +125,11 @@ static ssize_t ksock_rma_common(struct ksock_ep *ep, bool read,
 	req->need_ack = !!(wire & KSOCK_FLAG_DELIVERY_COMPLETE);
 	ksock_tx_build_hdr(ep, req, read ? KSOCK_OP_READ_REQ : KSOCK_OP_WRITE,
 			   wire, rma, rma_cnt);
-	ret = ksock_post_tx(ep, req);
-	goto out;
+	direct = ksock_post_tx(ep, req);
+	spin_unlock_irqrestore(&ep->lock, irqflags);
+	if (direct)
+		ksock_tx_direct(ep);
+	return 0;
 put:
 	list_add(&req->node, &ep->tx_free);
 out:

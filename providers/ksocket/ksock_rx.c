@@ -2,12 +2,20 @@
 /*
  * kOFI ksocket provider: the receive engine.
  *
- * Runs in the endpoint's work.  It reads one frame at a time: the 16-byte
- * base header, then the rest of the header (hdr_size), which it checks in
- * full before acting on it; then the payload, straight into its
- * destination (the posted receive, the registered region of an RMA write,
- * the buffer of a read).  A message waits for a posted receive: until one
- * is posted the engine stops reading and TCP pushes back on the sender.
+ * It runs wherever the socket's lock is held: in the socket's data-ready
+ * callback (softirq, under bh_lock_sock(), or process context when
+ * release_sock() replays the backlog), and under lock_sock() in the
+ * endpoint's work or in a data call that posts a receive the engine waits
+ * for.  It takes the received bytes straight from the socket's queue with
+ * tcp_read_sock() and never sleeps.
+ *
+ * It reads one frame at a time: the 16-byte base header, then the rest of
+ * the header (hdr_size), which it checks in full before acting on it; then
+ * the payload, copied once, straight into its destination (the posted
+ * receive, the registered region of an RMA write, the buffer of a read).
+ * A message waits for a posted receive: until one is posted the engine
+ * stops reading and TCP pushes back on the sender; posting it resumes the
+ * engine (ksock_rx_resume()).
  *
  * Anything malformed - wrong version, unknown op, a hdr_size that does not
  * match the header's contents, too many rma_iovs, a size smaller than the
@@ -17,12 +25,11 @@
  * table's ENOKEY / EACCES / ERANGE), FI_SHUTDOWN, and every outstanding
  * operation completes with ECANCELED.  Nothing of a refused RMA write is
  * written.  End of stream in the middle of a frame is ECONNRESET; at a
- * frame boundary it is an orderly FI_SHUTDOWN.
+ * frame boundary it is an orderly FI_SHUTDOWN.  The engine stops at once
+ * and records the end (ksock_ep_fail()); the endpoint's work reports it.
  */
+#include <net/tcp.h>
 #include "ksock.h"
-
-/* Where discarded payload goes; its contents are never read. */
-static u8 ksock_sink[1024];
 
 /* Why a frame was refused, reported as the EQ entry's prov_errno. */
 enum ksock_rx_err {
@@ -37,10 +44,18 @@ enum ksock_rx_err {
 	KSOCK_RXE_RMA,
 };
 
+/* The connection ended: read nothing more, let the work report it. */
+static void ksock_rx_end(struct ksock_ep *ep, int err, int why)
+{
+	ep->rx.state = KSOCK_RX_END;
+	ep->rx.stopped = true;
+	ksock_ep_fail(ep, err, why);
+}
+
 static int ksock_rx_bad(struct ksock_ep *ep, int err, enum ksock_rx_err why)
 {
 	pr_debug("ksocket: malformed frame (%d), connection ended\n", why);
-	ksock_ep_down(ep, err, why, NULL, 0);
+	ksock_rx_end(ep, err, why);
 	return -1;
 }
 
@@ -167,6 +182,7 @@ static void ksock_rx_queue_ack(struct ksock_ep *ep)
 
 	spin_lock_irqsave(&ep->lock, flags);
 	ep->acks++;
+	ksock_ep_kick(ep);
 	spin_unlock_irqrestore(&ep->lock, flags);
 }
 
@@ -295,6 +311,7 @@ static void ksock_rx_respond(struct ksock_ep *ep, struct ksock_req *rsp)
 	}
 	spin_lock_irqsave(&ep->lock, flags);
 	list_add_tail(&rsp->node, &ep->tx_queue);
+	ksock_ep_kick(ep);
 	spin_unlock_irqrestore(&ep->lock, flags);
 }
 
@@ -378,149 +395,244 @@ static void ksock_rx_done(struct ksock_ep *ep)
 	ksock_rx_next(ep);
 }
 
-/* Read into the current destination; bytes read or < 0 (reported). */
-static int ksock_rx_read(struct ksock_ep *ep, size_t *budget)
-{
-	struct ksock_rx *rx = &ep->rx;
-	struct iov_iter *it, sink;
-	struct kvec kv;
-	size_t n;
-	int ret;
-
-	if (rx->state == KSOCK_RX_HDR) {
-		kv.iov_base = rx->hdr.raw + rx->got;
-		kv.iov_len = rx->need - rx->got;
-		iov_iter_kvec(&sink, ITER_DEST, &kv, 1, kv.iov_len);
-		it = &sink;
-	} else if (rx->state == KSOCK_RX_DISCARD) {
-		n = min_t(u64, rx->discard, sizeof(ksock_sink));
-		kv.iov_base = ksock_sink;
-		kv.iov_len = n;
-		iov_iter_kvec(&sink, ITER_DEST, &kv, 1, n);
-		it = &sink;
-	} else {
-		while (rx->seg < rx->nseg && !iov_iter_count(&rx->iter[rx->seg]))
-			rx->seg++;
-		if (WARN_ON_ONCE(rx->seg >= rx->nseg))
-			return ksock_rx_bad(ep, EPROTO, KSOCK_RXE_SIZE);
-		it = &rx->iter[rx->seg];
-	}
-	ret = ksock_sock_recv(ep->sock, it);
-	if (ret == -EAGAIN)
-		return 0;
-	if (ret == 0) {
-		if (rx->state == KSOCK_RX_HDR && !rx->got)
-			ksock_ep_down(ep, 0, 0, NULL, 0);
-		else
-			ksock_ep_down(ep, ECONNRESET, 0, NULL, 0);
-		return -1;
-	}
-	if (ret < 0) {
-		ksock_ep_down(ep, -ret, 0, NULL, 0);
-		return -1;
-	}
-	*budget -= min_t(size_t, *budget, ret);
-	return ret;
-}
-
-/**
- * ksock_rx_progress() - read and act on what the peer sent
- * @ep: a connected endpoint
- * @budget: bytes the work may still move; decreased
- *
- * Context: the endpoint's work.
- * Return: > 0 if something was done, 0 if nothing could be (no data, or a
- * frame waits for a receive), < 0 if the connection ended (reported).
+/*
+ * Consume what the engine can of the @len bytes at @off in @skb (@skb may
+ * be NULL with @len 0: advance what needs no bytes).  Returns the bytes
+ * consumed; sets rx.stopped when the engine cannot go on before something
+ * else happens (a receive or read response slot is posted, or the
+ * connection ended).
  */
-int ksock_rx_progress(struct ksock_ep *ep, size_t *budget)
+static size_t ksock_rx_consume(struct ksock_ep *ep, const struct sk_buff *skb,
+			       unsigned int off, size_t len)
 {
 	struct ksock_rx *rx = &ep->rx;
-	int progress = 0;
+	struct iov_iter *it;
+	size_t used = 0, n;
 	u32 need;
-	int ret;
 
-	while (*budget) {
+	for (;;) {
 		switch (rx->state) {
 		case KSOCK_RX_WAIT:
-			if (!ksock_rx_take(ep))
-				return progress;
-			progress = 1;
-			if (rx->state == KSOCK_RX_DATA && !rx->left)
-				goto payload_done;
+			if (!ksock_rx_take(ep)) {
+				rx->stopped = true;
+				return used;
+			}
 			continue;
 		case KSOCK_RX_HDR:
-			ret = ksock_rx_read(ep, budget);
-			if (ret <= 0)
-				return ret < 0 ? ret : progress;
-			progress = 1;
-			rx->got += ret;
+			if (used == len)
+				return used;
+			n = min_t(size_t, len - used, rx->need - rx->got);
+			if (skb_copy_bits(skb, off + used, rx->hdr.raw + rx->got,
+					  n)) {
+				ksock_rx_end(ep, EIO, 0);
+				return used;
+			}
+			used += n;
+			rx->got += n;
 			if (rx->got < rx->need)
 				continue;
 			if (rx->need == sizeof(struct ksock_base_hdr)) {
 				if (ksock_rx_check_base(ep, &need))
-					return -1;
+					return used;
 				if (need > rx->need) {
 					rx->need = need;
 					continue;
 				}
 			}
 			if (ksock_rx_start(ep))
-				return -1;
-			if (rx->state == KSOCK_RX_DATA && !rx->left)
-				goto payload_done;
+				return used;
 			continue;
 		case KSOCK_RX_DATA:
-			ret = ksock_rx_read(ep, budget);
-			if (ret <= 0)
-				return ret < 0 ? ret : progress;
-			progress = 1;
-			rx->left -= ret;
-			rx->done += ret;
-			if (rx->left)
-				continue;
-payload_done:
-			if (rx->discard) {
-				rx->state = KSOCK_RX_DISCARD;
+			if (!rx->left) {
+				if (rx->discard)
+					rx->state = KSOCK_RX_DISCARD;
+				else
+					ksock_rx_done(ep);
 				continue;
 			}
-			ksock_rx_done(ep);
+			if (used == len)
+				return used;
+			while (rx->seg < rx->nseg &&
+			       !iov_iter_count(&rx->iter[rx->seg]))
+				rx->seg++;
+			if (WARN_ON_ONCE(rx->seg >= rx->nseg)) {
+				ksock_rx_bad(ep, EPROTO, KSOCK_RXE_SIZE);
+				return used;
+			}
+			it = &rx->iter[rx->seg];
+			n = min_t(u64, len - used, rx->left);
+			n = min(n, iov_iter_count(it));
+			if (skb_copy_datagram_iter(skb, off + used, it, n)) {
+				ksock_rx_end(ep, EIO, 0);
+				return used;
+			}
+			used += n;
+			rx->left -= n;
+			rx->done += n;
 			continue;
 		case KSOCK_RX_DISCARD:
-			ret = ksock_rx_read(ep, budget);
-			if (ret <= 0)
-				return ret < 0 ? ret : progress;
-			progress = 1;
-			rx->discard -= ret;
 			if (!rx->discard) {
 				/* keep the excess for the completion's olen */
 				rx->discard = ksock_rx_payload(ep) - rx->done;
 				ksock_rx_done(ep);
+				continue;
 			}
+			if (used == len)
+				return used;
+			n = min_t(u64, len - used, rx->discard);
+			used += n;
+			rx->discard -= n;
 			continue;
 		default:
-			return progress;
+			rx->stopped = true;
+			return used;
 		}
 	}
-	return progress;
+}
+
+/* tcp_read_sock() actor: feed the engine; stop when it stops. */
+static int ksock_rx_actor(read_descriptor_t *desc, struct sk_buff *skb,
+			  unsigned int off, size_t len)
+{
+	struct ksock_ep *ep = desc->arg.data;
+	size_t used;
+
+	used = ksock_rx_consume(ep, skb, off, len);
+	if (ep->rx.stopped)
+		desc->count = 0;
+	else
+		desc->count -= min(desc->count, used);
+	return used;
+}
+
+/**
+ * ksock_rx_run() - read and act on what the peer sent
+ * @ep: the endpoint, its socket locked by the caller: bh_lock_sock() in
+ *	the data-ready callback, or lock_sock()
+ * @budget: bytes it may still move; decreased
+ *
+ * Does nothing unless the endpoint is connected.  Records the end of the
+ * connection (end of stream, socket error, malformed frame) with
+ * ksock_ep_fail().
+ *
+ * Context: any context holding the socket's lock; does not sleep.
+ * Return: > 0 if it moved data or completed a frame, 0 if nothing could be
+ * done (no data, or a frame waits for a receive), < 0 if the connection
+ * ended.
+ */
+int ksock_rx_run(struct ksock_ep *ep, size_t *budget)
+{
+	struct ksock_rx *rx = &ep->rx;
+	struct sock *sk = ep->sock->sk;
+	read_descriptor_t desc = { .arg.data = ep, .count = *budget };
+	enum ksock_rx_state before = rx->state;
+	unsigned long flags;
+	bool connected;
+	int copied = 0;
+	int err;
+
+	spin_lock_irqsave(&ep->lock, flags);
+	connected = ep->state == KSOCK_EP_CONNECTED;
+	spin_unlock_irqrestore(&ep->lock, flags);
+	if (rx->state == KSOCK_RX_END)
+		return -1;
+	if (!connected || !*budget)
+		return 0;
+
+	WRITE_ONCE(ep->rx_task, current);
+	rx->stopped = false;
+	ksock_rx_consume(ep, NULL, 0, 0);
+	if (!rx->stopped)
+		copied = tcp_read_sock(sk, &desc, ksock_rx_actor);
+	WRITE_ONCE(ep->rx_task, NULL);
+	if (copied > 0)
+		*budget -= min_t(size_t, *budget, copied);
+	if (rx->state == KSOCK_RX_END)
+		return -1;
+	err = READ_ONCE(sk->sk_err) ? sock_error(sk) : 0;
+	if (err) {
+		ksock_rx_end(ep, -err, 0);
+		return -1;
+	}
+	if (!rx->stopped && desc.count &&
+	    (READ_ONCE(sk->sk_shutdown) & RCV_SHUTDOWN) &&
+	    skb_queue_empty_lockless(&sk->sk_receive_queue)) {
+		/* End of stream: orderly only at a frame boundary. */
+		ksock_rx_end(ep, rx->state == KSOCK_RX_HDR && !rx->got ?
+			     0 : ECONNRESET, 0);
+		return -1;
+	}
+	return copied > 0 || rx->state != before;
+}
+
+/**
+ * ksock_rx_ready() - the socket has data: run the receive engine
+ * @ep: the endpoint, its socket locked (the data-ready callback)
+ *
+ * Before the connection is established, and when the callback's budget
+ * runs out, the endpoint's work takes over.
+ *
+ * Context: softirq, or process context in release_sock(); does not sleep.
+ */
+void ksock_rx_ready(struct ksock_ep *ep)
+{
+	size_t budget = KSOCK_DIRECT_BUDGET;
+	unsigned long flags;
+	bool connected;
+
+	spin_lock_irqsave(&ep->lock, flags);
+	connected = ep->state == KSOCK_EP_CONNECTED;
+	if (!connected)
+		ksock_ep_kick(ep);
+	spin_unlock_irqrestore(&ep->lock, flags);
+	if (connected && ksock_rx_run(ep, &budget) >= 0 && !budget)
+		ksock_ep_kick_unlocked(ep);
+}
+
+/**
+ * ksock_rx_resume() - a receive the engine waited for was posted
+ * @ep: the endpoint
+ *
+ * Runs the engine at once when the caller may sleep (it locks the
+ * socket), else schedules the endpoint's work.
+ *
+ * Context: any context; sleeps only when ksock_ep_can_direct().
+ */
+void ksock_rx_resume(struct ksock_ep *ep)
+{
+	size_t budget = KSOCK_DIRECT_BUDGET;
+	struct sock *sk = ep->sock->sk;
+	int ret;
+
+	if (!ksock_ep_can_direct(ep)) {
+		ksock_ep_kick_unlocked(ep);
+		return;
+	}
+	lock_sock(sk);
+	ret = ksock_rx_run(ep, &budget);
+	release_sock(sk);
+	if (ret >= 0 && !budget)
+		ksock_ep_kick_unlocked(ep);
 }
 
 /**
  * ksock_rx_reset() - drop the receive engine's frame at the end
- * @ep: the endpoint, its work not running
+ * @ep: the endpoint, its socket locked (or never connected)
  *
- * A receive or read being filled completes with ECANCELED; region
- * references are dropped.
+ * Region references are dropped.  The receive or read being filled, if
+ * any, is returned for the caller to complete with ECANCELED once it has
+ * unlocked the socket.
  *
- * Context: process context.
+ * Context: process context; does not sleep.
+ * Return: that request, or NULL.
  */
-void ksock_rx_reset(struct ksock_ep *ep)
+struct ksock_req *ksock_rx_reset(struct ksock_ep *ep)
 {
 	struct ksock_rx *rx = &ep->rx;
+	struct ksock_req *req = rx->req;
 
 	ksock_rx_put_keys(rx);
-	if (rx->req) {
-		ksock_req_fail(ep, rx->req, ECANCELED, 0, 0);
-		rx->req = NULL;
-	}
+	rx->req = NULL;
 	ksock_rx_next(ep);
+	return req;
 }

@@ -3,9 +3,10 @@
  * kOFI ksocket provider: kernel socket helpers and an endpoint's socket
  * callbacks.
  *
- * The callbacks run in softirq context with the socket locked; they only
- * schedule the endpoint's work, which does the I/O with non-blocking
- * socket calls.
+ * The callbacks run with the socket locked: in softirq context, or in
+ * process context when release_sock() replays the socket's backlog.  Data
+ * ready runs the receive engine right there (ksock_rx_ready()); write space
+ * and state change schedule the endpoint's work.
  */
 #include <linux/in.h>
 #include <linux/in6.h>
@@ -59,7 +60,8 @@ int ksock_sock_create(struct net *net, int family, struct socket **sockp)
  * @it: the data; advanced by what was sent
  * @more: more data follows at once (MSG_MORE)
  *
- * Context: process context (the endpoint's work).
+ * Context: process context (the endpoint's work or a data call); may
+ * sleep briefly for the socket's lock.
  * Return: bytes sent (may be short), -EAGAIN if nothing could be sent, or
  * a negative errno.
  */
@@ -128,7 +130,7 @@ static void ksock_ep_data_ready(struct sock *sk)
 	read_lock_bh(&sk->sk_callback_lock);
 	ep = ksock_sk_ep(sk);
 	if (ep)
-		queue_work(ksock_wq, &ep->io_work);
+		ksock_rx_ready(ep);
 	read_unlock_bh(&sk->sk_callback_lock);
 }
 
@@ -140,7 +142,7 @@ static void ksock_ep_write_space(struct sock *sk)
 	ep = ksock_sk_ep(sk);
 	if (ep && sk_stream_is_writeable(sk)) {
 		clear_bit(SOCK_NOSPACE, &sk->sk_socket->flags);
-		queue_work(ksock_wq, &ep->io_work);
+		ksock_tx_writable(ep);
 	}
 	read_unlock_bh(&sk->sk_callback_lock);
 }
@@ -152,7 +154,7 @@ static void ksock_ep_state_change(struct sock *sk)
 	read_lock_bh(&sk->sk_callback_lock);
 	ep = ksock_sk_ep(sk);
 	if (ep)
-		queue_work(ksock_wq, &ep->io_work);
+		ksock_ep_kick_unlocked(ep);
 	read_unlock_bh(&sk->sk_callback_lock);
 }
 

@@ -2,11 +2,19 @@
 /*
  * kOFI ksocket provider: the transmit engine.
  *
- * Runs in the endpoint's work.  It sends, in order, the requests of the
- * endpoint's tx_queue (messages, RMA writes, read requests, responses to
- * the peer's reads), with ACKs slipped in between requests, using
- * non-blocking socket calls: when the socket's send buffer is full it stops
- * and the socket's write-space callback schedules the work again.
+ * It sends, in order, the requests of the endpoint's tx_queue (messages,
+ * RMA writes, read requests, responses to the peer's reads), with ACKs
+ * slipped in between requests, using non-blocking socket calls: when the
+ * socket's send buffer is full it stops and the socket's write-space
+ * callback schedules the endpoint's work again.
+ *
+ * It runs under the endpoint's tx_mutex: in the work, or straight from a
+ * data call when the caller may sleep and nothing else is being sent
+ * (ksock_tx_direct()), which spares the message a trip through the
+ * workqueue.  The header of a request whose payload is a kvec vector goes
+ * to the socket in the same call as the payload (one sendmsg, one
+ * segment for a small message); otherwise the header is sent with
+ * MSG_MORE, as is every piece of a request but its last.
  *
  * A request whose last byte is in the socket completes at once (transmit
  * completion in the sense of "handed to the transport"), unless it asked
@@ -60,6 +68,17 @@ void ksock_tx_build_hdr(struct ksock_ep *ep, struct ksock_req *req, u8 op,
 	req->hdr_len = hlen;
 	req->hdr_sent = 0;
 	req->seg = 0;
+
+	/* A kvec payload (vec.kv[1..]) gets the header in front: kv[0]. */
+	if (op != KSOCK_OP_READ_REQ && req->nseg == 1 &&
+	    iov_iter_is_kvec(&req->iter[0]) &&
+	    req->iter[0].kvec == &req->vec.kv[1]) {
+		req->vec.kv[0].iov_base = req->hdr;
+		req->vec.kv[0].iov_len = hlen;
+		iov_iter_kvec(&req->iter[0], ITER_SOURCE, req->vec.kv,
+			      req->iter[0].nr_segs + 1, hlen + req->len);
+		req->hdr_sent = hlen;
+	}
 }
 
 /* Send from a buffer; returns bytes sent or a negative errno. */
@@ -82,7 +101,10 @@ static bool ksock_tx_more_after(struct ksock_req *req, unsigned int seg)
 	return false;
 }
 
-/* Push @req; 1 when all of it is in the socket, 0 if blocked, < 0 error. */
+/*
+ * Push @req; 1 when all of it is in the socket, 0 if blocked or out of
+ * budget, < 0 error.
+ */
 static int ksock_tx_req(struct ksock_ep *ep, struct ksock_req *req,
 			size_t *budget)
 {
@@ -176,14 +198,28 @@ static int ksock_tx_ack(struct ksock_ep *ep)
 	return 1;
 }
 
+/* The send buffer is full: the write-space callback takes over. */
+static void ksock_tx_set_blocked(struct ksock_ep *ep, bool blocked)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&ep->lock, flags);
+	ep->tx_blocked = blocked;
+	spin_unlock_irqrestore(&ep->lock, flags);
+}
+
 /**
  * ksock_tx_progress() - send what can be sent
  * @ep: a connected endpoint
- * @budget: bytes the work may still move; decreased
+ * @budget: bytes it may still move; decreased
  *
- * Context: the endpoint's work.
+ * Called with ep->tx_mutex held.  A socket error is recorded with
+ * ksock_ep_fail().
+ *
+ * Context: process context (the endpoint's work or a data call, see
+ * ksock_tx_direct()); does not sleep beyond the socket's lock.
  * Return: > 0 if something was sent, 0 if nothing could be, < 0 if the
- * connection ended (already reported).
+ * connection ended.
  */
 int ksock_tx_progress(struct ksock_ep *ep, size_t *budget)
 {
@@ -192,6 +228,8 @@ int ksock_tx_progress(struct ksock_ep *ep, size_t *budget)
 	int progress = 0;
 	int ret;
 
+	lockdep_assert_held(&ep->tx_mutex);
+	ksock_tx_set_blocked(ep, false);
 	while (*budget) {
 		if (!ep->tx_cur) {
 			ret = ksock_tx_ack(ep);
@@ -218,8 +256,51 @@ int ksock_tx_progress(struct ksock_ep *ep, size_t *budget)
 	return progress;
 out:
 	if (ret < 0) {
-		ksock_ep_down(ep, -ret, 0, NULL, 0);
+		ksock_ep_fail(ep, -ret, 0);
 		return ret;
 	}
+	if (*budget)
+		ksock_tx_set_blocked(ep, true);
 	return progress;
+}
+
+/**
+ * ksock_tx_direct() - send a request just queued, from the caller
+ * @ep: the endpoint, connected
+ *
+ * When the caller may sleep (ksock_ep_can_direct()) and nobody else holds
+ * the transmit engine, the request goes to the socket now, and completes
+ * now unless it waits for an ACK; otherwise the endpoint's work sends it.
+ *
+ * Context: any context, without ep->lock; sleeps (briefly, for the
+ * socket's lock) only when ksock_ep_can_direct().
+ */
+void ksock_tx_direct(struct ksock_ep *ep)
+{
+	size_t budget = KSOCK_DIRECT_BUDGET;
+
+	if (!ksock_ep_can_direct(ep) || !mutex_trylock(&ep->tx_mutex)) {
+		ksock_ep_kick_unlocked(ep);
+		return;
+	}
+	ksock_tx_progress(ep, &budget);
+	mutex_unlock(&ep->tx_mutex);
+	if (!budget)
+		ksock_ep_kick_unlocked(ep);
+}
+
+/**
+ * ksock_tx_writable() - the socket's send buffer has room again
+ * @ep: the endpoint
+ *
+ * Context: any context (the write-space callback).
+ */
+void ksock_tx_writable(struct ksock_ep *ep)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&ep->lock, flags);
+	ep->tx_blocked = false;
+	ksock_ep_kick(ep);
+	spin_unlock_irqrestore(&ep->lock, flags);
 }
