@@ -1,0 +1,329 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * kstream: the engine's objects and its entry points inside the module.
+ *
+ * A kstream object owns the core provider's objects it is built on:
+ * kstream fabric -> core fabric, domain -> core domain, passive endpoint ->
+ * core passive endpoint with a private core EQ, endpoint -> core endpoint
+ * with a private core EQ, a transmit and a receive core CQ and three core
+ * MRs (send buffer with control slots, receive ring, target SGL).
+ *
+ * Locking and contexts:
+ * - kstream_ep.lock (irq-safe spinlock) protects the stream state; the data
+ *   calls take only it and never sleep.
+ * - Progress runs in kstream_ep.work on kstream_wq, kicked by the core CQs'
+ *   completion handlers, the core EQ's event handler and the keepalive
+ *   timer; it reads the core queues, updates the stream under the lock and
+ *   posts control messages.  Data calls post their writes themselves.
+ * - Every readiness change wakes kstream_ep.wq (fi_control(FI_GETWAIT)) and
+ *   calls kstream_ep.notify, if set.
+ */
+#ifndef _KSTREAM_H
+#define _KSTREAM_H
+
+#include <linux/spinlock.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+#include <kofi/provider.h>
+#include <kofi/kstream.h>
+#include "kstream_proto.h"
+
+#define KSTREAM_PROV_NAME	"kstream"
+#define KSTREAM_PROV_VERSION	FI_VERSION(1, 0)
+#define KSTREAM_IOV_LIMIT	64
+#define KSTREAM_BUF_MIN		4096
+#define KSTREAM_BUF_MAX		(256U << 20)
+#define KSTREAM_QSIZE_MIN	16
+#define KSTREAM_QSIZE_MAX	0xfffe
+#define KSTREAM_INLINE_MAX	65536
+#define KSTREAM_KEEPALIVE_MAX	86400
+
+extern struct workqueue_struct *kstream_wq;
+extern struct kofi_provider kstream_prov;
+
+/* Module parameters (kstream_main.c), the defaults of new endpoints. */
+extern unsigned int kstream_mem_default;
+extern unsigned int kstream_wmem_default;
+extern unsigned int kstream_sqsize_default;
+extern unsigned int kstream_rqsize_default;
+extern unsigned int kstream_inline_default;
+extern unsigned int kstream_iomap_size;
+extern unsigned int kstream_polling_time;
+extern unsigned int kstream_wake_up_interval;
+
+struct kstream_fabric {
+	struct fid_fabric fabric;
+	struct fid_fabric *core;
+};
+
+struct kstream_domain {
+	struct fid_domain domain;
+	struct kstream_fabric *fab;
+	struct fid_domain *core;
+	u32 mr_mode;
+	size_t key_size;
+};
+
+/**
+ * struct kstream_pep - a passive endpoint
+ * @pep: the kOFI object
+ * @fab: its fabric
+ * @core: the core passive endpoint
+ * @core_eq: its private EQ
+ * @eq: the user's EQ, or NULL
+ * @work: turns the core's connection requests into the user's
+ * @closing: fi_close() in progress: no new work
+ */
+struct kstream_pep {
+	struct fid_pep pep;
+	struct kstream_fabric *fab;
+	struct fid_pep *core;
+	struct fid_eq *core_eq;
+	struct fid_eq *eq;
+	struct work_struct work;
+	bool closing;
+};
+
+/**
+ * struct kstream_connreq - fi_info.handle of a kstream FI_CONNREQ
+ * @fid: identity, class FI_CLASS_CONNREQ
+ * @core_info: the core's request info (its handle the core request)
+ * @peer: the peer's connection data
+ * @peer_len: bytes of it
+ */
+struct kstream_connreq {
+	struct fid fid;
+	struct fi_info *core_info;
+	u8 peer[KSTREAM_CONN_LEN_EXT];
+	size_t peer_len;
+};
+
+/**
+ * struct kstream_opts - endpoint settings (fi_setopt before enable)
+ * @rbuf_size: receive ring bytes (FI_OPT_RECV_BUF_SIZE)
+ * @sbuf_size: send buffer bytes (FI_OPT_SEND_BUF_SIZE)
+ * @sq_size: send queue (FI_OPT_TX_SIZE)
+ * @rq_size: receive queue (FI_OPT_RX_SIZE)
+ * @inline_size: FI_OPT_KSTREAM_INLINE
+ * @iomap_size: FI_OPT_KSTREAM_IOMAPSIZE
+ * @keepalive: FI_OPT_KSTREAM_KEEPALIVE, seconds
+ */
+struct kstream_opts {
+	size_t rbuf_size;
+	size_t sbuf_size;
+	size_t sq_size;
+	size_t rq_size;
+	size_t inline_size;
+	size_t iomap_size;
+	size_t keepalive;
+};
+
+enum kstream_state {
+	KSTREAM_IDLE,		/* opened */
+	KSTREAM_ENABLED,	/* core objects exist */
+	KSTREAM_CONNECTING,	/* fi_connect() / fi_accept() issued */
+	KSTREAM_CONNECTED,
+	KSTREAM_DOWN,		/* disconnected or failed */
+};
+
+/* Kinds of transmit contexts (low bits of the op_context). */
+#define KSTREAM_TX_DATA		1UL
+#define KSTREAM_TX_CTRL		2UL
+#define KSTREAM_TX_KEEPALIVE	3UL
+
+/**
+ * struct kstream_ep - a stream endpoint
+ * @ep: the kOFI object
+ * @dom: its domain
+ * @core_info: the core info the core endpoint is (or will be) opened with
+ * @opts: settings
+ * @eq: the user's EQ
+ * @core_ep: core endpoint (after enable)
+ * @core_eq: its private EQ
+ * @tx_cq: core transmit CQ
+ * @rx_cq: core receive CQ
+ * @smr: MR of @sbuf (and the control slots after it)
+ * @rmr: MR of @rbuf
+ * @tmr: MR of @tsgl
+ * @sbuf: send buffer, @sbuf_size bytes plus KSTREAM_CTRL_SLOTS rs_sge
+ * @rbuf: receive ring
+ * @tsgl: target SGL the peer writes ring updates into
+ * @sbuf_size: bytes of the send buffer
+ * @rbuf_size: bytes of the receive ring
+ * @sq_size: core send queue size used
+ * @rq_size: receives posted (and credits given)
+ * @virt: the core uses virtual addresses (FI_MR_VIRT_ADDR)
+ * @wide_keys: the core's keys are wider than 32 bits
+ * @peer: the peer's connection data (after the connection request or
+ *	FI_CONNECTED)
+ * @peer_len: bytes in @peer
+ * @wq: readiness wait queue (FI_GETWAIT)
+ * @notify: called after every readiness change, or NULL
+ * @notify_arg: its argument
+ * @work: progress
+ * @keepalive: keepalive timer work
+ * @lock: protects everything below
+ * @state: enum kstream_state
+ * @closing: fi_close() in progress
+ * @err: stream error (positive errno), 0 for none
+ * @rd_shut: local SHUT_RD (reads return 0)
+ * @wr_shut: local SHUT_WR (sends fail -EPIPE)
+ * @rd_eof: peer sent SHUTDOWN or DISCONNECT: end of stream after the data
+ * @peer_gone: peer sent DISCONNECT (sends fail -ECONNRESET)
+ * @ctrl_pending: CTRL message to send when a slot frees, or -1
+ * @err_report: @err is still to be reported on the EQ
+ * @rx_posted: receives posted on the core endpoint
+ * @swap_sgl: the NET flags differ: swap ring updates we write
+ * @tx_sent_since: anything sent since the last keepalive tick
+ * @remote_sgl: the peer's target SGL (addr, key)
+ * @remote_sgl_key: its full key
+ * @remote_sge: entry of @remote_sgl the next ring update goes to
+ * @data_key_hi: high key half of the peer's ring (extension)
+ * @target: our copy of the peer's ring entries we write to
+ * @target_sge: entry of @target in use
+ * @next_update: entry of @tsgl the peer writes next
+ * @sbuf_off: where the next send is copied into @sbuf
+ * @sbuf_avail: free bytes of @sbuf
+ * @sqe_avail: free data send slots
+ * @sseq_no: data messages sent
+ * @sseq_comp: peer's credit limit
+ * @ctrl_seqno: control messages sent
+ * @ctrl_max_seqno: control messages allowed (completed + slots)
+ * @tx_out: sends outstanding at the core
+ * @rseq_no: data messages fully consumed
+ * @rseq_comp: when the next credit update is due
+ * @rbuf_off: next byte to read in @rbuf
+ * @rbuf_free_off: start of the next half to advertise
+ * @rbuf_avail: consumed bytes not yet advertised
+ * @rbuf_adv: advertised bytes not yet received
+ * @rbuf_data: received bytes not yet consumed
+ * @rmsg: lengths of received data messages not fully consumed (ring)
+ * @rmsg_size: entries of @rmsg
+ * @rmsg_head: first unconsumed entry
+ * @rmsg_count: entries queued
+ */
+struct kstream_ep {
+	struct fid_ep ep;
+	struct kstream_domain *dom;
+	struct fi_info *core_info;
+	struct kstream_opts opts;
+	struct fid_eq *eq;
+	struct fid_ep *core_ep;
+	struct fid_eq *core_eq;
+	struct fid_cq *tx_cq;
+	struct fid_cq *rx_cq;
+	struct fid_mr *smr;
+	struct fid_mr *rmr;
+	struct fid_mr *tmr;
+	u8 *sbuf;
+	u8 *rbuf;
+	struct kstream_sge *tsgl;
+	u32 sbuf_size;
+	u32 rbuf_size;
+	u32 sq_size;
+	u32 rq_size;
+	bool virt;
+	bool wide_keys;
+	u8 peer[KSTREAM_CONN_LEN_EXT];
+	size_t peer_len;
+	wait_queue_head_t wq;
+	void (*notify)(void *arg);
+	void *notify_arg;
+	struct work_struct work;
+	struct delayed_work keepalive;
+
+	spinlock_t lock;	/* protects the fields below */
+	enum kstream_state state;
+	bool closing;
+	int err;
+	bool rd_shut;
+	bool wr_shut;
+	bool rd_eof;
+	bool peer_gone;
+	int ctrl_pending;
+	bool err_report;
+	u32 rx_posted;
+	bool swap_sgl;
+	bool tx_sent_since;
+	struct kstream_sge remote_sgl;
+	u64 remote_sgl_key;
+	u32 remote_sge;
+	u64 data_key_hi;
+	struct kstream_sge target[KSTREAM_SGL_SIZE];
+	u32 target_sge;
+	u32 next_update;
+	u32 sbuf_off;
+	u32 sbuf_avail;
+	u32 sqe_avail;
+	u16 sseq_no;
+	u16 sseq_comp;
+	u32 ctrl_seqno;
+	u32 ctrl_max_seqno;
+	u32 tx_out;
+	u16 rseq_no;
+	u16 rseq_comp;
+	u32 rbuf_off;
+	u32 rbuf_free_off;
+	u32 rbuf_avail;
+	u32 rbuf_adv;
+	u32 rbuf_data;
+	u32 *rmsg;
+	u32 rmsg_size;
+	u32 rmsg_head;
+	u32 rmsg_count;
+};
+
+static inline struct kstream_ep *kstream_ep(struct fid_ep *ep)
+{
+	return container_of(ep, struct kstream_ep, ep);
+}
+
+/* kstream_main.c */
+int kstream_core_info(const struct fi_info *info, struct fi_info **core);
+struct fi_info *kstream_info_from_core(const struct fi_info *core);
+
+/* kstream_cm.c */
+int kstream_pep_open(struct fid_fabric *fabric, struct fi_info *info,
+		     struct fid_pep **pep, void *context);
+bool kstream_is_connreq(struct fid *fid);
+void kstream_connreq_free(struct kstream_connreq *creq);
+extern const struct fi_ops_cm kstream_ep_cm_ops;
+void kstream_cm_event(struct kstream_ep *kep, u32 event, const void *buf,
+		      ssize_t len);
+void kstream_cm_error(struct kstream_ep *kep, int err);
+
+/* kstream_ep.c */
+int kstream_ep_open(struct fid_domain *domain, struct fi_info *info,
+		    struct fid_ep **ep, void *context);
+bool kstream_is_ep(struct fid_ep *ep);
+int kstream_ep_set_peer(struct kstream_ep *kep, const void *data,
+			size_t len);
+size_t kstream_ep_conn_data(struct kstream_ep *kep, void *buf);
+
+/* kstream_progress.c */
+void kstream_progress_work(struct work_struct *work);
+void kstream_keepalive_work(struct work_struct *work);
+void kstream_fail(struct kstream_ep *kep, int err);
+void kstream_wake(struct kstream_ep *kep);
+void kstream_post_recvs(struct kstream_ep *kep);
+void kstream_connected(struct kstream_ep *kep);
+int kstream_send_ctrl(struct kstream_ep *kep, u32 ctrl);
+void kstream_update_credits(struct kstream_ep *kep);
+int kstream_post_write(struct kstream_ep *kep, struct kvec *iov,
+		       void **desc, size_t cnt, u64 addr, u64 key,
+		       u32 imm, unsigned long ctx, bool with_imm);
+
+/* kstream_data.c */
+extern const struct fi_ops_msg kstream_msg_ops;
+__poll_t kstream_poll_locked(struct kstream_ep *kep);
+
+/*
+ * Entry points for the socket layer (kstream_sock.c); each is documented
+ * where it is defined.
+ */
+int kstream_ep_shutdown(struct fid_ep *ep, int how);
+void kstream_ep_set_notify(struct fid_ep *ep, void (*notify)(void *arg),
+			   void *arg);
+int kstream_ep_error(struct fid_ep *ep);
+
+#endif /* _KSTREAM_H */

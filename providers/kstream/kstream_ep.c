@@ -1,0 +1,633 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * kstream: stream endpoints - open, settings, enable (the core objects
+ * and the rings), close.
+ */
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/sched.h>
+#include "kstream.h"
+
+static const struct fi_ops kstream_ep_fi_ops;
+
+/**
+ * kstream_is_ep() - is @ep a kstream endpoint?
+ * @ep: an endpoint, or NULL
+ *
+ * Context: any context.
+ * Return: true for an endpoint opened by kstream.
+ */
+bool kstream_is_ep(struct fid_ep *ep)
+{
+	return ep && ep->fid.fclass == FI_CLASS_EP &&
+	       ep->fid.ops == &kstream_ep_fi_ops;
+}
+
+static u64 kstream_local_addr(struct kstream_ep *kep, const void *base,
+			      const void *p)
+{
+	if (kep->virt)
+		return (u64)(uintptr_t)p;
+	return (u64)((const u8 *)p - (const u8 *)base);
+}
+
+/**
+ * kstream_ep_conn_data() - our connection data
+ * @kep: an enabled endpoint
+ * @buf: KSTREAM_CONN_LEN_EXT bytes
+ *
+ * Context: any context.
+ * Return: bytes to send as CM data.
+ */
+size_t kstream_ep_conn_data(struct kstream_ep *kep, void *buf)
+{
+	struct kstream_conn_data c = {
+		.version = KSTREAM_PROTO_VERSION,
+		.flags = KSTREAM_CONN_FLAG_IOMAP |
+			 (kstream_host_is_net() ? KSTREAM_CONN_FLAG_NET : 0),
+		.credits = kep->rq_size,
+		.iomap_size = 0,
+		.target_sgl_addr = kstream_local_addr(kep, kep->tsgl, kep->tsgl),
+		.target_sgl_key = fi_mr_key(kep->tmr),
+		.target_sgl_length = KSTREAM_SGL_SIZE,
+	};
+	u64 rkey = fi_mr_key(kep->rmr);
+
+	c.data_buf.addr = kstream_local_addr(kep, kep->rbuf, kep->rbuf);
+	c.data_buf.key = lower_32_bits(rkey);
+	c.data_buf.length = kep->rbuf_size / 2;
+	c.data_buf_key_hi = rkey & ~0xffffffffULL;
+	return kstream_conn_pack(&c, buf, kep->wide_keys);
+}
+
+/**
+ * kstream_ep_set_peer() - take the peer's connection data
+ * @kep: an enabled endpoint, not yet connected
+ * @data: the data
+ * @len: its bytes
+ *
+ * Context: any context (takes the endpoint lock).
+ * Return: 0, or the error of kstream_conn_unpack().
+ */
+int kstream_ep_set_peer(struct kstream_ep *kep, const void *data, size_t len)
+{
+	struct kstream_conn_data c;
+	unsigned long flags;
+	int ret;
+
+	ret = kstream_conn_unpack(data, len, &c);
+	if (ret)
+		return ret;
+	if (!kep->wide_keys) {
+		c.target_sgl_key &= 0xffffffffULL;
+		c.data_buf_key_hi = 0;
+	}
+	spin_lock_irqsave(&kep->lock, flags);
+	kep->remote_sgl.addr = c.target_sgl_addr;
+	kep->remote_sgl.length = c.target_sgl_length;
+	kep->remote_sgl_key = c.target_sgl_key;
+	kep->remote_sge = 1;
+	kep->data_key_hi = c.data_buf_key_hi;
+	kep->target[0] = c.data_buf;
+	kep->target[1].length = 0;
+	kep->target_sge = 0;
+	kep->swap_sgl = !!(c.flags & KSTREAM_CONN_FLAG_NET) !=
+			kstream_host_is_net();
+	spin_unlock_irqrestore(&kep->lock, flags);
+	return 0;
+}
+
+static void kstream_cq_handler(struct fid_cq *cq, void *context)
+{
+	struct kstream_ep *kep = context;
+
+	queue_work(kstream_wq, &kep->work);
+}
+
+static void kstream_eq_handler(struct fid_eq *eq, void *context)
+{
+	struct kstream_ep *kep = context;
+
+	queue_work(kstream_wq, &kep->work);
+}
+
+static void kstream_close_fid(struct fid *fid)
+{
+	int ret;
+
+	if (!fid)
+		return;
+	ret = fi_close(fid);
+	WARN_ONCE(ret, "kstream: closing a core object failed: %d\n", ret);
+}
+
+/* Stop progress and release every core object; process context. */
+static void kstream_release_core(struct kstream_ep *kep)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&kep->lock, flags);
+	kep->closing = true;
+	spin_unlock_irqrestore(&kep->lock, flags);
+	cancel_delayed_work_sync(&kep->keepalive);
+	cancel_work_sync(&kep->work);
+	if (kep->core_ep)
+		kstream_close_fid(&kep->core_ep->fid);
+	kep->core_ep = NULL;
+	/* Closing the core endpoint may have written completions. */
+	cancel_work_sync(&kep->work);
+	if (kep->smr)
+		kstream_close_fid(&kep->smr->fid);
+	if (kep->rmr)
+		kstream_close_fid(&kep->rmr->fid);
+	if (kep->tmr)
+		kstream_close_fid(&kep->tmr->fid);
+	if (kep->tx_cq)
+		kstream_close_fid(&kep->tx_cq->fid);
+	if (kep->rx_cq)
+		kstream_close_fid(&kep->rx_cq->fid);
+	if (kep->core_eq)
+		kstream_close_fid(&kep->core_eq->fid);
+	kep->smr = NULL;
+	kep->rmr = NULL;
+	kep->tmr = NULL;
+	kep->tx_cq = NULL;
+	kep->rx_cq = NULL;
+	kep->core_eq = NULL;
+	kvfree(kep->sbuf);
+	kvfree(kep->rbuf);
+	kfree(kep->tsgl);
+	kfree(kep->rmsg);
+	kep->sbuf = NULL;
+	kep->rbuf = NULL;
+	kep->tsgl = NULL;
+	kep->rmsg = NULL;
+}
+
+static int kstream_open_core(struct kstream_ep *kep)
+{
+	struct kstream_domain *dom = kep->dom;
+	struct fi_info *ci = kep->core_info;
+	struct fi_eq_attr eq_attr = {
+		.size = 16,
+		.event_handler = kstream_eq_handler,
+	};
+	struct fi_cq_attr cq_attr = {
+		.format = FI_CQ_FORMAT_DATA,
+		.comp_handler = kstream_cq_handler,
+	};
+	size_t raw = 1;
+	int ret;
+
+	ret = fi_eq_open(dom->fab->core, &eq_attr, &kep->core_eq, kep);
+	if (ret)
+		return ret;
+	cq_attr.size = kep->sq_size + KSTREAM_CTRL_SLOTS;
+	ret = fi_cq_open(dom->core, &cq_attr, &kep->tx_cq, kep);
+	if (ret)
+		return ret;
+	cq_attr.size = kep->rq_size + KSTREAM_CTRL_SLOTS;
+	ret = fi_cq_open(dom->core, &cq_attr, &kep->rx_cq, kep);
+	if (ret)
+		return ret;
+	ci->tx_attr->size = kep->sq_size;
+	ci->rx_attr->size = kep->rq_size;
+	ret = fi_endpoint(dom->core, ci, &kep->core_ep, kep);
+	if (ret)
+		return ret;
+	/* The request handle, if any, now belongs to the core endpoint. */
+	ci->handle = NULL;
+	ret = fi_ep_bind(kep->core_ep, &kep->core_eq->fid, 0);
+	if (!ret)
+		ret = fi_ep_bind(kep->core_ep, &kep->tx_cq->fid, FI_SEND);
+	if (!ret)
+		ret = fi_ep_bind(kep->core_ep, &kep->rx_cq->fid, FI_RECV);
+	if (ret)
+		return ret;
+	ret = fi_setopt(&kep->core_ep->fid, FI_OPT_ENDPOINT,
+			FI_OPT_CM_DATA_RAW, &raw, sizeof(raw));
+	if (ret && ret != -ENOPROTOOPT && ret != -FI_ENOSYS)
+		return ret;
+	ret = fi_enable(kep->core_ep);
+	if (ret)
+		return ret;
+	ret = fi_mr_reg(dom->core, kep->sbuf, kep->sbuf_size +
+			KSTREAM_CTRL_SLOTS * sizeof(struct kstream_sge),
+			FI_SEND | FI_WRITE, 0, 0, 0, &kep->smr, NULL);
+	if (ret)
+		return ret;
+	ret = fi_mr_reg(dom->core, kep->rbuf, kep->rbuf_size,
+			FI_RECV | FI_REMOTE_WRITE, 0, 0, 0, &kep->rmr, NULL);
+	if (ret)
+		return ret;
+	return fi_mr_reg(dom->core, kep->tsgl,
+			 KSTREAM_SGL_SIZE * sizeof(struct kstream_sge),
+			 FI_RECV | FI_REMOTE_WRITE, 0, 0, 0, &kep->tmr, NULL);
+}
+
+static int kstream_ep_enable(struct kstream_ep *kep)
+{
+	struct fi_info *ci = kep->core_info;
+	unsigned long flags;
+	int ret;
+
+	if (kep->state != KSTREAM_IDLE)
+		return kep->state == KSTREAM_ENABLED ? 0 : -EISCONN;
+	if (!kep->eq)
+		return -ENOTCONN;
+	kep->sbuf_size = kep->opts.sbuf_size & ~63UL;
+	kep->rbuf_size = kep->opts.rbuf_size & ~63UL;
+	kep->sq_size = kep->opts.sq_size;
+	if (ci->tx_attr->size)
+		kep->sq_size = min_t(size_t, kep->sq_size, ci->tx_attr->size);
+	kep->rq_size = kep->opts.rq_size;
+	if (ci->rx_attr->size)
+		kep->rq_size = min_t(size_t, kep->rq_size, ci->rx_attr->size);
+	if (kep->sq_size <= KSTREAM_CTRL_SLOTS || kep->rq_size < 2)
+		return -ENOSPC;
+	kep->virt = !!(kep->dom->mr_mode & FI_MR_VIRT_ADDR);
+	kep->wide_keys = kep->dom->key_size > sizeof(u32);
+	kep->rmsg_size = kep->rq_size + KSTREAM_CTRL_SLOTS + 1;
+
+	ret = -ENOMEM;
+	kep->sbuf = kvzalloc(kep->sbuf_size + KSTREAM_CTRL_SLOTS *
+			     sizeof(struct kstream_sge), GFP_KERNEL);
+	kep->rbuf = kvzalloc(kep->rbuf_size, GFP_KERNEL);
+	kep->tsgl = kcalloc(KSTREAM_SGL_SIZE, sizeof(*kep->tsgl), GFP_KERNEL);
+	kep->rmsg = kcalloc(kep->rmsg_size, sizeof(*kep->rmsg), GFP_KERNEL);
+	if (!kep->sbuf || !kep->rbuf || !kep->tsgl || !kep->rmsg)
+		goto err;
+	ret = kstream_open_core(kep);
+	if (ret)
+		goto err;
+
+	spin_lock_irqsave(&kep->lock, flags);
+	kep->closing = false;
+	kep->sbuf_off = 0;
+	kep->sbuf_avail = kep->sbuf_size;
+	kep->sqe_avail = kep->sq_size - KSTREAM_CTRL_SLOTS;
+	kep->ctrl_seqno = 0;
+	kep->ctrl_max_seqno = KSTREAM_CTRL_SLOTS;
+	kep->rbuf_off = 0;
+	kep->rbuf_free_off = kep->rbuf_size / 2;
+	kep->rbuf_avail = kep->rbuf_size / 2;
+	kep->rbuf_adv = kep->rbuf_size / 2;
+	kep->rseq_comp = kep->rq_size / 2;
+	kep->remote_sge = 1;
+	kep->next_update = 1;
+	kep->ctrl_pending = -1;
+	kep->state = KSTREAM_ENABLED;
+	spin_unlock_irqrestore(&kep->lock, flags);
+	kstream_post_recvs(kep);
+	return 0;
+err:
+	kstream_release_core(kep);
+	return ret;
+}
+
+static int kstream_ep_bind(struct fid *fid, struct fid *bfid, u64 flags)
+{
+	struct kstream_ep *kep = container_of(fid, struct kstream_ep, ep.fid);
+
+	if (bfid->fclass != FI_CLASS_EQ)
+		return -EINVAL;
+	if (kep->eq || kep->state != KSTREAM_IDLE)
+		return -EBUSY;
+	kep->eq = container_of(bfid, struct fid_eq, fid);
+	return 0;
+}
+
+static int kstream_ep_control(struct fid *fid, int command, void *arg)
+{
+	struct kstream_ep *kep = container_of(fid, struct kstream_ep, ep.fid);
+
+	switch (command) {
+	case FI_ENABLE:
+		return kstream_ep_enable(kep);
+	case FI_GETWAIT:
+		if (!arg)
+			return -EINVAL;
+		*(wait_queue_head_t **)arg = &kep->wq;
+		return 0;
+	default:
+		return -FI_ENOSYS;
+	}
+}
+
+/**
+ * kstream_opt_set() - check and store one setting
+ * @opts: the settings
+ * @optname: FI_OPT_*
+ * @v: the value
+ *
+ * Context: any context.
+ * Return: 0; -EINVAL for a value out of range; -ENOPROTOOPT for an
+ * option kstream does not have.
+ */
+static int kstream_opt_set(struct kstream_opts *opts, int optname, size_t v)
+{
+	switch (optname) {
+	case FI_OPT_SEND_BUF_SIZE:
+	case FI_OPT_RECV_BUF_SIZE:
+		if (v < KSTREAM_BUF_MIN || v > KSTREAM_BUF_MAX)
+			return -EINVAL;
+		if (optname == FI_OPT_SEND_BUF_SIZE)
+			opts->sbuf_size = v;
+		else
+			opts->rbuf_size = v;
+		return 0;
+	case FI_OPT_TX_SIZE:
+	case FI_OPT_RX_SIZE:
+		if (v < KSTREAM_QSIZE_MIN || v > KSTREAM_QSIZE_MAX)
+			return -EINVAL;
+		if (optname == FI_OPT_TX_SIZE)
+			opts->sq_size = v;
+		else
+			opts->rq_size = v;
+		return 0;
+	case FI_OPT_KSTREAM_INLINE:
+		if (v > KSTREAM_INLINE_MAX)
+			return -EINVAL;
+		opts->inline_size = v;
+		return 0;
+	case FI_OPT_KSTREAM_IOMAPSIZE:
+		if (v > KSTREAM_IOMAP_MAX)
+			return -EINVAL;
+		opts->iomap_size = v;
+		return 0;
+	case FI_OPT_KSTREAM_KEEPALIVE:
+		if (v > KSTREAM_KEEPALIVE_MAX)
+			return -EINVAL;
+		opts->keepalive = v;
+		return 0;
+	default:
+		return -ENOPROTOOPT;
+	}
+}
+
+/**
+ * kstream_opt_get() - read one setting
+ * @opts: the settings
+ * @optname: FI_OPT_*
+ * @v: the value
+ *
+ * Context: any context.
+ * Return: 0, or -ENOPROTOOPT.
+ */
+static int kstream_opt_get(const struct kstream_opts *opts, int optname,
+			   size_t *v)
+{
+	switch (optname) {
+	case FI_OPT_SEND_BUF_SIZE:
+		*v = opts->sbuf_size;
+		return 0;
+	case FI_OPT_RECV_BUF_SIZE:
+		*v = opts->rbuf_size;
+		return 0;
+	case FI_OPT_TX_SIZE:
+		*v = opts->sq_size;
+		return 0;
+	case FI_OPT_RX_SIZE:
+		*v = opts->rq_size;
+		return 0;
+	case FI_OPT_KSTREAM_INLINE:
+		*v = opts->inline_size;
+		return 0;
+	case FI_OPT_KSTREAM_IOMAPSIZE:
+		*v = opts->iomap_size;
+		return 0;
+	case FI_OPT_KSTREAM_KEEPALIVE:
+		*v = opts->keepalive;
+		return 0;
+	default:
+		return -ENOPROTOOPT;
+	}
+}
+
+static int kstream_ep_setopt(struct fid *fid, int level, int optname,
+			     const void *optval, size_t optlen)
+{
+	struct kstream_ep *kep = container_of(fid, struct kstream_ep, ep.fid);
+	struct kstream_opts opts = kep->opts;
+	int ret;
+
+	if (level != FI_OPT_ENDPOINT)
+		return -ENOPROTOOPT;
+	if (optlen != sizeof(size_t))
+		return -EINVAL;
+	ret = kstream_opt_set(&opts, optname, *(const size_t *)optval);
+	if (ret)
+		return ret;
+	if (kep->state >= KSTREAM_CONNECTING)
+		return -EISCONN;
+	if (kep->state != KSTREAM_IDLE)
+		return -EBUSY;
+	kep->opts = opts;
+	return 0;
+}
+
+static int kstream_ep_getopt(struct fid *fid, int level, int optname,
+			     void *optval, size_t *optlen)
+{
+	struct kstream_ep *kep = container_of(fid, struct kstream_ep, ep.fid);
+	size_t v;
+	int ret;
+
+	if (level != FI_OPT_ENDPOINT)
+		return -ENOPROTOOPT;
+	if (*optlen < sizeof(size_t))
+		return -EINVAL;
+	ret = kstream_opt_get(&kep->opts, optname, &v);
+	if (ret)
+		return ret;
+	*(size_t *)optval = v;
+	*optlen = sizeof(size_t);
+	return 0;
+}
+
+/* Wait (at most a second) for the core to finish our sends. */
+static void kstream_wait_tx(struct kstream_ep *kep)
+{
+	unsigned long flags;
+	bool idle;
+
+	wait_event_timeout(kep->wq, ({
+		spin_lock_irqsave(&kep->lock, flags);
+		idle = !kep->tx_out || kep->state != KSTREAM_CONNECTED;
+		spin_unlock_irqrestore(&kep->lock, flags);
+		idle; }), HZ);
+}
+
+static int kstream_ep_close(struct fid *fid)
+{
+	struct kstream_ep *kep = container_of(fid, struct kstream_ep, ep.fid);
+	unsigned long flags;
+	bool bye = false;
+
+	spin_lock_irqsave(&kep->lock, flags);
+	if (kep->state == KSTREAM_CONNECTED && !kep->err && !kep->peer_gone &&
+	    !kep->wr_shut) {
+		kep->wr_shut = true;
+		kep->rd_shut = true;
+		bye = !kstream_send_ctrl(kep, KSTREAM_CTRL_DISCONNECT);
+	}
+	spin_unlock_irqrestore(&kep->lock, flags);
+	if (bye)
+		kstream_wait_tx(kep);
+	kstream_release_core(kep);
+	if (kep->core_info) {
+		if (kep->core_info->handle)
+			fi_close(kep->core_info->handle);
+		kep->core_info->handle = NULL;
+		fi_freeinfo(kep->core_info);
+	}
+	kfree(kep);
+	return 0;
+}
+
+static const struct fi_ops kstream_ep_fi_ops = {
+	.close = kstream_ep_close,
+	.bind = kstream_ep_bind,
+	.control = kstream_ep_control,
+};
+
+static const struct fi_ops_ep kstream_ep_ops = {
+	.setopt = kstream_ep_setopt,
+	.getopt = kstream_ep_getopt,
+};
+
+static size_t kstream_size_or(size_t v, size_t lo, size_t hi, size_t def)
+{
+	return v >= lo && v <= hi ? v : def;
+}
+
+/**
+ * kstream_ep_open() - fi_endpoint() of kstream
+ * @domain: a kstream domain
+ * @info: a kstream info; with the handle of a kstream FI_CONNREQ the
+ *	endpoint takes over the request (the handle is consumed on success)
+ * @ep: the new endpoint
+ * @context: user context
+ *
+ * The core endpoint is opened by fi_enable(), once the settings are known.
+ *
+ * Context: process context, may sleep.
+ * Return: 0; -EINVAL for a foreign handle or a non-stream info; -ENODATA
+ * if the core provider is gone; -ENOMEM.
+ */
+int kstream_ep_open(struct fid_domain *domain, struct fi_info *info,
+		    struct fid_ep **ep, void *context)
+{
+	struct kstream_domain *dom = container_of(domain, struct kstream_domain,
+						  domain);
+	struct kstream_connreq *creq = NULL;
+	struct kstream_ep *kep;
+	int ret;
+
+	if (info->ep_attr && info->ep_attr->type != FI_EP_SOCK_STREAM)
+		return -EINVAL;
+	if (info->handle && !kstream_is_connreq(info->handle))
+		return -EINVAL;
+	kep = kzalloc(sizeof(*kep), GFP_KERNEL);
+	if (!kep)
+		return -ENOMEM;
+	kep->dom = dom;
+	kep->opts.rbuf_size = READ_ONCE(kstream_mem_default);
+	kep->opts.sbuf_size = READ_ONCE(kstream_wmem_default);
+	kep->opts.sq_size = kstream_size_or(info->tx_attr ?
+					    info->tx_attr->size : 0,
+					    KSTREAM_QSIZE_MIN,
+					    KSTREAM_QSIZE_MAX,
+					    READ_ONCE(kstream_sqsize_default));
+	kep->opts.rq_size = kstream_size_or(info->rx_attr ?
+					    info->rx_attr->size : 0,
+					    KSTREAM_QSIZE_MIN,
+					    KSTREAM_QSIZE_MAX,
+					    READ_ONCE(kstream_rqsize_default));
+	kep->opts.inline_size = READ_ONCE(kstream_inline_default);
+	kep->opts.iomap_size = READ_ONCE(kstream_iomap_size);
+	if (info->handle) {
+		creq = container_of(info->handle, struct kstream_connreq, fid);
+		ret = -EINVAL;
+		if (!creq->core_info)
+			goto err;
+	} else {
+		ret = kstream_core_info(info, &kep->core_info);
+		if (ret)
+			goto err;
+	}
+	spin_lock_init(&kep->lock);
+	init_waitqueue_head(&kep->wq);
+	INIT_WORK(&kep->work, kstream_progress_work);
+	INIT_DELAYED_WORK(&kep->keepalive, kstream_keepalive_work);
+	kep->state = KSTREAM_IDLE;
+	kep->ctrl_pending = -1;
+	if (creq) {
+		kep->core_info = creq->core_info;
+		creq->core_info = NULL;
+		memcpy(kep->peer, creq->peer, sizeof(kep->peer));
+		kep->peer_len = creq->peer_len;
+		kstream_connreq_free(creq);
+	}
+	kofi_fid_init(&kep->ep.fid, FI_CLASS_EP, &kstream_ep_fi_ops, context);
+	kep->ep.ops = &kstream_ep_ops;
+	kep->ep.cm = &kstream_ep_cm_ops;
+	kep->ep.msg = &kstream_msg_ops;
+	*ep = &kep->ep;
+	return 0;
+err:
+	kfree(kep);
+	return ret;
+}
+
+/**
+ * kstream_ep_set_notify() - call @notify after every readiness change
+ * @ep: a kstream endpoint
+ * @notify: the function (called from the progress work or the caller of a
+ *	state change, never with the endpoint lock held), or NULL
+ * @arg: its argument
+ *
+ * For the socket layer; the wait queue of fi_control(FI_GETWAIT) is woken
+ * as well.  Set it before fi_enable().
+ *
+ * Context: any context.
+ */
+void kstream_ep_set_notify(struct fid_ep *ep, void (*notify)(void *arg),
+			   void *arg)
+{
+	struct kstream_ep *kep;
+	unsigned long flags;
+
+	if (!kstream_is_ep(ep))
+		return;
+	kep = kstream_ep(ep);
+	spin_lock_irqsave(&kep->lock, flags);
+	kep->notify = notify;
+	kep->notify_arg = arg;
+	spin_unlock_irqrestore(&kep->lock, flags);
+}
+EXPORT_SYMBOL_GPL(kstream_ep_set_notify);
+
+/**
+ * kstream_ep_error() - the error that ended a stream
+ * @ep: a kstream endpoint
+ *
+ * Context: any context.
+ * Return: 0 while healthy, else the negative errno (-ECONNRESET, -EPROTO,
+ * -ETIMEDOUT ...); -EINVAL if @ep is not a kstream endpoint.
+ */
+int kstream_ep_error(struct fid_ep *ep)
+{
+	struct kstream_ep *kep;
+	unsigned long flags;
+	int err;
+
+	if (!kstream_is_ep(ep))
+		return -EINVAL;
+	kep = kstream_ep(ep);
+	spin_lock_irqsave(&kep->lock, flags);
+	err = kep->err;
+	spin_unlock_irqrestore(&kep->lock, flags);
+	return -err;
+}
+EXPORT_SYMBOL_GPL(kstream_ep_error);

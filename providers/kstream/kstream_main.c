@@ -1,0 +1,454 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * kstream: module, module parameters, registration, fi_getinfo(), fabric
+ * and domain objects.
+ *
+ * kstream is a utility provider: its infos ("ksocket;kstream",
+ * "ib_verbs;kstream") are the core providers' FI_EP_MSG infos with
+ * FI_MSG | FI_RMA and at least 32 bits of remote CQ data, turned into
+ * FI_EP_SOCK_STREAM infos.  Its fabric and domain own the core's.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include "kstream.h"
+
+#define KSTREAM_CAPS	(FI_MSG | FI_SEND | FI_RECV)
+
+struct workqueue_struct *kstream_wq;
+
+unsigned int kstream_mem_default = 32768;
+unsigned int kstream_wmem_default = 32768;
+unsigned int kstream_sqsize_default = 384;
+unsigned int kstream_rqsize_default = 384;
+unsigned int kstream_inline_default = 64;
+unsigned int kstream_iomap_size;
+unsigned int kstream_polling_time = 10;
+unsigned int kstream_wake_up_interval = 5000;
+
+/* A module parameter with its accepted range. */
+struct kstream_param {
+	unsigned int *val;
+	unsigned int min;
+	unsigned int max;
+};
+
+static int kstream_param_set(const char *s, const struct kernel_param *kp)
+{
+	const struct kstream_param *p = kp->arg;
+	unsigned int v;
+	int ret;
+
+	ret = kstrtouint(s, 0, &v);
+	if (ret)
+		return ret;
+	if (v < p->min || v > p->max)
+		return -EINVAL;
+	WRITE_ONCE(*p->val, v);
+	return 0;
+}
+
+static int kstream_param_get(char *buf, const struct kernel_param *kp)
+{
+	const struct kstream_param *p = kp->arg;
+
+	return sysfs_emit(buf, "%u\n", READ_ONCE(*p->val));
+}
+
+static const struct kernel_param_ops kstream_param_ops = {
+	.set = kstream_param_set,
+	.get = kstream_param_get,
+};
+
+#define KSTREAM_PARAM(name, lo, hi, desc)				\
+	static struct kstream_param kstream_p_##name = {		\
+		.val = &kstream_##name, .min = (lo), .max = (hi),	\
+	};								\
+	module_param_cb(name, &kstream_param_ops, &kstream_p_##name, 0644); \
+	MODULE_PARM_DESC(name, desc)
+
+KSTREAM_PARAM(mem_default, KSTREAM_BUF_MIN, KSTREAM_BUF_MAX,
+	      "Receive ring bytes of new endpoints (FI_OPT_RECV_BUF_SIZE default; 4096..268435456, default 32768)");
+KSTREAM_PARAM(wmem_default, KSTREAM_BUF_MIN, KSTREAM_BUF_MAX,
+	      "Send buffer bytes of new endpoints (FI_OPT_SEND_BUF_SIZE default; 4096..268435456, default 32768)");
+KSTREAM_PARAM(sqsize_default, KSTREAM_QSIZE_MIN, KSTREAM_QSIZE_MAX,
+	      "Send queue size (FI_OPT_TX_SIZE default; 16..65534, default 384; capped by the core provider)");
+KSTREAM_PARAM(rqsize_default, KSTREAM_QSIZE_MIN, KSTREAM_QSIZE_MAX,
+	      "Receive queue size and credits (FI_OPT_RX_SIZE default; 16..65534, default 384; capped by the core provider)");
+KSTREAM_PARAM(inline_default, 0, KSTREAM_INLINE_MAX,
+	      "Inline data size asked of the core provider (FI_OPT_KSTREAM_INLINE default; 0..65536, default 64)");
+KSTREAM_PARAM(iomap_size, 0, KSTREAM_IOMAP_MAX,
+	      "Direct placement slots offered to the peer (FI_OPT_KSTREAM_IOMAPSIZE default; 0..32512, default 0)");
+KSTREAM_PARAM(polling_time, 0, 1000000,
+	      "Microseconds the socket layer polls for data before sleeping (0..1000000, default 10)");
+KSTREAM_PARAM(wake_up_interval, 1, 3600000,
+	      "Longest sleep of the socket layer's waits in ms before it re-checks the stream (1..3600000, default 5000)");
+
+/* Hints for the core query: MSG endpoints with RMA and 32-bit CQ data. */
+static void kstream_core_hints(struct fi_info *h)
+{
+	h->caps = FI_MSG | FI_RMA;
+	h->mode = FI_RX_CQ_DATA;
+	h->handle = NULL;
+	memset(h->tx_attr, 0, sizeof(*h->tx_attr));
+	memset(h->rx_attr, 0, sizeof(*h->rx_attr));
+	memset(h->ep_attr, 0, sizeof(*h->ep_attr));
+	h->ep_attr->type = FI_EP_MSG;
+	h->domain_attr->domain = NULL;
+	h->domain_attr->threading = FI_THREAD_UNSPEC;
+	h->domain_attr->control_progress = FI_PROGRESS_UNSPEC;
+	h->domain_attr->data_progress = FI_PROGRESS_UNSPEC;
+	h->domain_attr->resource_mgmt = FI_RM_UNSPEC;
+	h->domain_attr->mr_mode = FI_MR_UNSPEC;
+	h->domain_attr->mr_key_size = 0;
+	h->domain_attr->cq_data_size = sizeof(u32);
+	h->domain_attr->cq_cnt = 0;
+	h->domain_attr->ep_cnt = 0;
+	h->domain_attr->mr_cnt = 0;
+	h->domain_attr->mr_iov_limit = 0;
+	h->domain_attr->caps = 0;
+	h->domain_attr->mode = 0;
+	h->fabric_attr->fabric = NULL;
+	h->fabric_attr->prov_version = 0;
+}
+
+/**
+ * kstream_info_from_core() - the kstream info over a core info
+ * @core: a core provider's FI_EP_MSG info
+ *
+ * Context: process context, may sleep.
+ * Return: a new info (handle NULL), or NULL.
+ */
+struct fi_info *kstream_info_from_core(const struct fi_info *core)
+{
+	struct fi_info *info = fi_dupinfo(core, GFP_KERNEL);
+	struct fi_fabric_attr *fa;
+	char *name;
+
+	if (!info)
+		return NULL;
+	info->handle = NULL;
+	info->caps = KSTREAM_CAPS;
+	info->mode = 0;
+	memset(info->tx_attr, 0, sizeof(*info->tx_attr));
+	info->tx_attr->caps = KSTREAM_CAPS;
+	info->tx_attr->size = READ_ONCE(kstream_sqsize_default);
+	info->tx_attr->iov_limit = KSTREAM_IOV_LIMIT;
+	memset(info->rx_attr, 0, sizeof(*info->rx_attr));
+	info->rx_attr->caps = KSTREAM_CAPS;
+	info->rx_attr->size = READ_ONCE(kstream_rqsize_default);
+	info->rx_attr->iov_limit = KSTREAM_IOV_LIMIT;
+	info->rx_attr->total_buffered_recv = READ_ONCE(kstream_mem_default);
+	memset(info->ep_attr, 0, sizeof(*info->ep_attr));
+	info->ep_attr->type = FI_EP_SOCK_STREAM;
+	info->ep_attr->protocol_version = KSTREAM_PROTO_VERSION;
+	info->ep_attr->max_msg_size = INT_MAX;
+	info->ep_attr->tx_ctx_cnt = 1;
+	info->ep_attr->rx_ctx_cnt = 1;
+	info->domain_attr->domain = NULL;
+	info->domain_attr->threading = FI_THREAD_SAFE;
+	info->domain_attr->control_progress = FI_PROGRESS_AUTO;
+	info->domain_attr->data_progress = FI_PROGRESS_AUTO;
+	info->domain_attr->resource_mgmt = FI_RM_ENABLED;
+	info->domain_attr->mr_mode = 0;
+	info->domain_attr->mr_key_size = 0;
+	info->domain_attr->cq_data_size = 0;
+	info->domain_attr->cq_cnt = 0;
+	info->domain_attr->mr_cnt = 0;
+	info->domain_attr->mr_iov_limit = 0;
+	info->domain_attr->caps = 0;
+	info->domain_attr->mode = 0;
+	fa = info->fabric_attr;
+	fa->fabric = NULL;
+	name = kasprintf(GFP_KERNEL, "%s;%s", fa->prov_name ? fa->prov_name :
+			 "", KSTREAM_PROV_NAME);
+	if (!name) {
+		fi_freeinfo(info);
+		return NULL;
+	}
+	kfree(fa->prov_name);
+	fa->prov_name = name;
+	fa->prov_version = KSTREAM_PROV_VERSION;
+	return info;
+}
+
+static int kstream_getinfo(u32 version, const struct fi_info *hints,
+			   u64 flags, struct fi_info **info)
+{
+	struct fi_info *ch, *core, *cur, *head = NULL, **tail = &head;
+	int ret;
+
+	if (hints->ep_attr->type != FI_EP_UNSPEC &&
+	    hints->ep_attr->type != FI_EP_SOCK_STREAM)
+		return -ENODATA;
+	if (hints->caps & ~KSTREAM_CAPS)
+		return -ENODATA;
+	ch = fi_dupinfo(hints, GFP_KERNEL);
+	if (!ch)
+		return -ENOMEM;
+	kstream_core_hints(ch);
+	ret = kofi_getinfo_core(version, NULL, NULL, flags, ch, &kstream_prov,
+				&core);
+	fi_freeinfo(ch);
+	if (ret)
+		return ret;
+	for (cur = core; cur; cur = cur->next) {
+		*tail = kstream_info_from_core(cur);
+		if (!*tail) {
+			fi_freeinfo(head);
+			fi_freeinfo(core);
+			return -ENOMEM;
+		}
+		tail = &(*tail)->next;
+	}
+	fi_freeinfo(core);
+	*info = head;
+	return head ? 0 : -ENODATA;
+}
+
+static char *kstream_strdup(const char *s, bool *fail)
+{
+	char *d;
+
+	if (!s)
+		return NULL;
+	d = kstrdup(s, GFP_KERNEL);
+	if (!d)
+		*fail = true;
+	return d;
+}
+
+static void *kstream_memdup(const void *p, size_t len, bool *fail)
+{
+	void *d;
+
+	if (!p || !len)
+		return NULL;
+	d = kmemdup(p, len, GFP_KERNEL);
+	if (!d)
+		*fail = true;
+	return d;
+}
+
+/**
+ * kstream_core_info() - the core info under a kstream info
+ * @info: a kstream info (or one of a kstream FI_CONNREQ)
+ * @core: on success the core provider's matching info (one entry)
+ *
+ * Asks the core providers again for the fabric, domain, provider and
+ * addresses that @info names.
+ *
+ * Context: process context, may sleep.
+ * Return: 0; -EINVAL for an info without a layered provider name;
+ * -ENODATA if the core has gone; -ENOMEM.
+ */
+int kstream_core_info(const struct fi_info *info, struct fi_info **core)
+{
+	const struct fi_fabric_attr *fa = info->fabric_attr;
+	struct fi_info *h, *list;
+	bool fail = false;
+	u32 version;
+	int ret;
+
+	*core = NULL;
+	if (!fa || !fa->prov_name || !strchr(fa->prov_name, ';'))
+		return -EINVAL;
+	h = fi_allocinfo(GFP_KERNEL);
+	if (!h)
+		return -ENOMEM;
+	kstream_core_hints(h);
+	h->addr_format = info->addr_format;
+	if (info->domain_attr)
+		h->domain_attr->name = kstream_strdup(info->domain_attr->name,
+						      &fail);
+	h->fabric_attr->name = kstream_strdup(fa->name, &fail);
+	h->fabric_attr->prov_name = kstream_strdup(fa->prov_name, &fail);
+	h->src_addr = kstream_memdup(info->src_addr, info->src_addrlen, &fail);
+	h->src_addrlen = h->src_addr ? info->src_addrlen : 0;
+	h->dest_addr = kstream_memdup(info->dest_addr, info->dest_addrlen,
+				      &fail);
+	h->dest_addrlen = h->dest_addr ? info->dest_addrlen : 0;
+	if (fail) {
+		fi_freeinfo(h);
+		return -ENOMEM;
+	}
+	version = fa->api_version ? fa->api_version : fi_version();
+	ret = kofi_getinfo_core(version, NULL, NULL, 0, h, &kstream_prov,
+				&list);
+	fi_freeinfo(h);
+	if (ret)
+		return ret;
+	fi_freeinfo(list->next);
+	list->next = NULL;
+	*core = list;
+	return 0;
+}
+
+/* ---- domain ---- */
+
+static int kstream_domain_close(struct fid *fid)
+{
+	struct kstream_domain *dom = container_of(fid, struct kstream_domain,
+						  domain.fid);
+	int ret;
+
+	ret = fi_close(&dom->core->fid);
+	if (ret)
+		return ret;
+	kfree(dom);
+	return 0;
+}
+
+static const struct fi_ops kstream_domain_fi_ops = {
+	.close = kstream_domain_close,
+};
+
+static const struct fi_ops_domain kstream_domain_ops = {
+	.endpoint = kstream_ep_open,
+};
+
+static int kstream_domain_open(struct fid_fabric *fabric,
+			       struct fi_info *info,
+			       struct fid_domain **domain, void *context)
+{
+	struct kstream_fabric *fab = container_of(fabric, struct kstream_fabric,
+						  fabric);
+	struct kstream_domain *dom;
+	struct fi_info *core;
+	int ret;
+
+	ret = kstream_core_info(info, &core);
+	if (ret)
+		return ret;
+	dom = kzalloc(sizeof(*dom), GFP_KERNEL);
+	if (!dom) {
+		fi_freeinfo(core);
+		return -ENOMEM;
+	}
+	ret = fi_domain(fab->core, core, &dom->core, NULL);
+	if (ret) {
+		fi_freeinfo(core);
+		kfree(dom);
+		return ret;
+	}
+	dom->fab = fab;
+	dom->mr_mode = core->domain_attr->mr_mode;
+	dom->key_size = core->domain_attr->mr_key_size;
+	fi_freeinfo(core);
+	kofi_fid_init(&dom->domain.fid, FI_CLASS_DOMAIN, &kstream_domain_fi_ops,
+		      context);
+	dom->domain.ops = &kstream_domain_ops;
+	*domain = &dom->domain;
+	return 0;
+}
+
+/* ---- fabric ---- */
+
+static int kstream_fabric_close(struct fid *fid)
+{
+	struct kstream_fabric *fab = container_of(fid, struct kstream_fabric,
+						  fabric.fid);
+	int ret;
+
+	ret = fi_close(&fab->core->fid);
+	if (ret)
+		return ret;
+	kfree(fab);
+	return 0;
+}
+
+static const struct fi_ops kstream_fabric_fi_ops = {
+	.close = kstream_fabric_close,
+};
+
+static const struct fi_ops_fabric kstream_fabric_ops = {
+	.domain = kstream_domain_open,
+	.passive_ep = kstream_pep_open,
+	.eq_open = kofi_eq_open_generic,
+};
+
+static int kstream_fabric_open(struct fi_fabric_attr *attr,
+			       struct fid_fabric **fabric, void *context)
+{
+	struct kstream_fabric *fab;
+	struct fi_info *h, *core;
+	bool fail = false;
+	int ret;
+
+	if (!attr->prov_name || !strchr(attr->prov_name, ';'))
+		return -EINVAL;
+	h = fi_allocinfo(GFP_KERNEL);
+	if (!h)
+		return -ENOMEM;
+	kstream_core_hints(h);
+	h->fabric_attr->name = kstream_strdup(attr->name, &fail);
+	h->fabric_attr->prov_name = kstream_strdup(attr->prov_name, &fail);
+	if (fail) {
+		fi_freeinfo(h);
+		return -ENOMEM;
+	}
+	ret = kofi_getinfo_core(attr->api_version ? attr->api_version :
+				fi_version(), NULL, NULL, 0, h, &kstream_prov,
+				&core);
+	fi_freeinfo(h);
+	if (ret)
+		return ret == -ENODATA ? -ENODEV : ret;
+	fab = kzalloc(sizeof(*fab), GFP_KERNEL);
+	if (!fab) {
+		fi_freeinfo(core);
+		return -ENOMEM;
+	}
+	ret = fi_fabric(core->fabric_attr, &fab->core, NULL);
+	fi_freeinfo(core);
+	if (ret) {
+		kfree(fab);
+		return ret;
+	}
+	kofi_fid_init(&fab->fabric.fid, FI_CLASS_FABRIC, &kstream_fabric_fi_ops,
+		      context);
+	fab->fabric.ops = &kstream_fabric_ops;
+	*fabric = &fab->fabric;
+	return 0;
+}
+
+struct kofi_provider kstream_prov = {
+	.name = KSTREAM_PROV_NAME,
+	.version = KSTREAM_PROV_VERSION,
+	.fi_version = FI_VERSION(FI_MAJOR_VERSION, FI_MINOR_VERSION),
+	.owner = THIS_MODULE,
+	.priority = KOFI_PRIO_UTIL,
+	.flags = KOFI_PROV_UTIL,
+	.getinfo = kstream_getinfo,
+	.fabric = kstream_fabric_open,
+};
+
+static int __init kstream_init(void)
+{
+	int ret;
+
+	BUILD_BUG_ON(sizeof(struct kstream_conn_wire) != KSTREAM_CONN_LEN_EXT);
+	kstream_wq = alloc_workqueue("kofi_kstream", WQ_HIGHPRI, 0);
+	if (!kstream_wq)
+		return -ENOMEM;
+	ret = kofi_provider_register(&kstream_prov);
+	if (ret) {
+		destroy_workqueue(kstream_wq);
+		return ret;
+	}
+	return 0;
+}
+
+static void __exit kstream_exit(void)
+{
+	kofi_provider_deregister(&kstream_prov);
+	destroy_workqueue(kstream_wq);
+}
+
+module_init(kstream_init);
+module_exit(kstream_exit);
+
+MODULE_DESCRIPTION("kOFI kstream provider: byte streams over RMA (rsockets v1)");
+MODULE_LICENSE("Dual BSD/GPL");

@@ -1,0 +1,522 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * kstream: progress - the core completions, receive credits and ring
+ * updates, control messages, keepalive and stream errors.
+ *
+ * Every message is an RMA write with 32 bits of remote CQ data (rsockets'
+ * write with immediate), each consuming one of the zero-length receives
+ * posted on the core endpoint.  The functions marked "lock held" run under
+ * kstream_ep.lock and never sleep.
+ */
+#include <linux/slab.h>
+#include "kstream.h"
+
+/**
+ * kstream_wake() - tell waiters that readiness may have changed
+ * @kep: the endpoint
+ *
+ * Context: any context; the endpoint lock must not be held.
+ */
+void kstream_wake(struct kstream_ep *kep)
+{
+	void (*notify)(void *arg);
+	unsigned long flags;
+	void *arg;
+
+	wake_up_all(&kep->wq);
+	spin_lock_irqsave(&kep->lock, flags);
+	notify = kep->notify;
+	arg = kep->notify_arg;
+	spin_unlock_irqrestore(&kep->lock, flags);
+	if (notify)
+		notify(arg);
+}
+
+/**
+ * kstream_fail() - end the stream with an error (lock held)
+ * @kep: the endpoint
+ * @err: positive errno
+ *
+ * The progress work then reports it on the EQ and ends the core
+ * connection.  The first error wins.
+ *
+ * Context: any context, endpoint lock held.
+ */
+void kstream_fail(struct kstream_ep *kep, int err)
+{
+	if (kep->err || kep->closing)
+		return;
+	kep->err = err;
+	kep->err_report = true;
+	if (kep->state == KSTREAM_CONNECTED || kep->state == KSTREAM_CONNECTING)
+		kep->state = KSTREAM_DOWN;
+	queue_work(kstream_wq, &kep->work);
+}
+
+/**
+ * kstream_post_write() - post an RMA write to the peer (lock held)
+ * @kep: the endpoint
+ * @iov: local source, or NULL for a zero-length write
+ * @desc: descriptors of @iov
+ * @cnt: entries of @iov
+ * @addr: remote address
+ * @key: remote key
+ * @imm: the immediate (remote CQ data)
+ * @ctx: transmit context (kind | value << 2)
+ * @with_imm: false for a plain write (keepalive)
+ *
+ * Context: any context, endpoint lock held.
+ * Return: 0 or the core's error.
+ */
+int kstream_post_write(struct kstream_ep *kep, struct kvec *iov,
+		       void **desc, size_t cnt, u64 addr, u64 key,
+		       u32 imm, unsigned long ctx, bool with_imm)
+{
+	struct fi_rma_iov rma = { .addr = addr, .key = key };
+	struct fi_msg_rma msg = {
+		.iov_type = FI_IOV_KVEC,
+		.msg_iov = iov,
+		.desc = cnt ? desc : NULL,
+		.iov_count = cnt,
+		.addr = FI_ADDR_UNSPEC,
+		.rma_iov = &rma,
+		.rma_iov_count = 1,
+		.context = (void *)ctx,
+		.data = imm,
+	};
+	size_t i;
+	int ret;
+
+	if (!kep->core_ep || kep->closing)
+		return -ENOTCONN;
+	for (i = 0; i < cnt; i++)
+		rma.len += iov[i].iov_len;
+	ret = fi_writemsg(kep->core_ep, &msg, FI_COMPLETION |
+			  (with_imm ? FI_REMOTE_CQ_DATA : 0));
+	if (!ret) {
+		kep->tx_out++;
+		kep->tx_sent_since = true;
+	}
+	return ret;
+}
+
+static bool kstream_ctrl_avail(struct kstream_ep *kep)
+{
+	return kep->ctrl_seqno != kep->ctrl_max_seqno;
+}
+
+/**
+ * kstream_send_ctrl() - send a CTRL message (lock held)
+ * @kep: the endpoint
+ * @ctrl: KSTREAM_CTRL_DISCONNECT or KSTREAM_CTRL_SHUTDOWN
+ *
+ * Without a free control slot the message is sent by the progress work as
+ * soon as one frees.
+ *
+ * Context: any context, endpoint lock held.
+ * Return: 0 if posted; -EAGAIN if deferred; the core's error.
+ */
+int kstream_send_ctrl(struct kstream_ep *kep, u32 ctrl)
+{
+	int ret;
+
+	if (!kstream_ctrl_avail(kep)) {
+		kep->ctrl_pending = ctrl;
+		return -EAGAIN;
+	}
+	ret = kstream_post_write(kep, NULL, NULL, 0, kep->remote_sgl.addr,
+				 kep->remote_sgl_key,
+				 kstream_msg(KSTREAM_OP_CTRL, ctrl),
+				 ctrl << 2 | KSTREAM_TX_CTRL, true);
+	if (!ret) {
+		kep->ctrl_seqno++;
+		kep->ctrl_pending = -1;
+	}
+	return ret;
+}
+
+static u64 kstream_rbuf_addr(struct kstream_ep *kep, u32 off)
+{
+	if (kep->virt)
+		return (u64)(uintptr_t)(kep->rbuf + off);
+	return off;
+}
+
+/* rsockets' rs_send_credits(): a ring half and/or credits (lock held). */
+static int kstream_send_credits(struct kstream_ep *kep)
+{
+	u32 half = kep->rbuf_size / 2;
+	u32 imm = kstream_msg(KSTREAM_OP_SGL, (u16)(kep->rseq_no +
+						    kep->rq_size));
+	struct kstream_sge *slot;
+	struct kvec iov;
+	void *desc;
+	int ret;
+
+	if (kep->rbuf_avail >= half) {
+		slot = (struct kstream_sge *)(kep->sbuf + kep->sbuf_size) +
+		       kep->ctrl_seqno % KSTREAM_CTRL_SLOTS;
+		slot->addr = kstream_rbuf_addr(kep, kep->rbuf_free_off);
+		slot->key = lower_32_bits(fi_mr_key(kep->rmr));
+		slot->length = half;
+		if (kep->swap_sgl)
+			kstream_sge_swap(slot);
+		iov.iov_base = slot;
+		iov.iov_len = sizeof(*slot);
+		desc = fi_mr_desc(kep->smr);
+		ret = kstream_post_write(kep, &iov, &desc, 1,
+					 kep->remote_sgl.addr + kep->remote_sge *
+					 sizeof(struct kstream_sge),
+					 kep->remote_sgl_key, imm,
+					 KSTREAM_TX_CTRL, true);
+		if (ret)
+			return ret;
+		kep->rbuf_avail -= half;
+		kep->rbuf_adv += half;
+		kep->rbuf_free_off += half;
+		if (kep->rbuf_free_off >= kep->rbuf_size)
+			kep->rbuf_free_off = 0;
+		if (++kep->remote_sge == KSTREAM_SGL_SIZE)
+			kep->remote_sge = 0;
+	} else {
+		ret = kstream_post_write(kep, NULL, NULL, 0,
+					 kep->remote_sgl.addr,
+					 kep->remote_sgl_key, imm,
+					 KSTREAM_TX_CTRL, true);
+		if (ret)
+			return ret;
+	}
+	kep->ctrl_seqno++;
+	kep->rseq_comp = kep->rseq_no + kep->rq_size / 2;
+	return 0;
+}
+
+/**
+ * kstream_update_credits() - give the peer ring space and credits when due
+ * @kep: the endpoint (lock held)
+ *
+ * As rsockets: when half the ring or half the credits were consumed and a
+ * control slot is free.
+ *
+ * Context: any context, endpoint lock held.
+ */
+void kstream_update_credits(struct kstream_ep *kep)
+{
+	int ret;
+
+	if (kep->state != KSTREAM_CONNECTED || kep->err)
+		return;
+	if (kep->ctrl_pending >= 0 && kstream_ctrl_avail(kep)) {
+		ret = kstream_send_ctrl(kep, kep->ctrl_pending);
+		if (ret && ret != -EAGAIN)
+			kstream_fail(kep, -ret);
+	}
+	while (kstream_ctrl_avail(kep) && kep->ctrl_pending < 0 &&
+	       (kep->rbuf_avail >= kep->rbuf_size / 2 ||
+		(s16)(kep->rseq_no - kep->rseq_comp) >= 0)) {
+		ret = kstream_send_credits(kep);
+		if (ret) {
+			if (ret != -EAGAIN)
+				kstream_fail(kep, -ret);
+			break;
+		}
+	}
+}
+
+/**
+ * kstream_post_recvs() - post the zero-length receives still missing
+ * @kep: the endpoint
+ *
+ * Context: any context; takes the endpoint lock.
+ */
+void kstream_post_recvs(struct kstream_ep *kep)
+{
+	struct fi_msg msg = { .iov_type = FI_IOV_KVEC, .addr = FI_ADDR_UNSPEC };
+	unsigned long flags;
+	int ret = 0;
+
+	spin_lock_irqsave(&kep->lock, flags);
+	while (kep->core_ep && !kep->closing && kep->rx_posted < kep->rq_size) {
+		ret = fi_recvmsg(kep->core_ep, &msg, FI_COMPLETION);
+		if (ret)
+			break;
+		kep->rx_posted++;
+	}
+	if (ret && ret != -EAGAIN && kep->state == KSTREAM_CONNECTED)
+		kstream_fail(kep, -ret);
+	spin_unlock_irqrestore(&kep->lock, flags);
+}
+
+/* A transmit completion (lock held). */
+static void kstream_tx_done(struct kstream_ep *kep, unsigned long ctx,
+			    int err)
+{
+	if (kep->tx_out)
+		kep->tx_out--;
+	switch (ctx & 3) {
+	case KSTREAM_TX_DATA:
+		kep->sqe_avail++;
+		kep->sbuf_avail += ctx >> 2;
+		break;
+	default:
+		kep->ctrl_max_seqno++;
+		break;
+	}
+	if (err && err != ECANCELED)
+		kstream_fail(kep, err);
+}
+
+/* Take a ring update the peer wrote into our target SGL (lock held). */
+static int kstream_take_sge(struct kstream_ep *kep)
+{
+	struct kstream_sge *t = &kep->tsgl[kep->next_update];
+	struct kstream_sge s;
+
+	s.addr = READ_ONCE(t->addr);
+	s.key = READ_ONCE(t->key);
+	s.length = READ_ONCE(t->length);
+	if (!s.length)
+		return 0;	/* credits only */
+	if (!kstream_sge_valid(&s, INT_MAX) ||
+	    kep->target[kep->next_update].length)
+		return -EPROTO;
+	kep->target[kep->next_update] = s;
+	memset(t, 0, sizeof(*t));
+	kep->next_update ^= 1;
+	return 0;
+}
+
+/* A message from the peer (lock held). */
+static void kstream_rx_msg(struct kstream_ep *kep, u64 flags, u32 msg)
+{
+	u32 data = kstream_msg_data(msg);
+
+	if (!(flags & FI_REMOTE_CQ_DATA) ||
+	    !kstream_msg_valid(msg, 0)) {
+		kstream_fail(kep, EPROTO);
+		return;
+	}
+	switch (kstream_msg_op(msg)) {
+	case KSTREAM_OP_DATA:
+		if (data > kep->rbuf_adv || kep->rd_eof ||
+		    kep->rmsg_count >= kep->rmsg_size) {
+			kstream_fail(kep, EPROTO);
+			return;
+		}
+		kep->rbuf_adv -= data;
+		if (!data) {
+			kep->rseq_no++;
+			return;
+		}
+		kep->rmsg[(kep->rmsg_head + kep->rmsg_count) % kep->rmsg_size] =
+			data;
+		kep->rmsg_count++;
+		kep->rbuf_data += data;
+		return;
+	case KSTREAM_OP_SGL:
+		if (!kstream_credits_ok(kep->sseq_no, kep->sseq_comp,
+					(u16)data) || kstream_take_sge(kep)) {
+			kstream_fail(kep, EPROTO);
+			return;
+		}
+		kep->sseq_comp = data;
+		return;
+	case KSTREAM_OP_CTRL:
+		if (data == KSTREAM_CTRL_DISCONNECT) {
+			kep->rd_eof = true;
+			kep->peer_gone = true;
+		} else if (data == KSTREAM_CTRL_SHUTDOWN) {
+			kep->rd_eof = true;
+		}
+		return;
+	default:
+		kstream_fail(kep, EPROTO);
+	}
+}
+
+static bool kstream_poll_cq(struct kstream_ep *kep, struct fid_cq *cq,
+			    bool tx)
+{
+	struct fi_cq_data_entry e[8];
+	struct fi_cq_err_entry err;
+	unsigned long flags;
+	bool any = false;
+	ssize_t n, i;
+
+	for (;;) {
+		n = fi_cq_read(cq, e, ARRAY_SIZE(e));
+		if (n == -FI_EAVAIL) {
+			memset(&err, 0, sizeof(err));
+			if (fi_cq_readerr(cq, &err, 0) != 1)
+				break;
+			spin_lock_irqsave(&kep->lock, flags);
+			if (tx) {
+				kstream_tx_done(kep, (unsigned long)
+						err.op_context, err.err);
+			} else {
+				if (kep->rx_posted)
+					kep->rx_posted--;
+				if (err.err != ECANCELED && !kep->rd_eof)
+					kstream_fail(kep, err.err ? err.err :
+						     EIO);
+			}
+			spin_unlock_irqrestore(&kep->lock, flags);
+			any = true;
+			continue;
+		}
+		if (n <= 0)
+			break;
+		spin_lock_irqsave(&kep->lock, flags);
+		for (i = 0; i < n; i++) {
+			if (tx) {
+				kstream_tx_done(kep, (unsigned long)
+						e[i].op_context, 0);
+			} else {
+				if (kep->rx_posted)
+					kep->rx_posted--;
+				kstream_rx_msg(kep, e[i].flags, (u32)e[i].data);
+			}
+		}
+		spin_unlock_irqrestore(&kep->lock, flags);
+		any = true;
+	}
+	return any;
+}
+
+/* Drain both core CQs, repost receives, send what is due. */
+static void kstream_progress_poll(struct kstream_ep *kep)
+{
+	unsigned long flags;
+	bool rx;
+
+	kstream_poll_cq(kep, kep->tx_cq, true);
+	rx = kstream_poll_cq(kep, kep->rx_cq, false);
+	if (rx)
+		kstream_post_recvs(kep);
+	spin_lock_irqsave(&kep->lock, flags);
+	kstream_update_credits(kep);
+	spin_unlock_irqrestore(&kep->lock, flags);
+}
+
+/**
+ * kstream_connected() - the connection is up: start the stream
+ * @kep: the endpoint
+ *
+ * Context: process context (the progress work).
+ */
+void kstream_connected(struct kstream_ep *kep)
+{
+	unsigned long flags;
+	size_t ka;
+
+	spin_lock_irqsave(&kep->lock, flags);
+	if (kep->state == KSTREAM_CONNECTING)
+		kep->state = KSTREAM_CONNECTED;
+	ka = kep->opts.keepalive;
+	spin_unlock_irqrestore(&kep->lock, flags);
+	kstream_post_recvs(kep);
+	spin_lock_irqsave(&kep->lock, flags);
+	kstream_update_credits(kep);
+	if (ka && !kep->closing)
+		queue_delayed_work(kstream_wq, &kep->keepalive, ka * HZ);
+	spin_unlock_irqrestore(&kep->lock, flags);
+}
+
+/**
+ * kstream_progress_work() - the progress of one endpoint
+ * @work: kstream_ep.work
+ *
+ * Kicked by the core CQs and EQ and by stream errors.
+ *
+ * Context: workqueue (process context).
+ */
+void kstream_progress_work(struct work_struct *work)
+{
+	struct kstream_ep *kep = container_of(work, struct kstream_ep, work);
+	struct {
+		struct fi_eq_cm_entry e;
+		u8 data[FI_CM_DATA_MAX];
+	} ent;
+	struct fi_eq_err_entry eqerr;
+	unsigned long flags;
+	bool report, stop;
+	u32 event;
+	ssize_t n;
+	int err;
+
+	spin_lock_irqsave(&kep->lock, flags);
+	stop = kep->closing || !kep->core_ep;
+	spin_unlock_irqrestore(&kep->lock, flags);
+	if (stop)
+		return;
+
+	kstream_progress_poll(kep);
+	for (;;) {
+		n = fi_eq_read(kep->core_eq, &event, &ent, sizeof(ent), 0);
+		if (n == -FI_EAVAIL) {
+			memset(&eqerr, 0, sizeof(eqerr));
+			if (fi_eq_readerr(kep->core_eq, &eqerr, 0) < 0)
+				break;
+			kstream_progress_poll(kep);
+			kstream_cm_error(kep, eqerr.err ? eqerr.err : EIO);
+			continue;
+		}
+		if (n < 0)
+			break;
+		/* What the core completed before the event comes first. */
+		kstream_progress_poll(kep);
+		kstream_cm_event(kep, event, ent.data,
+				 n - (ssize_t)sizeof(ent.e));
+	}
+
+	spin_lock_irqsave(&kep->lock, flags);
+	report = kep->err_report;
+	kep->err_report = false;
+	err = kep->err;
+	spin_unlock_irqrestore(&kep->lock, flags);
+	if (report) {
+		kofi_eq_write_err(kep->eq, &kep->ep.fid, kep->ep.fid.context,
+				  err, 0, NULL, 0);
+		fi_shutdown(kep->core_ep, 0);
+	}
+	kstream_wake(kep);
+}
+
+/**
+ * kstream_keepalive_work() - send a keepalive when nothing was sent
+ * @work: kstream_ep.keepalive
+ *
+ * A zero-length plain RDMA write, as rsockets sends; it fails the stream
+ * through its completion if the peer is gone.
+ *
+ * Context: workqueue (process context).
+ */
+void kstream_keepalive_work(struct work_struct *work)
+{
+	struct kstream_ep *kep = container_of(to_delayed_work(work),
+					      struct kstream_ep, keepalive);
+	unsigned long flags;
+	int ret;
+
+	spin_lock_irqsave(&kep->lock, flags);
+	if (kep->state != KSTREAM_CONNECTED || kep->closing) {
+		spin_unlock_irqrestore(&kep->lock, flags);
+		return;
+	}
+	if (!kep->tx_sent_since && kstream_ctrl_avail(kep)) {
+		ret = kstream_post_write(kep, NULL, NULL, 0,
+					 kep->remote_sgl.addr,
+					 kep->remote_sgl_key,
+					 kstream_msg(KSTREAM_OP_CTRL,
+						     KSTREAM_CTRL_KEEPALIVE),
+					 KSTREAM_TX_KEEPALIVE, false);
+		if (!ret)
+			kep->ctrl_seqno++;
+		else if (ret != -EAGAIN)
+			kstream_fail(kep, -ret);
+	}
+	kep->tx_sent_since = false;
+	queue_delayed_work(kstream_wq, &kep->keepalive,
+			   kep->opts.keepalive * HZ);
+	spin_unlock_irqrestore(&kep->lock, flags);
+}
