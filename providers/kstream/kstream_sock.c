@@ -23,6 +23,7 @@
 #include <kofi/fi_endpoint.h>
 #include <kofi/fi_eq.h>
 #include <kofi/fi_errno.h>
+#include "kstream.h"
 #include "kstream_sock.h"
 
 /* An EQ entry with the largest connection data. */
@@ -830,7 +831,6 @@ EXPORT_SYMBOL_GPL(kstream_connect);
  */
 int kstream_shutdown(struct kstream_sock *ks, int how)
 {
-	u64 fl;
 	int ret;
 
 	if (!ks || how < SHUT_RD || how > SHUT_RDWR)
@@ -840,20 +840,7 @@ int kstream_shutdown(struct kstream_sock *ks, int how)
 		ret = -ENOTCONN;
 		goto out;
 	}
-	switch (how) {
-	case SHUT_RD:
-		fl = FI_RECV;
-		break;
-	case SHUT_WR:
-		fl = FI_SEND;
-		break;
-	default:
-		fl = 0;
-		break;
-	}
-	ret = fi_shutdown(ks->ep, fl);
-	if (ret && how == SHUT_RD)
-		ret = 0;	/* local only */
+	ret = kstream_ep_shutdown(ks->ep, how);
 	if (!ret)
 		ks->shut |= how == SHUT_RD ? KSK_SHUT_RD :
 			    how == SHUT_WR ? KSK_SHUT_WR : KSK_SHUT_BOTH;
@@ -881,7 +868,7 @@ void kstream_release(struct kstream_sock *ks)
 		return;
 	if (ks->ep && ksk_progress(ks) == KSK_CONNECTED &&
 	    (ks->shut & KSK_SHUT_BOTH) != KSK_SHUT_BOTH)
-		fi_shutdown(ks->ep, 0);
+		kstream_ep_shutdown(ks->ep, SHUT_RDWR);
 	ksk_teardown(ks);
 	mutex_destroy(&ks->lock);
 	kfree(ks->prov);

@@ -15,6 +15,7 @@
 #include <linux/time64.h>
 #include <net/sock.h>
 #include <kofi/fi_endpoint.h>
+#include "kstream.h"
 #include "kstream_sock.h"
 
 static int ksk_setopt(struct fid *fid, int name, size_t val)
@@ -290,7 +291,10 @@ static int ksk_int_opt(struct kstream_sock *ks, int level, int optname,
 			*val = o->keepalive;
 			return 0;
 		case SO_ERROR:
-			*val = -ksk_take_err(ks);
+			*val = ksk_take_err(ks);
+			if (!*val && ks->ep)
+				*val = min(kstream_ep_error(ks->ep), 0);
+			*val = -*val;
 			return 0;
 		}
 	} else if (level == IPPROTO_TCP && optname == TCP_NODELAY) {
