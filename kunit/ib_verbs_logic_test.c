@@ -171,6 +171,74 @@ static void ibvt_cm_data_test(struct kunit *test)
 						   &len));
 }
 
+static void ibvt_cm_raw_test(struct kunit *test)
+{
+	u8 data[IBV_CM_RAW_REP_MAX + 1], buf[IBV_CM_RAW_REP_MAX + 1];
+	const void *p;
+	size_t len;
+	int i;
+
+	for (i = 0; i < sizeof(data); i++)
+		data[i] = i + 1;
+	/* Raw: the bytes as given, no size byte, up to the message's limit. */
+	KUNIT_EXPECT_EQ(test, ibv_cm_data_build(buf, data, 40, true,
+						IBV_CM_RAW_REQ_MAX), 40);
+	KUNIT_EXPECT_EQ(test, memcmp(buf, data, 40), 0);
+	KUNIT_EXPECT_EQ(test, ibv_cm_data_build(buf, data, IBV_CM_RAW_REQ_MAX,
+						true, IBV_CM_RAW_REQ_MAX),
+			IBV_CM_RAW_REQ_MAX);
+	KUNIT_EXPECT_EQ(test, ibv_cm_data_build(buf, data,
+						IBV_CM_RAW_REQ_MAX + 1, true,
+						IBV_CM_RAW_REQ_MAX), -EINVAL);
+	KUNIT_EXPECT_EQ(test, ibv_cm_data_build(buf, data, IBV_CM_RAW_REP_MAX,
+						true, IBV_CM_RAW_REP_MAX),
+			IBV_CM_RAW_REP_MAX);
+	KUNIT_EXPECT_EQ(test, ibv_cm_data_build(buf, data, IBV_CM_RAW_REJ_MAX + 1,
+						true, IBV_CM_RAW_REJ_MAX), -EINVAL);
+	KUNIT_EXPECT_EQ(test, ibv_cm_data_build(buf, NULL, 0, true,
+						IBV_CM_RAW_REQ_MAX), 0);
+	KUNIT_EXPECT_EQ(test, ibv_cm_data_build(buf, NULL, 1, true,
+						IBV_CM_RAW_REQ_MAX), -EINVAL);
+	/* Not raw: libfabric's format, whatever the raw limit. */
+	KUNIT_EXPECT_EQ(test, ibv_cm_data_build(buf, data, 40, false,
+						IBV_CM_RAW_REP_MAX), 41);
+	KUNIT_EXPECT_EQ(test, buf[0], 40);
+	KUNIT_EXPECT_EQ(test, ibv_cm_data_build(buf, data, 56, false,
+						IBV_CM_RAW_REP_MAX), -EINVAL);
+
+	/* Raw receive: every byte delivered, padding included. */
+	p = ibv_cm_data_get(data, 56, true, 256, &len);
+	KUNIT_EXPECT_PTR_EQ(test, p, (const void *)data);
+	KUNIT_EXPECT_EQ(test, len, 56);
+	p = ibv_cm_data_get(data, IBV_CM_RAW_REP_MAX, true, 100, &len);
+	KUNIT_EXPECT_EQ(test, len, 100);
+	KUNIT_EXPECT_NULL(test, ibv_cm_data_get(NULL, 56, true, 256, &len));
+	KUNIT_EXPECT_EQ(test, len, 0);
+	KUNIT_EXPECT_NULL(test, ibv_cm_data_get(data, 0, true, 256, &len));
+	/* Not raw: the size byte decides (data[0] is 1). */
+	p = ibv_cm_data_get(data, 56, false, 256, &len);
+	KUNIT_EXPECT_PTR_EQ(test, p, (const void *)(data + 1));
+	KUNIT_EXPECT_EQ(test, len, 1);
+}
+
+static void ibvt_imm_test(struct kunit *test)
+{
+	__be32 imm = ibv_imm_data(0xe0000001);
+	const u8 *b = (const u8 *)&imm;
+
+	/* Network byte order on the wire: what be32toh() at the peer reads. */
+	KUNIT_EXPECT_EQ(test, b[0], 0xe0);
+	KUNIT_EXPECT_EQ(test, b[1], 0x00);
+	KUNIT_EXPECT_EQ(test, b[2], 0x00);
+	KUNIT_EXPECT_EQ(test, b[3], 0x01);
+	imm = ibv_imm_data(0x11223344);
+	KUNIT_EXPECT_EQ(test, b[0], 0x11);
+	KUNIT_EXPECT_EQ(test, b[3], 0x44);
+	/* cq_data_size 4: the upper half of a 64-bit value is not sent. */
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(ibv_imm_data(0x1234567811223344ULL)),
+			0x11223344U);
+}
+
 static void ibvt_mr_pages_test(struct kunit *test)
 {
 	KUNIT_EXPECT_EQ(test, ibv_mr_pages(0x1000, 0, 4096), 0UL);
@@ -202,6 +270,8 @@ static struct kunit_case ibvt_cases[] = {
 	KUNIT_CASE(ibvt_cm_errno_test),
 	KUNIT_CASE(ibvt_wc_errno_test),
 	KUNIT_CASE(ibvt_cm_data_test),
+	KUNIT_CASE(ibvt_cm_raw_test),
+	KUNIT_CASE(ibvt_imm_test),
 	KUNIT_CASE(ibvt_mr_pages_test),
 	{}
 };

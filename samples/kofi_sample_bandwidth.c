@@ -18,6 +18,7 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/delay.h>
+#include <linux/sizes.h>
 #include "kofi_sample.h"
 
 static char *prov = "ksocket";
@@ -66,6 +67,8 @@ module_param(result, int, 0444);
 MODULE_PARM_DESC(result, "outcome of the run: 0 or a negative errno (read only)");
 
 enum { BW_MSG, BW_WRITE, BW_READ };
+/* Bytes of receive slots the server posts for messages, at most. */
+#define BW_SLOTS_MAX	SZ_1M
 static int bw_op;
 
 static int bw_check(const u8 *buf, size_t len, unsigned int k)
@@ -221,9 +224,18 @@ static int __init bw_init(void)
 	}
 	for (i = 0; i < nsizes; i++)
 		max = max_t(size_t, max, sizes[i]);
-	/* Room for a window of receive slots, within 16 MiB. */
-	c.half = max_t(size_t, max, min_t(size_t, (size_t)window * max,
-					  16 << 20));
+	/*
+	 * Messages: room for a window of receive slots, within 1 MiB (the
+	 * server keeps fewer slots posted if they do not fit).  RMA: one
+	 * transfer.  The whole buffer is one registered region, and a
+	 * provider may limit its size: ib_verbs registers by FRWR, at most
+	 * the device's page list (rxe: 512 pages, 2 MiB of vmalloc'd
+	 * memory).
+	 */
+	c.half = max;
+	if (bw_op == BW_MSG)
+		c.half = max_t(size_t, max, min_t(size_t, (size_t)window * max,
+						  BW_SLOTS_MAX));
 	pr_info("%s over %s, %s, %u sizes, %u iters, window %u%s\n", role,
 		prov, op, nsizes, iters, window, verify ? ", verified" : "");
 	ret = ks_connect(&c, prov, !client, addr, port);

@@ -67,6 +67,11 @@ module_param(linger_ms, uint, 0444);
 MODULE_PARM_DESC(linger_ms,
 		 "client: after the pings, keep the idle connection up to this long and report how it ended (default 0)");
 
+static unsigned int keepalive_ms;
+module_param(keepalive_ms, uint, 0444);
+MODULE_PARM_DESC(keepalive_ms,
+		 "non-zero: set the endpoint's keepalive interval with fi_setopt(FI_OPT_KEEPALIVE_MS) (default 0: the provider's)");
+
 static unsigned int size = 64;
 module_param(size, uint, 0444);
 MODULE_PARM_DESC(size, "ping size in bytes, 26..65536 (default 64)");
@@ -261,6 +266,26 @@ static int rp_send(struct rp *r, u64 buf, u32 rkey, u32 len)
 	return rp_cq_wait(r->txcq, &e);
 }
 
+/* fi_setopt(FI_OPT_KEEPALIVE_MS), and read it back. */
+static int rp_set_keepalive(struct rp *r)
+{
+	size_t ms = keepalive_ms, got = 0, len = sizeof(got);
+	int ret;
+
+	ret = fi_setopt(&r->ep->fid, FI_OPT_ENDPOINT, FI_OPT_KEEPALIVE_MS,
+			&ms, sizeof(ms));
+	if (!ret)
+		ret = fi_getopt(&r->ep->fid, FI_OPT_ENDPOINT,
+				FI_OPT_KEEPALIVE_MS, &got, &len);
+	if (!ret && got != ms)
+		ret = -EPROTO;
+	if (ret)
+		pr_err("FI_OPT_KEEPALIVE_MS: %d\n", ret);
+	else
+		pr_info("endpoint keepalive %zu ms\n", got);
+	return ret;
+}
+
 static int rp_open_ep(struct rp *r)
 {
 	struct fi_cq_attr cq_attr = { .format = FI_CQ_FORMAT_DATA, .size = 64 };
@@ -281,6 +306,8 @@ static int rp_open_ep(struct rp *r)
 		ret = fi_ep_bind(r->ep, &r->rxcq->fid, FI_RECV);
 	if (!ret)
 		ret = fi_enable(r->ep);
+	if (!ret && keepalive_ms)
+		ret = rp_set_keepalive(r);
 	if (ret)
 		return ret;
 	ret = fi_mr_reg(r->domain, r->rdma_buf, size,

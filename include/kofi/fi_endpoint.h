@@ -38,6 +38,11 @@ struct fi_ops_rma;
  *                         peers that are not kOFI (rsockets).  Set on the
  *                         endpoint or passive endpoint before fi_connect(),
  *                         fi_listen() or fi_accept().  ib_verbs only.
+ * FI_OPT_KEEPALIVE_MS:    milliseconds between keepalive probes of a
+ *                         connected endpoint, 0 for none (the provider's
+ *                         default is its module parameter); a peer that
+ *                         stopped answering is reported as an ETIMEDOUT
+ *                         error entry on the EQ.  ib_verbs only.
  */
 #define FI_OPT_MIN_MULTI_RECV	0
 #define FI_OPT_CM_DATA_SIZE	1
@@ -48,6 +53,7 @@ struct fi_ops_rma;
 #define FI_OPT_TX_SIZE		6
 #define FI_OPT_RX_SIZE		7
 #define FI_OPT_CM_DATA_RAW	16
+#define FI_OPT_KEEPALIVE_MS	17
 
 /**
  * struct fi_msg - a message for fi_sendmsg() / fi_recvmsg()

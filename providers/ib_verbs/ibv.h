@@ -35,6 +35,8 @@
 #define IBV_VERSION		FI_VERSION(1, 0)
 /* SGEs a request carries at most (iov entries, or pages of vmalloc memory). */
 #define IBV_MAX_SGE		16
+/* Longest keepalive interval (FI_OPT_KEEPALIVE_MS): one day. */
+#define IBV_KEEPALIVE_MAX_MS	86400000U
 /* Largest message / RMA transfer (IB: 2 GiB). */
 #define IBV_MAX_MSG_SIZE	BIT(31)
 
@@ -130,6 +132,7 @@ struct ibv_domain {
  * @info: the info it was opened with (copy)
  * @backlog: listen backlog
  * @listening: fi_listen() succeeded
+ * @cm_raw: FI_OPT_CM_DATA_RAW: requests and rejects carry raw CM data
  */
 struct ibv_pep {
 	struct fid_pep pep;
@@ -139,6 +142,7 @@ struct ibv_pep {
 	struct fi_info *info;
 	int backlog;
 	bool listening;
+	bool cm_raw;
 };
 
 /**
@@ -147,12 +151,14 @@ struct ibv_pep {
  * @cm_id: the new connection's identifier, NULL once taken by an endpoint
  * @initiator_depth: the peer's initiator depth
  * @responder_resources: the peer's responder resources
+ * @cm_raw: it came to a raw (FI_OPT_CM_DATA_RAW) passive endpoint
  */
 struct ibv_connreq {
 	struct fid fid;
 	struct rdma_cm_id *cm_id;
 	u8 initiator_depth;
 	u8 responder_resources;
+	bool cm_raw;
 };
 
 /* Endpoint states. */
@@ -246,6 +252,7 @@ struct ibv_req {
  * @shutdown_reported: FI_SHUTDOWN or a connection error was reported
  * @max_sge: SGEs per work request the QP was created with
  * @max_sge_rd: SGEs per RDMA read
+ * @cm_raw: FI_OPT_CM_DATA_RAW: connection data without the size byte
  */
 struct ibv_ep {
 	struct fid_ep ep;
@@ -277,7 +284,7 @@ struct ibv_ep {
 	struct delayed_work keepalive;
 	bool ka_pending;
 	bool drained;
-	u8 conn_data[IBV_CM_HDR_SIZE + IBV_CM_DATA_MAX];
+	u8 conn_data[IBV_CM_RAW_REP_MAX];
 	u8 conn_len;
 	u8 peer_rd_atomic;
 	u8 peer_rd_resp;
@@ -288,6 +295,7 @@ struct ibv_ep {
 	bool shutdown_reported;
 	u32 max_sge;
 	u32 max_sge_rd;
+	bool cm_raw;
 };
 
 /**

@@ -20,7 +20,11 @@
  *   TIMEWAIT_EXIT                   nothing to report
  *
  * Connection data uses libfabric's verbs format: one size byte, then the
- * user's data (at most 55 bytes), so libfabric peers interoperate.
+ * user's data (at most 55 bytes), so libfabric peers interoperate.  With
+ * FI_OPT_CM_DATA_RAW (on the endpoint, or on the passive endpoint for the
+ * requests it gets and the endpoints accepting them) the user's data is
+ * the private data itself, and events carry every byte rdma_cm delivered,
+ * so peers with a format of their own (librdmacm's rsockets) interoperate.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -170,11 +174,13 @@ static int ibv_pep_connreq(struct ibv_pep *pep, struct rdma_cm_id *id,
 	cr->cm_id = id;
 	cr->initiator_depth = ev->param.conn.initiator_depth;
 	cr->responder_resources = ev->param.conn.responder_resources;
+	cr->cm_raw = READ_ONCE(pep->cm_raw);
 	kofi_fid_init(&cr->fid, FI_CLASS_CONNREQ, &ibv_connreq_fi_ops, NULL);
 	info->handle = &cr->fid;
 	id->context = &cr->fid;
-	data = ibv_cm_data_unpack(ev->param.conn.private_data,
-				  ev->param.conn.private_data_len, &len);
+	data = ibv_cm_data_get(ev->param.conn.private_data,
+			       ev->param.conn.private_data_len, cr->cm_raw,
+			       FI_CM_DATA_MAX, &len);
 	if (kofi_eq_write_cm(pep->eq, FI_CONNREQ, &pep->pep.fid, info, data,
 			     len)) {
 		/* The EQ is full: the user learns it from its overrun entry. */
@@ -252,12 +258,13 @@ static int ibv_pep_reject(struct fid_pep *fpep, struct fid *handle,
 			  const void *param, size_t paramlen)
 {
 	struct ibv_connreq *cr = container_of(handle, struct ibv_connreq, fid);
-	u8 buf[IBV_CM_HDR_SIZE + IBV_CM_DATA_MAX];
+	u8 buf[IBV_CM_RAW_REJ_MAX];
 	int len;
 
 	if (!ibv_is_connreq(handle))
 		return -EINVAL;
-	len = ibv_cm_data_pack(buf, param, paramlen);
+	len = ibv_cm_data_build(buf, param, paramlen, cr->cm_raw,
+				IBV_CM_RAW_REJ_MAX);
 	if (len < 0) {
 		ibv_connreq_reject(cr, NULL, 0);
 		return len;
@@ -347,12 +354,41 @@ static int ibv_pep_close(struct fid *fid)
 static int ibv_pep_getopt(struct fid *fid, int level, int optname,
 			  void *optval, size_t *optlen)
 {
-	if (level != FI_OPT_ENDPOINT || optname != FI_OPT_CM_DATA_SIZE)
+	struct ibv_pep *pep = container_of(fid, struct ibv_pep, pep.fid);
+	bool raw = READ_ONCE(pep->cm_raw);
+	size_t val;
+
+	if (level != FI_OPT_ENDPOINT)
 		return -ENOPROTOOPT;
+	switch (optname) {
+	case FI_OPT_CM_DATA_SIZE:
+		/* What fi_reject() may send. */
+		val = raw ? IBV_CM_RAW_REJ_MAX : IBV_CM_DATA_MAX;
+		break;
+	case FI_OPT_CM_DATA_RAW:
+		val = raw;
+		break;
+	default:
+		return -ENOPROTOOPT;
+	}
 	if (*optlen < sizeof(size_t))
 		return -EINVAL;
-	*(size_t *)optval = IBV_CM_DATA_MAX;
+	*(size_t *)optval = val;
 	*optlen = sizeof(size_t);
+	return 0;
+}
+
+static int ibv_pep_setopt(struct fid *fid, int level, int optname,
+			  const void *optval, size_t optlen)
+{
+	struct ibv_pep *pep = container_of(fid, struct ibv_pep, pep.fid);
+
+	if (level != FI_OPT_ENDPOINT || optname != FI_OPT_CM_DATA_RAW)
+		return -ENOPROTOOPT;
+	if (optlen != sizeof(size_t))
+		return -EINVAL;
+	/* Requests arriving from now on take the new setting. */
+	WRITE_ONCE(pep->cm_raw, !!*(const size_t *)optval);
 	return 0;
 }
 
@@ -364,6 +400,7 @@ static const struct fi_ops ibv_pep_fi_ops = {
 
 static const struct fi_ops_ep ibv_pep_ops = {
 	.getopt = ibv_pep_getopt,
+	.setopt = ibv_pep_setopt,
 };
 
 static const struct fi_ops_cm ibv_pep_cm_ops = {
@@ -488,9 +525,9 @@ static int ibv_ep_event(struct ibv_ep *ep, struct rdma_cm_id *id,
 		ibv_ep_set_connected(ep);
 		ibv_mr_register_pending(ep);
 		if (!ep->passive)
-			data = ibv_cm_data_unpack(ev->param.conn.private_data,
-						  ev->param.conn.private_data_len,
-						  &len);
+			data = ibv_cm_data_get(ev->param.conn.private_data,
+					       ev->param.conn.private_data_len,
+					       ep->cm_raw, FI_CM_DATA_MAX, &len);
 		report = 1;
 		break;
 	case IBV_CM_SHUTDOWN:
@@ -505,7 +542,9 @@ static int ibv_ep_event(struct ibv_ep *ep, struct rdma_cm_id *id,
 		err = ibv_cm_errno(ev->event, ev->status);
 		if (ev->event == RDMA_CM_EVENT_REJECTED) {
 			data = rdma_consumer_reject_data(id, ev, &rlen);
-			data = ibv_cm_data_unpack(data, data ? rlen : 0, &len);
+			data = ibv_cm_data_get(data, data ? rlen : 0,
+					       ep->cm_raw, FI_ERR_DATA_MAX,
+					       &len);
 		}
 		ibv_ep_stop(ep);
 		report = 3;
@@ -594,7 +633,8 @@ static int ibv_ep_connect(struct fid_ep *fep, const void *addr,
 		      ep->state >= IBV_EP_CONNECTING ? -EISCONN : -EINVAL;
 		goto out;
 	}
-	ret = ibv_cm_data_pack(ep->conn_data, param, paramlen);
+	ret = ibv_cm_data_build(ep->conn_data, param, paramlen, ep->cm_raw,
+				IBV_CM_RAW_REQ_MAX);
 	if (ret < 0)
 		goto out;
 	ep->conn_len = ret;
@@ -640,7 +680,8 @@ static int ibv_ep_accept(struct fid_ep *fep, const void *param,
 		ret = -EINVAL;
 		goto out;
 	}
-	ret = ibv_cm_data_pack(ep->conn_data, param, paramlen);
+	ret = ibv_cm_data_build(ep->conn_data, param, paramlen, ep->cm_raw,
+				IBV_CM_RAW_REP_MAX);
 	if (ret < 0)
 		goto out;
 	ep->conn_len = ret;

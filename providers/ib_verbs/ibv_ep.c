@@ -257,13 +257,14 @@ void ibv_ep_keepalive_work(struct work_struct *work)
 {
 	struct ibv_ep *ep = container_of(to_delayed_work(work), struct ibv_ep,
 					 keepalive);
+	unsigned int ms = READ_ONCE(ep->keepalive_ms);
 	struct ibv_req *req;
 	struct ib_rdma_wr wr = {};
 	bool again;
 
 	spin_lock_bh(&ep->lock);
-	again = ep->can_send;
-	if (ep->can_send && !ep->ka_pending) {
+	again = ep->can_send && ms;
+	if (again && !ep->ka_pending) {
 		req = &ep->reqs[ep->nreqs - 1];
 		req->cq = NULL;
 		req->nmap = 0;
@@ -275,8 +276,7 @@ void ibv_ep_keepalive_work(struct work_struct *work)
 	}
 	spin_unlock_bh(&ep->lock);
 	if (again)
-		schedule_delayed_work(&ep->keepalive,
-				      msecs_to_jiffies(ep->keepalive_ms));
+		schedule_delayed_work(&ep->keepalive, msecs_to_jiffies(ms));
 }
 
 static int ibv_ep_enable(struct ibv_ep *ep)
@@ -291,7 +291,6 @@ static int ibv_ep_enable(struct ibv_ep *ep)
 		return -EINVAL;
 	ep->inline_size = min_t(u32, ep->info->tx_attr->inject_size,
 				ibv_dev_max_inline(dom->dev));
-	ep->keepalive_ms = ibv_keepalive_ms;
 
 	mutex_lock(&ep->mutex);
 	if (ep->state != IBV_EP_IDLE) {
@@ -429,25 +428,79 @@ static int ibv_ep_close(struct fid *fid)
 static int ibv_ep_getopt(struct fid *fid, int level, int optname,
 			 void *optval, size_t *optlen)
 {
+	struct ibv_ep *ep = container_of(fid, struct ibv_ep, ep.fid);
+	size_t val;
+
 	if (level != FI_OPT_ENDPOINT)
 		return -ENOPROTOOPT;
-	if (*optlen < sizeof(size_t))
-		return -EINVAL;
+	mutex_lock(&ep->mutex);
 	switch (optname) {
 	case FI_OPT_CM_DATA_SIZE:
-		*(size_t *)optval = IBV_CM_DATA_MAX;
+		/* What fi_connect() (fi_accept() if passive) may send. */
+		if (!ep->cm_raw)
+			val = IBV_CM_DATA_MAX;
+		else
+			val = ep->passive ? IBV_CM_RAW_REP_MAX :
+			      IBV_CM_RAW_REQ_MAX;
+		break;
+	case FI_OPT_CM_DATA_RAW:
+		val = ep->cm_raw;
+		break;
+	case FI_OPT_KEEPALIVE_MS:
+		val = ep->keepalive_ms;
 		break;
 	default:
+		mutex_unlock(&ep->mutex);
 		return -ENOPROTOOPT;
 	}
+	mutex_unlock(&ep->mutex);
+	if (*optlen < sizeof(size_t))
+		return -EINVAL;
+	*(size_t *)optval = val;
 	*optlen = sizeof(size_t);
+	return 0;
+}
+
+/* A new keepalive interval; takes effect at once on a connection. */
+static int ibv_ep_set_keepalive(struct ibv_ep *ep, size_t ms)
+{
+	lockdep_assert_held(&ep->mutex);
+	if (ms > IBV_KEEPALIVE_MAX_MS)
+		return -EINVAL;
+	WRITE_ONCE(ep->keepalive_ms, ms);
+	if (ep->state != IBV_EP_CONNECTED)
+		return 0;
+	if (ms)
+		mod_delayed_work(system_wq, &ep->keepalive,
+				 msecs_to_jiffies(ms));
+	else
+		cancel_delayed_work(&ep->keepalive);
 	return 0;
 }
 
 static int ibv_ep_setopt(struct fid *fid, int level, int optname,
 			 const void *optval, size_t optlen)
 {
-	return -ENOPROTOOPT;
+	struct ibv_ep *ep = container_of(fid, struct ibv_ep, ep.fid);
+	size_t val;
+	int ret = 0;
+
+	if (level != FI_OPT_ENDPOINT || (optname != FI_OPT_CM_DATA_RAW &&
+					 optname != FI_OPT_KEEPALIVE_MS))
+		return -ENOPROTOOPT;
+	if (optlen != sizeof(size_t))
+		return -EINVAL;
+	val = *(const size_t *)optval;
+	mutex_lock(&ep->mutex);
+	if (optname == FI_OPT_KEEPALIVE_MS)
+		ret = ibv_ep_set_keepalive(ep, val);
+	/* The format is fixed once connection data went out. */
+	else if (ep->state == IBV_EP_IDLE || ep->state == IBV_EP_ENABLED)
+		ep->cm_raw = !!val;
+	else
+		ret = -EISCONN;
+	mutex_unlock(&ep->mutex);
+	return ret;
 }
 
 static const struct fi_ops ibv_ep_fi_ops = {
@@ -507,6 +560,7 @@ int ibv_endpoint(struct fid_domain *domain, struct fi_info *info,
 	spin_lock_init(&ep->lock);
 	init_completion(&ep->addr_done);
 	INIT_DELAYED_WORK(&ep->keepalive, ibv_ep_keepalive_work);
+	ep->keepalive_ms = min(ibv_keepalive_ms, IBV_KEEPALIVE_MAX_MS);
 	ep->state = IBV_EP_IDLE;
 	/* Before the cm_id's context becomes the endpoint. */
 	kofi_fid_init(&ep->ep.fid, FI_CLASS_EP, &ibv_ep_fi_ops, context);
@@ -528,6 +582,7 @@ int ibv_endpoint(struct fid_domain *domain, struct fi_info *info,
 		ep->passive = true;
 		ep->peer_rd_atomic = cr->initiator_depth;
 		ep->peer_rd_resp = cr->responder_resources;
+		ep->cm_raw = cr->cm_raw;
 		rdma_lock_handler(id);
 		id->context = &ep->ep.fid;
 		rdma_unlock_handler(id);

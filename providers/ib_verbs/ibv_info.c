@@ -10,7 +10,7 @@
  *   with a node): the device whose network device holds that address; the
  *   wildcard address offers every active device, keeping the port;
  * - a destination address: the device of the interface the route to it
- *   leaves through (or that holds it, for a local address);
+ *   leaves through (IPv4 or IPv6; or that holds it, for a local address);
  * - nothing: the device of the "iface" module parameter if set, else every
  *   active device, the first active device first (the default).
  */
@@ -23,6 +23,7 @@
 #include <linux/slab.h>
 #include <net/addrconf.h>
 #include <net/ip.h>
+#include <net/ipv6_stubs.h>
 #include <net/route.h>
 #include "ibv.h"
 
@@ -127,6 +128,32 @@ static struct net_device *ibv_netdev_by_addr(const struct sockaddr *sa)
 	return nd;
 }
 
+/* The device the IPv6 route to @sin6 leaves through, held, or NULL. */
+static struct net_device *ibv_netdev_by_route6(const struct sockaddr_in6 *sin6)
+{
+#if IS_ENABLED(CONFIG_IPV6)
+	struct flowi6 fl6 = {
+		.daddr = sin6->sin6_addr,
+		/* A link-local destination names its interface. */
+		.flowi6_oif = sin6->sin6_scope_id,
+	};
+	struct net_device *nd;
+	struct dst_entry *dst;
+
+	/* The stub works whether IPv6 is built in or a module (or absent). */
+	dst = ipv6_stub->ipv6_dst_lookup_flow(&init_net, NULL, &fl6, NULL);
+	if (IS_ERR(dst))
+		return NULL;
+	nd = dst->dev;
+	if (nd)
+		dev_hold(nd);
+	dst_release(dst);
+	return nd;
+#else
+	return NULL;
+#endif
+}
+
 /* The network device the route to @sa leaves through, held, or NULL. */
 static struct net_device *ibv_netdev_by_route(const struct sockaddr *sa)
 {
@@ -135,8 +162,12 @@ static struct net_device *ibv_netdev_by_route(const struct sockaddr *sa)
 	struct rtable *rt;
 
 	nd = ibv_netdev_by_addr(sa);	/* a local destination */
-	if (nd || sa->sa_family != AF_INET)
+	if (nd)
 		return nd;
+	if (sa->sa_family == AF_INET6)
+		return ibv_netdev_by_route6((const struct sockaddr_in6 *)sa);
+	if (sa->sa_family != AF_INET)
+		return NULL;
 	fl4.daddr = ((const struct sockaddr_in *)sa)->sin_addr.s_addr;
 	rt = ip_route_output_key(&init_net, &fl4);
 	if (IS_ERR(rt))

@@ -10,12 +10,15 @@
  *   it, a post without a credit is refused with -EAGAIN;
  * - rdma_cm event to kOFI outcome (EQ event or error) mapping;
  * - work completion status to errno mapping;
- * - libfabric's verbs CM data format (one size byte, then the data);
+ * - libfabric's verbs CM data format (one size byte, then the data), and
+ *   raw CM data (FI_OPT_CM_DATA_RAW);
+ * - the byte order of the immediate data of FI_REMOTE_CQ_DATA;
  * - the page layout of a memory region (how many pages an FRWR maps).
  */
 #ifndef _KOFI_IBV_LOGIC_H
 #define _KOFI_IBV_LOGIC_H
 
+#include <asm/byteorder.h>
 #include <linux/errno.h>
 #include <linux/kernel.h>
 #include <linux/string.h>
@@ -27,6 +30,15 @@
 #define IBV_CM_HDR_SIZE		1
 /* Largest user CM data: 56 bytes of IB CM REQ private data, less the header. */
 #define IBV_CM_DATA_MAX		55
+/*
+ * Raw CM data (FI_OPT_CM_DATA_RAW): what the IB CM carries after rdma_cm's
+ * own header for RDMA_PS_TCP, per message - REQ (fi_connect()), REP
+ * (fi_accept()) and REJ (fi_reject()).  The receiver gets the message's
+ * whole private data area, zero padded: 56, 196 and 148 bytes.
+ */
+#define IBV_CM_RAW_REQ_MAX	56
+#define IBV_CM_RAW_REP_MAX	196
+#define IBV_CM_RAW_REJ_MAX	148
 
 /**
  * struct ibv_credit - free slots of a work queue
@@ -236,6 +248,61 @@ static inline const void *ibv_cm_data_unpack(const void *priv, size_t privlen,
 		return NULL;
 	*len = p[0];
 	return p + IBV_CM_HDR_SIZE;
+}
+
+/**
+ * ibv_cm_data_build() - connection private data, in either format
+ * @buf: output, at least IBV_CM_HDR_SIZE + @len bytes (@len when @raw)
+ * @data: user data, or NULL
+ * @len: bytes of user data
+ * @raw: FI_OPT_CM_DATA_RAW: the data as given, no size byte
+ * @raw_max: largest raw data of the message (IBV_CM_RAW_*_MAX)
+ *
+ * Return: bytes written to @buf, or -EINVAL if @len is too large.
+ */
+static inline int ibv_cm_data_build(u8 *buf, const void *data, size_t len,
+				    bool raw, size_t raw_max)
+{
+	if (!raw)
+		return ibv_cm_data_pack(buf, data, len);
+	if (len > raw_max || (!data && len))
+		return -EINVAL;
+	if (len)
+		memcpy(buf, data, len);
+	return len;
+}
+
+/**
+ * ibv_cm_data_get() - the user data of received private data
+ * @priv: private data of the event, or NULL
+ * @privlen: its length
+ * @raw: FI_OPT_CM_DATA_RAW: every byte received is user data
+ * @max: most bytes to hand on (the EQ entry's limit)
+ * @len: set to the user data length
+ *
+ * Return: the user data, or NULL if there is none.
+ */
+static inline const void *ibv_cm_data_get(const void *priv, size_t privlen,
+					  bool raw, size_t max, size_t *len)
+{
+	if (!raw)
+		return ibv_cm_data_unpack(priv, privlen, len);
+	*len = priv ? min(privlen, max) : 0;
+	return *len ? priv : NULL;
+}
+
+/**
+ * ibv_imm_data() - the immediate of FI_REMOTE_CQ_DATA on the wire
+ * @data: the remote CQ data (cq_data_size 4: its low 32 bits)
+ *
+ * Big-endian, as libfabric's verbs provider and librdmacm's rsockets
+ * (htonl() to send, be32toh() to read).
+ *
+ * Return: the immediate data of the work request.
+ */
+static inline __be32 ibv_imm_data(u64 data)
+{
+	return cpu_to_be32(lower_32_bits(data));
 }
 
 /**

@@ -55,7 +55,7 @@ MODULE_PARM_DESC(ack_timeout,
 unsigned int ibv_keepalive_ms;
 module_param_named(keepalive_ms, ibv_keepalive_ms, uint, 0644);
 MODULE_PARM_DESC(keepalive_ms,
-		 "Keepalive interval of connected endpoints in ms: a zero-length RDMA write probes the peer (0 = off, default; FI_OPT_IBV_KEEPALIVE_MS per endpoint)");
+		 "Keepalive interval of connected endpoints in ms: a zero-length RDMA write probes the peer (0 = off, default; fi_setopt(FI_OPT_KEEPALIVE_MS) per endpoint)");
 
 static int ibv_fabric_close(struct fid *fid)
 {

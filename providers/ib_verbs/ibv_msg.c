@@ -258,7 +258,7 @@ ssize_t ibv_post_tx(struct ibv_ep *ep, const struct ibv_xfer *x)
 		break;
 	}
 	if (imm)
-		wr.wr.ex.imm_data = cpu_to_be32((u32)x->data);
+		wr.wr.ex.imm_data = ibv_imm_data(x->data);
 	wr.remote_addr = x->raddr;
 	wr.rkey = x->rkey;
 

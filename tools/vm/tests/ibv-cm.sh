@@ -5,10 +5,14 @@
 # libfabric's verbs format, a reject with data (ECONNREFUSED carrying the
 # data), a port nobody listens on (ECONNREFUSED), an address nobody has
 # (resolution fails), and connection data too long for the format.
+# Then raw connection data (FI_OPT_CM_DATA_RAW) with kofi_sample_cmraw:
+# 40 bytes each way arriving as all of rdma_cm's padded private data (56
+# bytes of REQ, 196 of REP, 148 of REJ), zero-length receives consumed by
+# fi_writedata() with their immediate data.
 . ./lib.sh
 
 M=/kofi/modules
-kernel_listening() { dmesg | grep -q "kofi_sample_rping: listening on .*:$1"; }
+kernel_listening() { dmesg | grep -q "kofi_sample_[a-z]*: listening on .*:$1"; }
 rp_result() { cat /sys/module/kofi_sample_rping/parameters/result; }
 # rp_is RESULT...: the sample finished with one of the results.
 rp_is() {
@@ -39,6 +43,16 @@ server_start() {
 	server_pid=$!
 	check "server listens on $port" wait_for 30 kernel_listening "$port"
 }
+# cr_is RESULT: kofi_sample_cmraw finished with RESULT.
+cr_is() {
+	r=$(cat /sys/module/kofi_sample_cmraw/parameters/result) || return 1
+	echo "result $r"
+	[ "$r" = "$1" ]
+}
+# raw_client ARGS...: the raw sample's client; it must succeed.
+raw_client() {
+	insmod $M/kofi_sample_cmraw.ko addr="$KOFI_PEER" "$@" && cr_is 0
+}
 server_done() {
 	wait "$server_pid"
 	rp_is "$@"
@@ -63,6 +77,25 @@ if [ "$KOFI_HOST" = 0 ]; then
 	check "server: rejected the request" server_done 0
 	check_output "server: logged the rejection" 'connection request rejected' dmesg
 	barrier refused
+
+	barrier raw-start
+	insmod $M/kofi_sample_cmraw.ko server=1 addr="$KOFI_SELF" port=7300 > /tmp/r.out 2>&1 &
+	raw_pid=$!
+	check "raw server listens" wait_for 30 kernel_listening 7300
+	barrier raw-listening
+	wait "$raw_pid"
+	check "raw server: request data, 3 writedata into zero-length receives" cr_is 0
+	check_output "raw server: the request's 56 bytes" "cm data: 56 bytes" dmesg
+	check_output "raw server: writes with data" "3 writes with data received" dmesg
+	rmmod kofi_sample_cmraw 2> /dev/null
+
+	insmod $M/kofi_sample_cmraw.ko server=1 reject=1 addr="$KOFI_SELF" port=7301 > /tmp/r.out 2>&1 &
+	raw_pid=$!
+	check "raw server (reject) listens" wait_for 30 kernel_listening 7301
+	barrier raw-reject
+	wait "$raw_pid"
+	check "raw server: rejected with raw data" cr_is 0
+	rmmod kofi_sample_cmraw 2> /dev/null
 else
 	barrier data
 	check "client: 2 pings with connection data" client 0 -- port=7190 count=2 cm_data=cli-hello
@@ -81,6 +114,17 @@ else
 		       rmmod kofi_sample_rping && echo \$r && case \$r in -110|-113|-101|-99) ;; *) false ;; esac"
 	check "client: 56 bytes of connection data are refused (EINVAL)" client -22 -- \
 		port=7190 cm_data=12345678901234567890123456789012345678901234567890123456
+
+	barrier raw-start
+	barrier raw-listening
+	check "raw client: accept data, 3 writedata" raw_client port=7300
+	check_output "raw client: the accept's 196 bytes" "cm data: 196 bytes" dmesg
+	rmmod kofi_sample_cmraw 2> /dev/null
+	barrier raw-reject
+	check "raw client: ECONNREFUSED with the reject's raw data" \
+		raw_client port=7301 reject=1
+	check_output "raw client: the reject's 148 bytes" "cm data: 148 bytes" dmesg
+	rmmod kofi_sample_cmraw 2> /dev/null
 fi
 check "rmmod kofi_ib_verbs" rmmod kofi_ib_verbs
 check "rmmod kofi" rmmod kofi
