@@ -57,6 +57,17 @@
  */
 __poll_t kstream_ep_poll(struct fid_ep *ep);
 
+/*
+ * Engine calls on an FI_EP_SOCK_STREAM endpoint (kernel-doc where they are
+ * defined, providers/kstream/): shut down one direction (SHUT_RD, SHUT_WR)
+ * or both (SHUT_RDWR, as fi_shutdown()); the error that ended the stream;
+ * a function called after every readiness change.
+ */
+int kstream_ep_shutdown(struct fid_ep *ep, int how);
+int kstream_ep_error(struct fid_ep *ep);
+void kstream_ep_set_notify(struct fid_ep *ep, void (*notify)(void *arg),
+			   void *arg);
+
 struct kstream_sock;
 
 /* SOL_RDMA-level options of kstream_setsockopt(), as rsocket(7). */

@@ -318,12 +318,9 @@ extern const struct fi_ops_msg kstream_msg_ops;
 __poll_t kstream_poll_locked(struct kstream_ep *kep);
 
 /*
- * Entry points for the socket layer (kstream_sock.c); each is documented
- * where it is defined.
+ * Entry points for the socket layer (kstream_sock.c) are declared in
+ * <kofi/kstream.h>: kstream_ep_poll(), kstream_ep_shutdown(),
+ * kstream_ep_error(), kstream_ep_set_notify().
  */
-int kstream_ep_shutdown(struct fid_ep *ep, int how);
-void kstream_ep_set_notify(struct fid_ep *ep, void (*notify)(void *arg),
-			   void *arg);
-int kstream_ep_error(struct fid_ep *ep);
 
 #endif /* _KSTREAM_H */

@@ -313,7 +313,7 @@ static int kstream_enable_if_idle(struct kstream_ep *kep)
 }
 
 static int kstream_cm_connect(struct fid_ep *ep, const void *addr,
-			   const void *param, size_t paramlen)
+			      const void *param, size_t paramlen)
 {
 	struct kstream_ep *kep = kstream_ep(ep);
 	u8 buf[KSTREAM_CONN_LEN_EXT];
@@ -340,7 +340,7 @@ static int kstream_cm_connect(struct fid_ep *ep, const void *addr,
 }
 
 static int kstream_cm_accept(struct fid_ep *ep, const void *param,
-			  size_t paramlen)
+			     size_t paramlen)
 {
 	struct kstream_ep *kep = kstream_ep(ep);
 	u8 buf[KSTREAM_CONN_LEN_EXT];

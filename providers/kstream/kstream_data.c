@@ -276,7 +276,7 @@ out:
 }
 
 static ssize_t kstream_ep_recv(struct fid_ep *ep, void *buf, size_t len,
-			    void *desc, fi_addr_t src_addr, void *context)
+			       void *desc, fi_addr_t src_addr, void *context)
 {
 	struct kvec kv = { .iov_base = buf, .iov_len = len };
 	struct kstream_vec v;
@@ -289,8 +289,8 @@ static ssize_t kstream_ep_recv(struct fid_ep *ep, void *buf, size_t len,
 }
 
 static ssize_t kstream_ep_recvv(struct fid_ep *ep, const struct kvec *iov,
-			     void **desc, size_t count, fi_addr_t src_addr,
-			     void *context)
+				void **desc, size_t count, fi_addr_t src_addr,
+				void *context)
 {
 	struct kstream_vec v;
 	int ret;
@@ -301,8 +301,8 @@ static ssize_t kstream_ep_recvv(struct fid_ep *ep, const struct kvec *iov,
 	return kstream_recv_vec(kstream_ep(ep), &v, 0);
 }
 
-static ssize_t kstream_ep_recvmsg(struct fid_ep *ep, const struct fi_msg *msg,
-			       u64 flags)
+static ssize_t kstream_ep_recvmsg(struct fid_ep *ep,
+				  const struct fi_msg *msg, u64 flags)
 {
 	struct kstream_vec v;
 	int ret;
@@ -328,8 +328,8 @@ static ssize_t kstream_ep_send(struct fid_ep *ep, const void *buf,
 }
 
 static ssize_t kstream_ep_sendv(struct fid_ep *ep, const struct kvec *iov,
-			     void **desc, size_t count, fi_addr_t dest_addr,
-			     void *context)
+				void **desc, size_t count, fi_addr_t dest_addr,
+				void *context)
 {
 	struct kstream_vec v;
 	int ret;
@@ -340,8 +340,8 @@ static ssize_t kstream_ep_sendv(struct fid_ep *ep, const struct kvec *iov,
 	return kstream_send_vec(kstream_ep(ep), &v, 0);
 }
 
-static ssize_t kstream_ep_sendmsg(struct fid_ep *ep, const struct fi_msg *msg,
-			       u64 flags)
+static ssize_t kstream_ep_sendmsg(struct fid_ep *ep,
+				  const struct fi_msg *msg, u64 flags)
 {
 	struct kstream_vec v;
 	int ret;

@@ -63,29 +63,61 @@ static const struct kernel_param_ops kstream_param_ops = {
 	.get = kstream_param_get,
 };
 
-#define KSTREAM_PARAM(name, lo, hi, desc)				\
-	static struct kstream_param kstream_p_##name = {		\
-		.val = &kstream_##name, .min = (lo), .max = (hi),	\
-	};								\
-	module_param_cb(name, &kstream_param_ops, &kstream_p_##name, 0644); \
-	MODULE_PARM_DESC(name, desc)
+static struct kstream_param kstream_p_mem_default = {
+	.val = &kstream_mem_default, .min = KSTREAM_BUF_MIN, .max = KSTREAM_BUF_MAX,
+};
+module_param_cb(mem_default, &kstream_param_ops, &kstream_p_mem_default, 0644);
+MODULE_PARM_DESC(mem_default,
+		 "Receive ring bytes of new endpoints (FI_OPT_RECV_BUF_SIZE default; 4096..268435456, default 32768)");
 
-KSTREAM_PARAM(mem_default, KSTREAM_BUF_MIN, KSTREAM_BUF_MAX,
-	      "Receive ring bytes of new endpoints (FI_OPT_RECV_BUF_SIZE default; 4096..268435456, default 32768)");
-KSTREAM_PARAM(wmem_default, KSTREAM_BUF_MIN, KSTREAM_BUF_MAX,
-	      "Send buffer bytes of new endpoints (FI_OPT_SEND_BUF_SIZE default; 4096..268435456, default 32768)");
-KSTREAM_PARAM(sqsize_default, KSTREAM_QSIZE_MIN, KSTREAM_QSIZE_MAX,
-	      "Send queue size (FI_OPT_TX_SIZE default; 16..65534, default 384; capped by the core provider)");
-KSTREAM_PARAM(rqsize_default, KSTREAM_QSIZE_MIN, KSTREAM_QSIZE_MAX,
-	      "Receive queue size and credits (FI_OPT_RX_SIZE default; 16..65534, default 384; capped by the core provider)");
-KSTREAM_PARAM(inline_default, 0, KSTREAM_INLINE_MAX,
-	      "Inline data size asked of the core provider (FI_OPT_KSTREAM_INLINE default; 0..65536, default 64)");
-KSTREAM_PARAM(iomap_size, 0, KSTREAM_IOMAP_MAX,
-	      "Direct placement slots offered to the peer (FI_OPT_KSTREAM_IOMAPSIZE default; 0..32512, default 0)");
-KSTREAM_PARAM(polling_time, 0, 1000000,
-	      "Microseconds the socket layer polls for data before sleeping (0..1000000, default 10)");
-KSTREAM_PARAM(wake_up_interval, 1, 3600000,
-	      "Longest sleep of the socket layer's waits in ms before it re-checks the stream (1..3600000, default 5000)");
+static struct kstream_param kstream_p_wmem_default = {
+	.val = &kstream_wmem_default, .min = KSTREAM_BUF_MIN, .max = KSTREAM_BUF_MAX,
+};
+module_param_cb(wmem_default, &kstream_param_ops, &kstream_p_wmem_default, 0644);
+MODULE_PARM_DESC(wmem_default,
+		 "Send buffer bytes of new endpoints (FI_OPT_SEND_BUF_SIZE default; 4096..268435456, default 32768)");
+
+static struct kstream_param kstream_p_sqsize_default = {
+	.val = &kstream_sqsize_default, .min = KSTREAM_QSIZE_MIN, .max = KSTREAM_QSIZE_MAX,
+};
+module_param_cb(sqsize_default, &kstream_param_ops, &kstream_p_sqsize_default, 0644);
+MODULE_PARM_DESC(sqsize_default,
+		 "Send queue size (FI_OPT_TX_SIZE default; 16..65534, default 384; capped by the core provider)");
+
+static struct kstream_param kstream_p_rqsize_default = {
+	.val = &kstream_rqsize_default, .min = KSTREAM_QSIZE_MIN, .max = KSTREAM_QSIZE_MAX,
+};
+module_param_cb(rqsize_default, &kstream_param_ops, &kstream_p_rqsize_default, 0644);
+MODULE_PARM_DESC(rqsize_default,
+		 "Receive queue size and credits (FI_OPT_RX_SIZE default; 16..65534, default 384; capped by the core provider)");
+
+static struct kstream_param kstream_p_inline_default = {
+	.val = &kstream_inline_default, .min = 0, .max = KSTREAM_INLINE_MAX,
+};
+module_param_cb(inline_default, &kstream_param_ops, &kstream_p_inline_default, 0644);
+MODULE_PARM_DESC(inline_default,
+		 "Inline data size asked of the core provider (FI_OPT_KSTREAM_INLINE default; 0..65536, default 64)");
+
+static struct kstream_param kstream_p_iomap_size = {
+	.val = &kstream_iomap_size, .min = 0, .max = KSTREAM_IOMAP_MAX,
+};
+module_param_cb(iomap_size, &kstream_param_ops, &kstream_p_iomap_size, 0644);
+MODULE_PARM_DESC(iomap_size,
+		 "Direct placement slots offered to the peer (FI_OPT_KSTREAM_IOMAPSIZE default; 0..32512, default 0)");
+
+static struct kstream_param kstream_p_polling_time = {
+	.val = &kstream_polling_time, .min = 0, .max = 1000000,
+};
+module_param_cb(polling_time, &kstream_param_ops, &kstream_p_polling_time, 0644);
+MODULE_PARM_DESC(polling_time,
+		 "Microseconds the socket layer polls for data before sleeping (0..1000000, default 10)");
+
+static struct kstream_param kstream_p_wake_up_interval = {
+	.val = &kstream_wake_up_interval, .min = 1, .max = 3600000,
+};
+module_param_cb(wake_up_interval, &kstream_param_ops, &kstream_p_wake_up_interval, 0644);
+MODULE_PARM_DESC(wake_up_interval,
+		 "Longest sleep of the socket layer's waits in ms before it re-checks the stream (1..3600000, default 5000)");
 
 /* Hints for the core query: MSG endpoints with RMA and 32-bit CQ data. */
 static void kstream_core_hints(struct fi_info *h)

@@ -121,6 +121,8 @@ struct kstream_conn_wire {
  * @target_sgl_key: its key (64 bits with the extension)
  * @target_sgl_length: entries in the target SGL
  * @data_buf: first half of the receive ring
+ * @data_buf_key_hi: high 32 bits (in place, low bits zero) of the receive
+ *	ring's key, with the extension; 0 otherwise
  */
 struct kstream_conn_data {
 	u8 version;
@@ -159,8 +161,8 @@ static inline bool kstream_host_is_net(void)
 static inline u8 kstream_iomap_scale(u32 value)
 {
 	if (value <= 0x80)
-		return value;
-	return 0x80 | min_t(u32, value >> 8, 0x7f);
+		return value & 0xff;
+	return 0x80 | (min_t(u32, value >> 8, 0x7f) & 0x7f);
 }
 
 /**
@@ -326,8 +328,8 @@ static inline bool kstream_msg_valid(u32 msg, u32 iomap_size)
  */
 static inline bool kstream_credits_ok(u16 sseq_no, u16 old_comp, u16 new_comp)
 {
-	return (s16)(new_comp - old_comp) >= 0 &&
-	       (s16)(new_comp - sseq_no) >= 0;
+	return ((new_comp - old_comp) & 0xffff) < 0x8000 &&
+	       ((new_comp - sseq_no) & 0xffff) < 0x8000;
 }
 
 /**

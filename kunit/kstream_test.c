@@ -1,0 +1,1126 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * kOFI KUnit: the kstream engine over ksocket on loopback.
+ *
+ * The rsockets protocol logic alone (connection data, immediates, credits,
+ * chunk sizes), then real streams: getinfo, connection, stream semantics,
+ * partial reads and writes, FI_PEEK on both sides, ring wrap-around with
+ * small rings, credit exhaustion, several MiB checked byte for byte, the
+ * vector forms, shutdown variants, settings, and a raw ksocket endpoint
+ * playing a peer that sends nonsense: each must end the stream with an
+ * error, never a splat.
+ *
+ * Only exported symbols are used (the suite is also built as a module);
+ * kofi_ksocket and kofi_kstream must be loaded or built in.
+ */
+#include <kunit/test.h>
+#include <linux/module.h>
+#include <linux/bvec.h>
+#include <linux/in.h>
+#include <linux/net.h>
+#include <linux/netdevice.h>
+#include <linux/rtnetlink.h>
+#include <linux/scatterlist.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+#include <net/net_namespace.h>
+#include <kofi/fabric.h>
+#include <kofi/fi_domain.h>
+#include <kofi/fi_endpoint.h>
+#include <kofi/fi_cm.h>
+#include <kofi/fi_eq.h>
+#include <kofi/fi_rma.h>
+#include <kofi/fi_errno.h>
+#include <kofi/kstream.h>
+#include "../providers/kstream/kstream_proto.h"
+
+#define KS_TIMEOUT	5000	/* ms, every wait */
+
+struct ks_cm_entry {
+	struct fi_eq_cm_entry e;
+	u8 data[FI_CM_DATA_MAX];
+};
+
+/* Settings applied to both endpoints before connecting; 0: default. */
+struct ks_opts {
+	size_t sbuf;
+	size_t rbuf;
+	size_t rq;
+};
+
+struct ks {
+	struct fi_info *info;
+	struct fid_fabric *fabric;
+	struct fid_domain *domain;
+	struct fid_eq *seq;
+	struct fid_eq *ceq;
+	struct fid_pep *pep;
+	struct fid_ep *sep;
+	struct fid_ep *cep;
+	struct sockaddr_in addr;
+};
+
+static void ks_close(struct kunit *test, struct fid *fid)
+{
+	if (fid)
+		KUNIT_EXPECT_EQ(test, fi_close(fid), 0);
+}
+
+static void ks_teardown(struct kunit *test, struct ks *t)
+{
+	ks_close(test, t->cep ? &t->cep->fid : NULL);
+	ks_close(test, t->sep ? &t->sep->fid : NULL);
+	ks_close(test, t->pep ? &t->pep->fid : NULL);
+	ks_close(test, t->ceq ? &t->ceq->fid : NULL);
+	ks_close(test, t->seq ? &t->seq->fid : NULL);
+	ks_close(test, t->domain ? &t->domain->fid : NULL);
+	ks_close(test, t->fabric ? &t->fabric->fid : NULL);
+	fi_freeinfo(t->info);
+	memset(t, 0, sizeof(*t));
+}
+
+static struct fi_info *ks_hints(const char *prov, enum fi_ep_type type)
+{
+	struct fi_info *hints = fi_allocinfo(GFP_KERNEL);
+
+	if (!hints)
+		return NULL;
+	hints->ep_attr->type = type;
+	hints->fabric_attr->prov_name = kstrdup(prov, GFP_KERNEL);
+	if (!hints->fabric_attr->prov_name) {
+		fi_freeinfo(hints);
+		return NULL;
+	}
+	return hints;
+}
+
+static int ks_event(struct fid_eq *eq, struct ks_cm_entry *entry,
+		    ssize_t *len)
+{
+	struct fi_eq_err_entry err = {};
+	u32 event;
+	ssize_t ret;
+
+	ret = fi_eq_sread(eq, &event, entry, sizeof(*entry), KS_TIMEOUT, 0);
+	if (len)
+		*len = ret;
+	if (ret == -FI_EAVAIL) {
+		if (fi_eq_readerr(eq, &err, 0) < 0)
+			return -EIO;
+		return -err.err;
+	}
+	if (ret < 0)
+		return ret;
+	return event;
+}
+
+static void ks_setopts(struct kunit *test, struct fid_ep *ep,
+		       const struct ks_opts *o)
+{
+	if (!o)
+		return;
+	if (o->sbuf)
+		KUNIT_ASSERT_EQ(test, fi_setopt(&ep->fid, FI_OPT_ENDPOINT,
+						FI_OPT_SEND_BUF_SIZE, &o->sbuf,
+						sizeof(size_t)), 0);
+	if (o->rbuf)
+		KUNIT_ASSERT_EQ(test, fi_setopt(&ep->fid, FI_OPT_ENDPOINT,
+						FI_OPT_RECV_BUF_SIZE, &o->rbuf,
+						sizeof(size_t)), 0);
+	if (o->rq)
+		KUNIT_ASSERT_EQ(test, fi_setopt(&ep->fid, FI_OPT_ENDPOINT,
+						FI_OPT_RX_SIZE, &o->rq,
+						sizeof(size_t)), 0);
+}
+
+/* Fabric, domain, EQs and a kstream listener on 127.0.0.1, any port. */
+static void ks_listen(struct kunit *test, struct ks *t)
+{
+	struct fi_eq_attr eq_attr = {};
+	struct fi_info *hints;
+	size_t len = sizeof(t->addr);
+
+	memset(t, 0, sizeof(*t));
+	hints = ks_hints("ksocket;kstream", FI_EP_SOCK_STREAM);
+	KUNIT_ASSERT_NOT_NULL(test, hints);
+	KUNIT_ASSERT_EQ(test, fi_getinfo(fi_version(), "127.0.0.1", "0",
+					 FI_SOURCE, hints, &t->info), 0);
+	fi_freeinfo(hints);
+	KUNIT_ASSERT_STREQ(test, t->info->fabric_attr->prov_name,
+			   "ksocket;kstream");
+	KUNIT_ASSERT_EQ(test, fi_fabric(t->info->fabric_attr, &t->fabric,
+					NULL), 0);
+	KUNIT_ASSERT_EQ(test, fi_domain(t->fabric, t->info, &t->domain, NULL),
+			0);
+	KUNIT_ASSERT_EQ(test, fi_eq_open(t->fabric, &eq_attr, &t->seq, NULL),
+			0);
+	KUNIT_ASSERT_EQ(test, fi_eq_open(t->fabric, &eq_attr, &t->ceq, NULL),
+			0);
+	KUNIT_ASSERT_EQ(test, fi_passive_ep(t->fabric, t->info, &t->pep, NULL),
+			0);
+	KUNIT_ASSERT_EQ(test, fi_pep_bind(t->pep, &t->seq->fid, 0), 0);
+	KUNIT_ASSERT_EQ(test, fi_listen(t->pep), 0);
+	KUNIT_ASSERT_EQ(test, fi_getname(&t->pep->fid, &t->addr, &len), 0);
+	KUNIT_ASSERT_NE(test, ntohs(t->addr.sin_port), 0);
+}
+
+/* Accept the next request on the listener as t->sep. */
+static void ks_accept(struct kunit *test, struct ks *t,
+		      const struct ks_opts *o)
+{
+	struct ks_cm_entry entry;
+	ssize_t len;
+
+	KUNIT_ASSERT_EQ(test, ks_event(t->seq, &entry, &len), FI_CONNREQ);
+	KUNIT_EXPECT_PTR_EQ(test, entry.e.fid, &t->pep->fid);
+	KUNIT_ASSERT_NOT_NULL(test, entry.e.info);
+	KUNIT_EXPECT_EQ(test, entry.e.info->ep_attr->type, FI_EP_SOCK_STREAM);
+	KUNIT_EXPECT_NOT_NULL(test, entry.e.info->handle);
+	KUNIT_ASSERT_EQ(test, fi_endpoint(t->domain, entry.e.info, &t->sep,
+					  NULL), 0);
+	fi_freeinfo(entry.e.info);
+	KUNIT_ASSERT_EQ(test, fi_ep_bind(t->sep, &t->seq->fid, 0), 0);
+	ks_setopts(test, t->sep, o);
+	KUNIT_ASSERT_EQ(test, fi_accept(t->sep, NULL, 0), 0);
+}
+
+/* A connected pair: client t->cep, server t->sep. */
+static void ks_connect(struct kunit *test, struct ks *t,
+		       const struct ks_opts *o)
+{
+	struct ks_cm_entry entry;
+
+	ks_listen(test, t);
+	KUNIT_ASSERT_EQ(test, fi_endpoint(t->domain, t->info, &t->cep, NULL),
+			0);
+	KUNIT_ASSERT_EQ(test, fi_ep_bind(t->cep, &t->ceq->fid, 0), 0);
+	ks_setopts(test, t->cep, o);
+	KUNIT_ASSERT_EQ(test, fi_connect(t->cep, &t->addr, NULL, 0), 0);
+	ks_accept(test, t, o);
+	KUNIT_ASSERT_EQ(test, ks_event(t->seq, &entry, NULL), FI_CONNECTED);
+	KUNIT_EXPECT_PTR_EQ(test, entry.e.fid, &t->sep->fid);
+	KUNIT_ASSERT_EQ(test, ks_event(t->ceq, &entry, NULL), FI_CONNECTED);
+	KUNIT_EXPECT_PTR_EQ(test, entry.e.fid, &t->cep->fid);
+}
+
+/* Wait until kstream_ep_poll(@ep) has one of @mask. */
+static __poll_t ks_wait(struct fid_ep *ep, __poll_t mask)
+{
+	wait_queue_head_t *wq = NULL;
+
+	if (fi_control(&ep->fid, FI_GETWAIT, &wq) || !wq)
+		return 0;
+	wait_event_timeout(*wq, kstream_ep_poll(ep) & mask,
+			   msecs_to_jiffies(KS_TIMEOUT));
+	return kstream_ep_poll(ep) & mask;
+}
+
+/* Wait until @rx is readable or @tx (if any) writable, polling. */
+static void ks_wait_any(struct fid_ep *rx, struct fid_ep *tx)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(KS_TIMEOUT);
+	wait_queue_head_t *wq = NULL;
+
+	if (fi_control(&rx->fid, FI_GETWAIT, &wq) || !wq)
+		return;
+	while (time_before(jiffies, end)) {
+		if (wait_event_timeout(*wq, kstream_ep_poll(rx) &
+				       (EPOLLIN | EPOLLERR),
+				       msecs_to_jiffies(2)))
+			return;
+		if (tx && (kstream_ep_poll(tx) & (EPOLLOUT | EPOLLERR)))
+			return;
+	}
+}
+
+/* Receive exactly @len bytes (waiting as needed). */
+static ssize_t ks_recv_all(struct fid_ep *ep, void *buf, size_t len)
+{
+	size_t got = 0;
+	ssize_t n;
+
+	while (got < len) {
+		n = fi_recv(ep, buf + got, len - got, NULL, FI_ADDR_UNSPEC,
+			    NULL);
+		if (n > 0) {
+			got += n;
+			continue;
+		}
+		if (n != -EAGAIN)
+			return n ? n : (ssize_t)got;
+		if (!ks_wait(ep, EPOLLIN | EPOLLERR))
+			return -ETIMEDOUT;
+	}
+	return got;
+}
+
+static void ks_fill(u8 *buf, size_t len, u8 seed)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		buf[i] = (u8)(i * 7 + seed + (i >> 13));
+}
+
+/* ---- protocol logic ---- */
+
+static void kstream_proto_conn_test(struct kunit *test)
+{
+	struct kstream_conn_data c = {
+		.version = KSTREAM_PROTO_VERSION,
+		.flags = KSTREAM_CONN_FLAG_IOMAP,
+		.credits = 384,
+		.iomap_size = 0,
+		.target_sgl_addr = 0x1122334455667788ULL,
+		.target_sgl_key = 0xaabbccdd12345678ULL,
+		.target_sgl_length = KSTREAM_SGL_SIZE,
+		.data_buf = { .addr = 0x1000, .key = 0x9abcdef0,
+			      .length = 16384 },
+		.data_buf_key_hi = 0x0102030400000000ULL,
+	};
+	struct kstream_conn_data d;
+	u8 buf[KSTREAM_CONN_LEN_EXT];
+
+	/* The rsockets layout: 40 bytes, big-endian fields. */
+	KUNIT_ASSERT_EQ(test, kstream_conn_pack(&c, buf, false),
+			(size_t)KSTREAM_CONN_LEN);
+	KUNIT_EXPECT_EQ(test, buf[0], 1);
+	KUNIT_EXPECT_EQ(test, buf[1], KSTREAM_CONN_FLAG_IOMAP);
+	KUNIT_EXPECT_EQ(test, buf[2], 0x01);	/* 384 = 0x0180 */
+	KUNIT_EXPECT_EQ(test, buf[3], 0x80);
+	KUNIT_EXPECT_EQ(test, buf[8], 0x11);
+	KUNIT_EXPECT_EQ(test, buf[16], 0x12);	/* low key half, BE */
+	KUNIT_EXPECT_EQ(test, buf[23], KSTREAM_SGL_SIZE);
+	KUNIT_EXPECT_EQ(test, buf[24 + 6], 0x10);	/* 0x1000 */
+	KUNIT_EXPECT_EQ(test, buf[36 + 2], 0x40);	/* 16384 */
+	KUNIT_ASSERT_EQ(test, kstream_conn_unpack(buf, KSTREAM_CONN_LEN, &d),
+			0);
+	KUNIT_EXPECT_EQ(test, d.credits, 384);
+	KUNIT_EXPECT_EQ(test, d.target_sgl_addr, c.target_sgl_addr);
+	KUNIT_EXPECT_EQ(test, d.target_sgl_key, 0x12345678ULL);
+	KUNIT_EXPECT_EQ(test, d.data_buf.addr, 0x1000ULL);
+	KUNIT_EXPECT_EQ(test, d.data_buf.key, 0x9abcdef0U);
+	KUNIT_EXPECT_EQ(test, d.data_buf.length, 16384U);
+	KUNIT_EXPECT_EQ(test, d.data_buf_key_hi, 0ULL);
+
+	/* kOFI's extension carries 64-bit keys. */
+	KUNIT_ASSERT_EQ(test, kstream_conn_pack(&c, buf, true),
+			(size_t)KSTREAM_CONN_LEN_EXT);
+	KUNIT_ASSERT_EQ(test, kstream_conn_unpack(buf, sizeof(buf), &d), 0);
+	KUNIT_EXPECT_EQ(test, d.target_sgl_key, c.target_sgl_key);
+	KUNIT_EXPECT_EQ(test, d.data_buf_key_hi, c.data_buf_key_hi);
+
+	/* Refused: short, other version, bad SGL, empty ring. */
+	KUNIT_EXPECT_EQ(test, kstream_conn_unpack(buf, 39, &d), -EPROTO);
+	KUNIT_EXPECT_EQ(test, kstream_conn_unpack(NULL, 40, &d), -EPROTO);
+	buf[0] = 2;
+	KUNIT_EXPECT_EQ(test, kstream_conn_unpack(buf, 40, &d), -EOPNOTSUPP);
+	buf[0] = 1;
+	buf[23] = 3;
+	KUNIT_EXPECT_EQ(test, kstream_conn_unpack(buf, 40, &d), -EPROTO);
+	buf[23] = 2;
+	memset(buf + 36, 0, 4);
+	KUNIT_EXPECT_EQ(test, kstream_conn_unpack(buf, 40, &d), -EPROTO);
+
+	/* iomap size scale. */
+	KUNIT_EXPECT_EQ(test, kstream_iomap_scale(0), 0);
+	KUNIT_EXPECT_EQ(test, kstream_iomap_scale(128), 128);
+	KUNIT_EXPECT_EQ(test, kstream_iomap_scale(256), 0x81);
+	KUNIT_EXPECT_EQ(test, kstream_iomap_unscale(0x81), 256U);
+	KUNIT_EXPECT_EQ(test, kstream_iomap_unscale(0x7f), 127U);
+	KUNIT_EXPECT_EQ(test, kstream_iomap_unscale(kstream_iomap_scale(1000)),
+			768U);
+}
+
+static void kstream_proto_msg_test(struct kunit *test)
+{
+	u32 m = kstream_msg(KSTREAM_OP_SGL, 384);
+
+	KUNIT_EXPECT_EQ(test, m, 0x80000180U);
+	KUNIT_EXPECT_EQ(test, kstream_msg_op(m), (u32)KSTREAM_OP_SGL);
+	KUNIT_EXPECT_EQ(test, kstream_msg_data(m), 384U);
+	KUNIT_EXPECT_EQ(test, kstream_msg(KSTREAM_OP_CTRL,
+					  KSTREAM_CTRL_SHUTDOWN), 0xe0000002U);
+	KUNIT_EXPECT_EQ(test, kstream_msg(KSTREAM_OP_DATA, 65536), 65536U);
+	KUNIT_EXPECT_EQ(test, kstream_msg(KSTREAM_OP_IOMAP_SGL, 3),
+			0xc0000003U);
+	KUNIT_EXPECT_TRUE(test, kstream_msg_valid(65536, 0));
+	KUNIT_EXPECT_TRUE(test, kstream_msg_valid(m, 0));
+	KUNIT_EXPECT_TRUE(test, kstream_msg_valid(0xe0000001U, 0));
+	KUNIT_EXPECT_FALSE(test, kstream_msg_valid(0xe0000003U, 0));
+	KUNIT_EXPECT_FALSE(test, kstream_msg_valid(0x20000000U, 0));
+	KUNIT_EXPECT_FALSE(test, kstream_msg_valid(0x40000000U, 0));
+	KUNIT_EXPECT_FALSE(test, kstream_msg_valid(0x60000000U, 0));
+	KUNIT_EXPECT_FALSE(test, kstream_msg_valid(0xa0000000U, 0));
+	KUNIT_EXPECT_FALSE(test, kstream_msg_valid(0xc0000000U, 0));
+	KUNIT_EXPECT_TRUE(test, kstream_msg_valid(0xc0000000U, 1));
+	KUNIT_EXPECT_FALSE(test, kstream_msg_valid(0xc0000001U, 1));
+}
+
+static void kstream_proto_credits_test(struct kunit *test)
+{
+	struct kstream_sge s = { .addr = 0x1000, .key = 1, .length = 4096 };
+
+	KUNIT_EXPECT_TRUE(test, kstream_credits_ok(0, 0, 384));
+	KUNIT_EXPECT_TRUE(test, kstream_credits_ok(10, 384, 394));
+	KUNIT_EXPECT_TRUE(test, kstream_credits_ok(10, 394, 394));
+	/* 16-bit wrap-around. */
+	KUNIT_EXPECT_TRUE(test, kstream_credits_ok(0xfff0, 0xfff8, 0x0070));
+	/* Backwards, or below what was already sent. */
+	KUNIT_EXPECT_FALSE(test, kstream_credits_ok(10, 394, 390));
+	KUNIT_EXPECT_FALSE(test, kstream_credits_ok(20, 10, 15));
+	KUNIT_EXPECT_FALSE(test, kstream_credits_ok(0, 0, 0xfff0));
+
+	KUNIT_EXPECT_TRUE(test, kstream_sge_valid(&s, 8192));
+	KUNIT_EXPECT_FALSE(test, kstream_sge_valid(&s, 2048));
+	s.addr = U64_MAX - 10;
+	KUNIT_EXPECT_FALSE(test, kstream_sge_valid(&s, 8192));
+	s.addr = 0;
+	s.length = 0;
+	KUNIT_EXPECT_FALSE(test, kstream_sge_valid(&s, 8192));
+	s.length = 0x01020304;
+	s.key = 0x0a0b0c0d;
+	s.addr = 0x1122334455667788ULL;
+	kstream_sge_swap(&s);
+	KUNIT_EXPECT_EQ(test, s.length, 0x04030201U);
+	KUNIT_EXPECT_EQ(test, s.key, 0x0d0c0b0aU);
+	KUNIT_EXPECT_EQ(test, s.addr, 0x8877665544332211ULL);
+}
+
+static void kstream_proto_chunk_test(struct kunit *test)
+{
+	struct kstream_tx_state s = {
+		.sbuf_avail = 1 << 20, .sqe_avail = 100, .credits = 100,
+		.target = 1 << 20, .target_next = 0,
+	};
+	static const u32 want[] = { 2048, 4096, 8192, 16384, 32768, 65536,
+				    65536 };
+	struct kstream_tx_state c;
+	u32 olen = KSTREAM_CHUNK_START;
+	unsigned int i;
+
+	/* 2 KiB, doubling up to 64 KiB. */
+	for (i = 0; i < ARRAY_SIZE(want); i++)
+		KUNIT_EXPECT_EQ(test, kstream_tx_chunk(&s, 1 << 20, &olen),
+				want[i]);
+	/* The rest of a send goes in one piece if it fits. */
+	olen = KSTREAM_CHUNK_START;
+	KUNIT_EXPECT_EQ(test, kstream_tx_chunk(&s, 100, &olen), 100U);
+
+	/* Never across a target entry; the next entry is used after. */
+	s = (struct kstream_tx_state){ .sbuf_avail = 1 << 20, .sqe_avail = 9,
+				       .credits = 9, .target = 3000,
+				       .target_next = 5000 };
+	olen = 65536;
+	KUNIT_EXPECT_EQ(test, kstream_tx_chunk(&s, 10000, &olen), 3000U);
+	KUNIT_EXPECT_EQ(test, kstream_tx_chunk(&s, 7000, &olen), 5000U);
+	KUNIT_EXPECT_EQ(test, kstream_tx_chunk(&s, 2000, &olen), 0U);
+
+	/* Send buffer below the low-water mark, no credit, no slot. */
+	c = (struct kstream_tx_state){ .sbuf_avail = 2047, .sqe_avail = 1,
+				       .credits = 1, .target = 4096 };
+	olen = KSTREAM_CHUNK_START;
+	KUNIT_EXPECT_EQ(test, kstream_tx_chunk(&c, 10, &olen), 0U);
+	c.sbuf_avail = 2048;
+	c.credits = 0;
+	KUNIT_EXPECT_EQ(test, kstream_tx_chunk(&c, 10, &olen), 0U);
+	c.credits = 1;
+	c.sqe_avail = 0;
+	KUNIT_EXPECT_EQ(test, kstream_tx_chunk(&c, 10, &olen), 0U);
+
+	/* The plan (FI_PEEK on send) is limited the same way. */
+	c = (struct kstream_tx_state){ .sbuf_avail = 32768, .sqe_avail = 100,
+				       .credits = 3, .target = 16384,
+				       .target_next = 16384 };
+	KUNIT_EXPECT_EQ(test, kstream_tx_plan(&c, 1 << 20),
+			(size_t)(2048 + 4096 + 8192));
+	c = (struct kstream_tx_state){ .sbuf_avail = 10000, .sqe_avail = 100,
+				       .credits = 100, .target = 16384 };
+	KUNIT_EXPECT_EQ(test, kstream_tx_plan(&c, 1 << 20), (size_t)10000);
+}
+
+/* ---- getinfo ---- */
+
+static void kstream_getinfo_test(struct kunit *test)
+{
+	struct fi_info *hints, *info, *cur;
+	unsigned int n = 0;
+
+	hints = ks_hints("kstream", FI_EP_SOCK_STREAM);
+	KUNIT_ASSERT_NOT_NULL(test, hints);
+	KUNIT_ASSERT_EQ(test, fi_getinfo(fi_version(), NULL, NULL, 0, hints,
+					 &info), 0);
+	for (cur = info; cur; cur = cur->next) {
+		KUNIT_EXPECT_EQ(test, cur->ep_attr->type, FI_EP_SOCK_STREAM);
+		KUNIT_EXPECT_EQ(test, cur->caps, FI_MSG | FI_SEND | FI_RECV);
+		KUNIT_EXPECT_EQ(test, cur->domain_attr->mr_mode, 0U);
+		KUNIT_EXPECT_EQ(test, cur->rx_attr->size, (size_t)384);
+		KUNIT_EXPECT_NOT_NULL(test, strstr(cur->fabric_attr->prov_name,
+						   ";kstream"));
+		n += !strcmp(cur->fabric_attr->prov_name, "ksocket;kstream");
+	}
+	fi_freeinfo(info);
+	/* One per address family of ksocket. */
+	KUNIT_EXPECT_EQ(test, n, 2U);
+	fi_freeinfo(hints);
+
+	/* kstream offers no RMA and no MSG endpoints. */
+	hints = ks_hints("ksocket;kstream", FI_EP_MSG);
+	KUNIT_ASSERT_NOT_NULL(test, hints);
+	KUNIT_EXPECT_EQ(test, fi_getinfo(fi_version(), NULL, NULL, 0, hints,
+					 &info), -ENODATA);
+	hints->ep_attr->type = FI_EP_SOCK_STREAM;
+	hints->caps = FI_RMA;
+	KUNIT_EXPECT_EQ(test, fi_getinfo(fi_version(), NULL, NULL, 0, hints,
+					 &info), -ENODATA);
+	fi_freeinfo(hints);
+}
+
+/* ---- stream semantics ---- */
+
+static void kstream_stream_test(struct kunit *test)
+{
+	static const char msg[] = "the quick brown fox";
+	struct ks t;
+	char buf[64];
+	size_t i;
+
+	ks_connect(test, &t, NULL);
+	KUNIT_EXPECT_EQ(test, fi_recv(t.sep, buf, sizeof(buf), NULL,
+				      FI_ADDR_UNSPEC, NULL), -EAGAIN);
+	KUNIT_ASSERT_TRUE(test, ks_wait(t.cep, EPOLLOUT));
+	KUNIT_EXPECT_FALSE(test, kstream_ep_poll(t.sep) & EPOLLIN);
+	KUNIT_ASSERT_EQ(test, fi_send(t.cep, msg, sizeof(msg), NULL,
+				      FI_ADDR_UNSPEC, NULL),
+			(ssize_t)sizeof(msg));
+	KUNIT_ASSERT_TRUE(test, ks_wait(t.sep, EPOLLIN));
+
+	/* Partial reads: 3 bytes at a time. */
+	memset(buf, 0, sizeof(buf));
+	for (i = 0; i < sizeof(msg); i += 3)
+		KUNIT_ASSERT_EQ(test, ks_recv_all(t.sep, buf + i,
+						  min_t(size_t, 3,
+							sizeof(msg) - i)),
+				(ssize_t)min_t(size_t, 3, sizeof(msg) - i));
+	KUNIT_EXPECT_STREQ(test, buf, msg);
+	KUNIT_EXPECT_EQ(test, fi_recv(t.sep, buf, sizeof(buf), NULL,
+				      FI_ADDR_UNSPEC, NULL), -EAGAIN);
+
+	/* Both ways, several sends read as one stream. */
+	KUNIT_ASSERT_TRUE(test, ks_wait(t.sep, EPOLLOUT));
+	KUNIT_ASSERT_EQ(test, fi_send(t.sep, "abc", 3, NULL, FI_ADDR_UNSPEC,
+				      NULL), 3);
+	KUNIT_ASSERT_EQ(test, fi_send(t.sep, "defg", 4, NULL, FI_ADDR_UNSPEC,
+				      NULL), 4);
+	memset(buf, 0, sizeof(buf));
+	KUNIT_ASSERT_EQ(test, ks_recv_all(t.cep, buf, 7), 7);
+	KUNIT_EXPECT_STREQ(test, buf, "abcdefg");
+
+	/* A zero-length send or receive does nothing. */
+	KUNIT_EXPECT_EQ(test, fi_send(t.cep, buf, 0, NULL, FI_ADDR_UNSPEC,
+				      NULL), 0);
+	KUNIT_EXPECT_EQ(test, fi_recv(t.cep, buf, 0, NULL, FI_ADDR_UNSPEC,
+				      NULL), 0);
+	ks_teardown(test, &t);
+}
+
+static void kstream_peek_test(struct kunit *test)
+{
+	struct kvec kv;
+	struct fi_msg m = { .iov_type = FI_IOV_KVEC, .msg_iov = &kv,
+			    .iov_count = 1, .addr = FI_ADDR_UNSPEC };
+	size_t big = 1 << 20;
+	struct ks t;
+	char buf[32];
+	u8 *src;
+	ssize_t n;
+
+	ks_connect(test, &t, NULL);
+	KUNIT_ASSERT_TRUE(test, ks_wait(t.cep, EPOLLOUT));
+	KUNIT_ASSERT_EQ(test, fi_send(t.cep, "hello world", 11, NULL,
+				      FI_ADDR_UNSPEC, NULL), 11);
+	/* Peek until all 11 bytes are there; they stay. */
+	kv.iov_base = buf;
+	kv.iov_len = sizeof(buf);
+	do {
+		KUNIT_ASSERT_TRUE(test, ks_wait(t.sep, EPOLLIN));
+		n = fi_recvmsg(t.sep, &m, FI_PEEK);
+	} while (n > 0 && n < 11);
+	KUNIT_ASSERT_EQ(test, n, 11);
+	kv.iov_len = 5;
+	memset(buf, 0, sizeof(buf));
+	KUNIT_EXPECT_EQ(test, fi_recvmsg(t.sep, &m, FI_PEEK), 5);
+	KUNIT_EXPECT_STREQ(test, buf, "hello");
+	memset(buf, 0, sizeof(buf));
+	KUNIT_ASSERT_EQ(test, fi_recv(t.sep, buf, sizeof(buf), NULL,
+				      FI_ADDR_UNSPEC, NULL), 11);
+	KUNIT_EXPECT_STREQ(test, buf, "hello world");
+
+	/* Peek on send: how much would go, nothing is sent. */
+	src = vzalloc(big);
+	KUNIT_ASSERT_NOT_NULL(test, src);
+	kv.iov_base = src;
+	kv.iov_len = big;
+	KUNIT_ASSERT_TRUE(test, ks_wait(t.cep, EPOLLOUT));
+	n = fi_sendmsg(t.cep, &m, FI_PEEK);
+	KUNIT_EXPECT_GT(test, n, 0);
+	KUNIT_EXPECT_LE(test, n, (ssize_t)32768);
+	KUNIT_EXPECT_EQ(test, fi_sendmsg(t.cep, &m, FI_PEEK), n);
+	msleep(50);
+	KUNIT_EXPECT_EQ(test, fi_recv(t.sep, buf, sizeof(buf), NULL,
+				      FI_ADDR_UNSPEC, NULL), -EAGAIN);
+	/* A real send takes exactly what the peek said. */
+	KUNIT_EXPECT_EQ(test, fi_sendmsg(t.cep, &m, 0), n);
+	vfree(src);
+	ks_teardown(test, &t);
+}
+
+/* Move @total bytes @tx -> @rx in pieces, verify every byte. */
+static void ks_xfer(struct kunit *test, struct fid_ep *tx, struct fid_ep *rx,
+		    size_t total, size_t spiece, size_t rpiece)
+{
+	unsigned long deadline = jiffies + 60 * HZ;
+	size_t sent = 0, got = 0;
+	u8 *src, *dst;
+	ssize_t n;
+
+	src = vmalloc(total);
+	dst = vzalloc(total);
+	KUNIT_ASSERT_NOT_NULL(test, src);
+	KUNIT_ASSERT_NOT_NULL(test, dst);
+	ks_fill(src, total, (u8)total);
+	while (got < total && time_before(jiffies, deadline)) {
+		if (sent < total) {
+			n = fi_send(tx, src + sent, min(spiece, total - sent),
+				    NULL, FI_ADDR_UNSPEC, NULL);
+			if (n > 0)
+				sent += n;
+			else if (n != -EAGAIN)
+				break;
+		}
+		n = fi_recv(rx, dst + got, min(rpiece, total - got), NULL,
+			    FI_ADDR_UNSPEC, NULL);
+		if (n > 0) {
+			got += n;
+			continue;
+		}
+		if (n != -EAGAIN)
+			break;
+		ks_wait_any(rx, sent < total ? tx : NULL);
+	}
+	KUNIT_EXPECT_EQ(test, sent, total);
+	KUNIT_EXPECT_EQ(test, got, total);
+	KUNIT_EXPECT_EQ(test, memcmp(src, dst, total), 0);
+	vfree(src);
+	vfree(dst);
+}
+
+static void kstream_wrap_test(struct kunit *test)
+{
+	const struct ks_opts o = { .sbuf = 4096, .rbuf = 4096, .rq = 16 };
+	size_t v;
+	size_t len = sizeof(v);
+	struct ks t;
+
+	ks_connect(test, &t, &o);
+	KUNIT_ASSERT_EQ(test, fi_getopt(&t.sep->fid, FI_OPT_ENDPOINT,
+					FI_OPT_RECV_BUF_SIZE, &v, &len), 0);
+	KUNIT_EXPECT_EQ(test, v, (size_t)4096);
+	/* 2 KiB ring halves: the ring wraps over a hundred times. */
+	ks_xfer(test, t.cep, t.sep, 300000, 3000, 1000);
+	ks_xfer(test, t.sep, t.cep, 300000, 1777, 4096);
+	ks_teardown(test, &t);
+}
+
+static void kstream_large_test(struct kunit *test)
+{
+	struct ks t;
+
+	ks_connect(test, &t, NULL);
+	ks_xfer(test, t.cep, t.sep, 4 << 20, 1 << 20, 1 << 20);
+	ks_xfer(test, t.sep, t.cep, 3 << 20, 100000, 65536);
+	ks_teardown(test, &t);
+}
+
+static void kstream_credits_test(struct kunit *test)
+{
+	const struct ks_opts o = { .rq = 16 };
+	unsigned int i, ok = 0;
+	struct ks t;
+	char buf[64];
+	ssize_t n;
+
+	ks_connect(test, &t, &o);
+	KUNIT_ASSERT_TRUE(test, ks_wait(t.cep, EPOLLOUT));
+	/* One message per send: 16 credits, then nothing goes. */
+	for (i = 0; i < 40; i++) {
+		n = fi_send(t.cep, "x", 1, NULL, FI_ADDR_UNSPEC, NULL);
+		if (n != 1)
+			break;
+		ok++;
+	}
+	KUNIT_EXPECT_EQ(test, ok, 16U);
+	KUNIT_EXPECT_EQ(test, n, (ssize_t)-EAGAIN);
+	KUNIT_EXPECT_FALSE(test, kstream_ep_poll(t.cep) & EPOLLOUT);
+	/* Reading gives them back. */
+	KUNIT_ASSERT_EQ(test, ks_recv_all(t.sep, buf, 16), 16);
+	KUNIT_ASSERT_TRUE(test, ks_wait(t.cep, EPOLLOUT));
+	KUNIT_EXPECT_EQ(test, fi_send(t.cep, "y", 1, NULL, FI_ADDR_UNSPEC,
+				      NULL), 1);
+	KUNIT_ASSERT_EQ(test, ks_recv_all(t.sep, buf, 1), 1);
+	KUNIT_EXPECT_EQ(test, buf[0], 'y');
+	ks_teardown(test, &t);
+}
+
+static void kstream_vectors_test(struct kunit *test)
+{
+	u8 *a = kunit_kzalloc(test, 100, GFP_KERNEL);
+	u8 *b = kunit_kzalloc(test, 300, GFP_KERNEL);
+	u8 *c = kunit_kzalloc(test, 50, GFP_KERNEL);
+	u8 *out = kunit_kzalloc(test, 450, GFP_KERNEL);
+	u8 *in = kunit_kzalloc(test, 450, GFP_KERNEL);
+	struct kvec kv[3] = { { a, 100 }, { b, 300 }, { c, 50 } };
+	struct scatterlist sg[2];
+	struct bio_vec bv[2];
+	struct page *page;
+	struct fi_msg m = { .addr = FI_ADDR_UNSPEC };
+	struct ks t;
+
+	KUNIT_ASSERT_TRUE(test, a && b && c && out && in);
+	page = alloc_page(GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	ks_fill(a, 100, 1);
+	ks_fill(b, 300, 2);
+	ks_fill(c, 50, 3);
+	memcpy(out, a, 100);
+	memcpy(out + 100, b, 300);
+	memcpy(out + 400, c, 50);
+	ks_connect(test, &t, NULL);
+	KUNIT_ASSERT_TRUE(test, ks_wait(t.cep, EPOLLOUT));
+
+	/* sendv, recv of it all. */
+	KUNIT_ASSERT_EQ(test, fi_sendv(t.cep, kv, NULL, 3, FI_ADDR_UNSPEC,
+				       NULL), 450);
+	KUNIT_ASSERT_EQ(test, ks_recv_all(t.sep, in, 450), 450);
+	KUNIT_EXPECT_EQ(test, memcmp(in, out, 450), 0);
+
+	/* send, recvv into three pieces. */
+	memset(a, 0, 100);
+	memset(b, 0, 300);
+	memset(c, 0, 50);
+	KUNIT_ASSERT_EQ(test, fi_send(t.cep, out, 450, NULL, FI_ADDR_UNSPEC,
+				      NULL), 450);
+	KUNIT_ASSERT_TRUE(test, ks_wait(t.sep, EPOLLIN));
+	msleep(50);
+	KUNIT_ASSERT_EQ(test, fi_recvv(t.sep, kv, NULL, 3, FI_ADDR_UNSPEC,
+				       NULL), 450);
+	KUNIT_EXPECT_EQ(test, memcmp(a, out, 100), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(b, out + 100, 300), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(c, out + 400, 50), 0);
+
+	/* bio_vec out, scatterlist in. */
+	memcpy(page_address(page), out, 450);
+	bv[0].bv_page = page;
+	bv[0].bv_len = 200;
+	bv[0].bv_offset = 0;
+	bv[1].bv_page = page;
+	bv[1].bv_len = 250;
+	bv[1].bv_offset = 200;
+	m.iov_type = FI_IOV_BVEC;
+	m.msg_bvec = bv;
+	m.iov_count = 2;
+	KUNIT_ASSERT_EQ(test, fi_sendmsg(t.cep, &m, 0), 450);
+	sg_init_table(sg, 2);
+	memset(in, 0, 450);
+	sg_set_buf(&sg[0], in, 123);
+	sg_set_buf(&sg[1], in + 123, 327);
+	m.iov_type = FI_IOV_SG;
+	m.msg_sg = sg;
+	KUNIT_ASSERT_TRUE(test, ks_wait(t.sep, EPOLLIN));
+	msleep(50);
+	KUNIT_ASSERT_EQ(test, fi_recvmsg(t.sep, &m, 0), 450);
+	KUNIT_EXPECT_EQ(test, memcmp(in, out, 450), 0);
+	ks_teardown(test, &t);
+	__free_page(page);
+}
+
+/* ---- shutdown ---- */
+
+static void kstream_shutdown_wr_test(struct kunit *test)
+{
+	struct ks t;
+	char buf[16];
+
+	ks_connect(test, &t, NULL);
+	KUNIT_ASSERT_TRUE(test, ks_wait(t.cep, EPOLLOUT));
+	KUNIT_ASSERT_EQ(test, fi_send(t.cep, "abc", 3, NULL, FI_ADDR_UNSPEC,
+				      NULL), 3);
+	KUNIT_ASSERT_EQ(test, kstream_ep_shutdown(t.cep, SHUT_WR), 0);
+	KUNIT_EXPECT_EQ(test, fi_send(t.cep, "d", 1, NULL, FI_ADDR_UNSPEC,
+				      NULL), -EPIPE);
+	/* The server reads the data, then the end of the stream. */
+	KUNIT_ASSERT_EQ(test, ks_recv_all(t.sep, buf, 3), 3);
+	KUNIT_EXPECT_EQ(test, memcmp(buf, "abc", 3), 0);
+	KUNIT_ASSERT_TRUE(test, ks_wait(t.sep, EPOLLRDHUP));
+	KUNIT_EXPECT_EQ(test, fi_recv(t.sep, buf, sizeof(buf), NULL,
+				      FI_ADDR_UNSPEC, NULL), 0);
+	KUNIT_EXPECT_FALSE(test, kstream_ep_poll(t.sep) & EPOLLERR);
+	/* The other direction still works. */
+	KUNIT_ASSERT_TRUE(test, ks_wait(t.sep, EPOLLOUT));
+	KUNIT_ASSERT_EQ(test, fi_send(t.sep, "xyz", 3, NULL, FI_ADDR_UNSPEC,
+				      NULL), 3);
+	KUNIT_ASSERT_EQ(test, ks_recv_all(t.cep, buf, 3), 3);
+	KUNIT_EXPECT_EQ(test, memcmp(buf, "xyz", 3), 0);
+	KUNIT_EXPECT_EQ(test, kstream_ep_error(t.sep), 0);
+	ks_teardown(test, &t);
+}
+
+static void kstream_shutdown_rdwr_test(struct kunit *test)
+{
+	struct ks_cm_entry entry;
+	struct ks t;
+	char buf[16];
+
+	ks_connect(test, &t, NULL);
+	KUNIT_ASSERT_TRUE(test, ks_wait(t.cep, EPOLLOUT));
+	KUNIT_ASSERT_EQ(test, fi_send(t.cep, "bye", 3, NULL, FI_ADDR_UNSPEC,
+				      NULL), 3);
+	KUNIT_ASSERT_EQ(test, fi_shutdown(t.cep, 0), 0);
+	KUNIT_EXPECT_EQ(test, ks_event(t.ceq, &entry, NULL), FI_SHUTDOWN);
+	/* Orderly: the data, then 0, FI_SHUTDOWN without an error. */
+	KUNIT_ASSERT_EQ(test, ks_recv_all(t.sep, buf, 3), 3);
+	KUNIT_EXPECT_EQ(test, memcmp(buf, "bye", 3), 0);
+	KUNIT_EXPECT_EQ(test, ks_event(t.seq, &entry, NULL), FI_SHUTDOWN);
+	KUNIT_EXPECT_PTR_EQ(test, entry.e.fid, &t.sep->fid);
+	KUNIT_EXPECT_EQ(test, fi_recv(t.sep, buf, sizeof(buf), NULL,
+				      FI_ADDR_UNSPEC, NULL), 0);
+	KUNIT_EXPECT_EQ(test, fi_send(t.sep, "x", 1, NULL, FI_ADDR_UNSPEC,
+				      NULL), -ECONNRESET);
+	KUNIT_EXPECT_TRUE(test, kstream_ep_poll(t.sep) & EPOLLHUP);
+	KUNIT_EXPECT_EQ(test, fi_recv(t.cep, buf, sizeof(buf), NULL,
+				      FI_ADDR_UNSPEC, NULL), 0);
+	ks_teardown(test, &t);
+}
+
+static void kstream_shutdown_rd_test(struct kunit *test)
+{
+	struct ks t;
+	char buf[16];
+
+	ks_connect(test, &t, NULL);
+	KUNIT_EXPECT_EQ(test, kstream_ep_shutdown(t.sep, 7), -EINVAL);
+	KUNIT_ASSERT_TRUE(test, ks_wait(t.cep, EPOLLOUT));
+	KUNIT_ASSERT_EQ(test, kstream_ep_shutdown(t.sep, SHUT_RD), 0);
+	KUNIT_EXPECT_EQ(test, fi_recv(t.sep, buf, sizeof(buf), NULL,
+				      FI_ADDR_UNSPEC, NULL), 0);
+	/* Local only: the server still sends, the client still reads. */
+	KUNIT_ASSERT_TRUE(test, ks_wait(t.sep, EPOLLOUT));
+	KUNIT_ASSERT_EQ(test, fi_send(t.sep, "ok", 2, NULL, FI_ADDR_UNSPEC,
+				      NULL), 2);
+	KUNIT_ASSERT_EQ(test, ks_recv_all(t.cep, buf, 2), 2);
+	/* Closing with the stream up sends DISCONNECT. */
+	KUNIT_EXPECT_EQ(test, fi_close(&t.cep->fid), 0);
+	t.cep = NULL;
+	KUNIT_EXPECT_TRUE(test, ks_wait(t.sep, EPOLLHUP));
+	KUNIT_EXPECT_EQ(test, fi_send(t.sep, "x", 1, NULL, FI_ADDR_UNSPEC,
+				      NULL), -ECONNRESET);
+	ks_teardown(test, &t);
+}
+
+/* ---- settings ---- */
+
+static void kstream_options_test(struct kunit *test)
+{
+	static const struct { int name; size_t val; int err; } bad[] = {
+		{ FI_OPT_SEND_BUF_SIZE, 100, -EINVAL },
+		{ FI_OPT_SEND_BUF_SIZE, 1UL << 30, -EINVAL },
+		{ FI_OPT_RECV_BUF_SIZE, 0, -EINVAL },
+		{ FI_OPT_TX_SIZE, 8, -EINVAL },
+		{ FI_OPT_RX_SIZE, 70000, -EINVAL },
+		{ FI_OPT_KSTREAM_INLINE, 1 << 20, -EINVAL },
+		{ FI_OPT_KSTREAM_IOMAPSIZE, 1 << 20, -EINVAL },
+		{ FI_OPT_KSTREAM_KEEPALIVE, 1 << 20, -EINVAL },
+		{ FI_OPT_CM_DATA_RAW, 1, -ENOPROTOOPT },
+		{ 999, 1, -ENOPROTOOPT },
+	};
+	size_t v = 8192, len = sizeof(v);
+	struct fid_ep *ep;
+	unsigned int i;
+	u32 small = 8192;
+	struct ks t;
+
+	ks_listen(test, &t);
+	KUNIT_ASSERT_EQ(test, fi_endpoint(t.domain, t.info, &ep, NULL), 0);
+	for (i = 0; i < ARRAY_SIZE(bad); i++)
+		KUNIT_EXPECT_EQ_MSG(test, fi_setopt(&ep->fid, FI_OPT_ENDPOINT,
+						    bad[i].name, &bad[i].val,
+						    sizeof(size_t)),
+				    bad[i].err, "case %u", i);
+	KUNIT_EXPECT_EQ(test, fi_setopt(&ep->fid, FI_OPT_ENDPOINT,
+					FI_OPT_SEND_BUF_SIZE, &small,
+					sizeof(small)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, fi_setopt(&ep->fid, 1, FI_OPT_SEND_BUF_SIZE, &v,
+					sizeof(v)), -ENOPROTOOPT);
+	KUNIT_EXPECT_EQ(test, fi_setopt(&ep->fid, FI_OPT_ENDPOINT,
+					FI_OPT_SEND_BUF_SIZE, &v, sizeof(v)),
+			0);
+	v = 0;
+	KUNIT_EXPECT_EQ(test, fi_getopt(&ep->fid, FI_OPT_ENDPOINT,
+					FI_OPT_SEND_BUF_SIZE, &v, &len), 0);
+	KUNIT_EXPECT_EQ(test, v, (size_t)8192);
+	len = sizeof(v);
+	KUNIT_EXPECT_EQ(test, fi_getopt(&ep->fid, FI_OPT_ENDPOINT,
+					FI_OPT_RX_SIZE, &v, &len), 0);
+	KUNIT_EXPECT_EQ(test, v, (size_t)384);
+	/* No EQ yet; kstream has no CQs. */
+	KUNIT_EXPECT_EQ(test, fi_enable(ep), -ENOTCONN);
+	KUNIT_EXPECT_EQ(test, fi_ep_bind(ep, &t.ceq->fid, 0), 0);
+	KUNIT_EXPECT_EQ(test, fi_ep_bind(ep, &t.seq->fid, 0), -EBUSY);
+	KUNIT_ASSERT_EQ(test, fi_enable(ep), 0);
+	KUNIT_EXPECT_EQ(test, fi_setopt(&ep->fid, FI_OPT_ENDPOINT,
+					FI_OPT_SEND_BUF_SIZE, &v, sizeof(v)),
+			-EBUSY);
+	KUNIT_EXPECT_EQ(test, fi_recv(ep, &v, sizeof(v), NULL, FI_ADDR_UNSPEC,
+				      NULL), -ENOTCONN);
+	KUNIT_EXPECT_EQ(test, fi_send(ep, &v, sizeof(v), NULL, FI_ADDR_UNSPEC,
+				      NULL), -ENOTCONN);
+	KUNIT_EXPECT_EQ(test, fi_connect(ep, &t.addr, &v, sizeof(v)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kstream_ep_shutdown(ep, SHUT_WR), -ENOTCONN);
+	KUNIT_EXPECT_EQ(test, fi_close(&ep->fid), 0);
+	ks_teardown(test, &t);
+
+	/* After the connection: -EISCONN. */
+	ks_connect(test, &t, NULL);
+	KUNIT_EXPECT_EQ(test, fi_setopt(&t.cep->fid, FI_OPT_ENDPOINT,
+					FI_OPT_SEND_BUF_SIZE, &v, sizeof(v)),
+			-EISCONN);
+	KUNIT_EXPECT_EQ(test, fi_connect(t.cep, &t.addr, NULL, 0), -EISCONN);
+	ks_teardown(test, &t);
+}
+
+/* ---- a raw ksocket peer sending nonsense ---- */
+
+struct ks_raw {
+	struct fid_fabric *fabric;
+	struct fid_domain *domain;
+	struct fid_eq *eq;
+	struct fid_cq *cq;
+	struct fid_ep *ep;
+	struct fid_mr *mr;
+	u8 *mem;		/* [0, 64): target SGL; [64, 64 + 4096): ring */
+	struct kstream_conn_data peer;
+};
+
+static void ks_raw_close(struct kunit *test, struct ks_raw *r)
+{
+	ks_close(test, r->ep ? &r->ep->fid : NULL);
+	ks_close(test, r->mr ? &r->mr->fid : NULL);
+	ks_close(test, r->cq ? &r->cq->fid : NULL);
+	ks_close(test, r->eq ? &r->eq->fid : NULL);
+	ks_close(test, r->domain ? &r->domain->fid : NULL);
+	ks_close(test, r->fabric ? &r->fabric->fid : NULL);
+	kfree(r->mem);
+	memset(r, 0, sizeof(*r));
+}
+
+/* Connect a plain ksocket MSG endpoint to the kstream listener. */
+static int ks_raw_connect(struct kunit *test, struct ks *t, struct ks_raw *r,
+			  u8 version, bool accept)
+{
+	struct fi_cq_attr cq_attr = { .format = FI_CQ_FORMAT_DATA };
+	struct fi_eq_attr eq_attr = {};
+	struct fi_info *hints, *info;
+	struct kstream_conn_data c = {};
+	struct fi_msg m = { .iov_type = FI_IOV_KVEC, .addr = FI_ADDR_UNSPEC };
+	struct ks_cm_entry entry;
+	u8 cm[KSTREAM_CONN_LEN_EXT];
+	unsigned int i;
+	ssize_t len;
+	u64 key;
+	int ret;
+
+	memset(r, 0, sizeof(*r));
+	hints = ks_hints("ksocket", FI_EP_MSG);
+	KUNIT_ASSERT_NOT_NULL(test, hints);
+	hints->caps = FI_MSG | FI_RMA;
+	hints->addr_format = FI_SOCKADDR_IN;
+	KUNIT_ASSERT_EQ(test, fi_getinfo(fi_version(), NULL, NULL, 0, hints,
+					 &info), 0);
+	fi_freeinfo(hints);
+	KUNIT_ASSERT_EQ(test, fi_fabric(info->fabric_attr, &r->fabric, NULL),
+			0);
+	KUNIT_ASSERT_EQ(test, fi_domain(r->fabric, info, &r->domain, NULL), 0);
+	KUNIT_ASSERT_EQ(test, fi_eq_open(r->fabric, &eq_attr, &r->eq, NULL), 0);
+	KUNIT_ASSERT_EQ(test, fi_cq_open(r->domain, &cq_attr, &r->cq, NULL), 0);
+	KUNIT_ASSERT_EQ(test, fi_endpoint(r->domain, info, &r->ep, NULL), 0);
+	fi_freeinfo(info);
+	KUNIT_ASSERT_EQ(test, fi_ep_bind(r->ep, &r->eq->fid, 0), 0);
+	KUNIT_ASSERT_EQ(test, fi_ep_bind(r->ep, &r->cq->fid,
+					 FI_SEND | FI_RECV), 0);
+	KUNIT_ASSERT_EQ(test, fi_enable(r->ep), 0);
+	r->mem = kzalloc(64 + 4096, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, r->mem);
+	KUNIT_ASSERT_EQ(test, fi_mr_reg(r->domain, r->mem, 64 + 4096,
+					FI_REMOTE_WRITE | FI_WRITE, 0, 0, 0,
+					&r->mr, NULL), 0);
+	key = fi_mr_key(r->mr);
+	for (i = 0; i < 16; i++)
+		KUNIT_ASSERT_EQ(test, fi_recvmsg(r->ep, &m, 0), 0);
+	c.version = version;
+	c.flags = KSTREAM_CONN_FLAG_IOMAP;
+	c.credits = 16;
+	c.target_sgl_addr = 0;
+	c.target_sgl_key = key;
+	c.target_sgl_length = KSTREAM_SGL_SIZE;
+	c.data_buf.addr = 64;
+	c.data_buf.key = lower_32_bits(key);
+	c.data_buf.length = 2048;
+	c.data_buf_key_hi = key & ~0xffffffffULL;
+	len = kstream_conn_pack(&c, cm, true);
+	KUNIT_ASSERT_EQ(test, fi_connect(r->ep, &t->addr, cm, len), 0);
+	if (!accept)
+		return 0;
+	if (version != KSTREAM_PROTO_VERSION)
+		return ks_event(r->eq, &entry, NULL);
+	ks_accept(test, t, NULL);
+	ret = ks_event(r->eq, &entry, &len);
+	if (ret != FI_CONNECTED)
+		return ret;
+	KUNIT_EXPECT_EQ(test, kstream_conn_unpack(entry.data, len -
+						  sizeof(entry.e), &r->peer),
+			0);
+	KUNIT_EXPECT_EQ(test, ks_event(t->seq, &entry, NULL), FI_CONNECTED);
+	return ret;
+}
+
+struct ks_bad {
+	const char *name;
+	u32 imm;		/* immediate sent */
+	u32 len;		/* bytes written into the kstream ring */
+	bool vanish;		/* close the raw endpoint instead */
+	int err;		/* error the stream must end with */
+};
+
+static const struct ks_bad ks_bad_cases[] = {
+	{ "undefined op 1", 0x20000000, 1, false, EPROTO },
+	{ "undefined op 5", 0xa0000000, 0, false, EPROTO },
+	{ "CTRL 3", 0xe0000003, 0, false, EPROTO },
+	{ "iomap update, no iomap", 0xc0000000, 0, false, EPROTO },
+	{ "data beyond the ring", 0x00100000, 1, false, EPROTO },
+	{ "credits going backwards", 0x8000fff0, 0, false, EPROTO },
+	{ "peer vanishes", 0, 0, true, ECONNRESET },
+};
+
+static void ks_bad_desc(const struct ks_bad *b, char *desc)
+{
+	strscpy(desc, b->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(ks_bad, ks_bad_cases, ks_bad_desc);
+
+static void kstream_bad_peer_test(struct kunit *test)
+{
+	const struct ks_bad *b = test->param_value;
+	struct ks_cm_entry entry;
+	struct ks_raw r;
+	struct ks t;
+	u8 byte = 0x5a;
+	char buf[8];
+
+	ks_listen(test, &t);
+	KUNIT_ASSERT_EQ(test, ks_raw_connect(test, &t, &r,
+					     KSTREAM_PROTO_VERSION, true),
+			FI_CONNECTED);
+	if (b->vanish) {
+		KUNIT_EXPECT_EQ(test, fi_close(&r.ep->fid), 0);
+		r.ep = NULL;
+	} else {
+		KUNIT_ASSERT_EQ(test, fi_writedata(r.ep, &byte, b->len, NULL,
+						   b->imm, FI_ADDR_UNSPEC,
+						   r.peer.data_buf.addr,
+						   r.peer.data_buf_key_hi |
+						   r.peer.data_buf.key, NULL),
+				0);
+	}
+	KUNIT_EXPECT_TRUE(test, ks_wait(t.sep, EPOLLERR));
+	KUNIT_EXPECT_EQ(test, fi_recv(t.sep, buf, sizeof(buf), NULL,
+				      FI_ADDR_UNSPEC, NULL), -b->err);
+	KUNIT_EXPECT_EQ(test, fi_send(t.sep, buf, 1, NULL, FI_ADDR_UNSPEC,
+				      NULL), -b->err);
+	KUNIT_EXPECT_EQ(test, kstream_ep_error(t.sep), -b->err);
+	KUNIT_EXPECT_EQ(test, ks_event(t.seq, &entry, NULL), -b->err);
+	ks_teardown(test, &t);
+	ks_raw_close(test, &r);
+}
+
+static void kstream_bad_connreq_test(struct kunit *test)
+{
+	struct ks_cm_entry entry;
+	struct ks_raw r;
+	struct ks t;
+	u32 event;
+
+	ks_listen(test, &t);
+	/* Another protocol version: rejected, the user never sees it. */
+	KUNIT_EXPECT_EQ(test, ks_raw_connect(test, &t, &r, 2, true),
+			-ECONNREFUSED);
+	KUNIT_EXPECT_EQ(test, fi_eq_read(t.seq, &event, &entry, sizeof(entry),
+					 0), -EAGAIN);
+	ks_raw_close(test, &r);
+
+	/* A request never read is rejected when its EQ closes. */
+	KUNIT_EXPECT_EQ(test, ks_raw_connect(test, &t, &r,
+					     KSTREAM_PROTO_VERSION, false), 0);
+	KUNIT_EXPECT_EQ(test, fi_eq_sread(t.seq, &event, &entry, sizeof(entry),
+					  KS_TIMEOUT, FI_PEEK),
+			(ssize_t)sizeof(entry.e));
+	KUNIT_EXPECT_EQ(test, event, FI_CONNREQ);
+	ks_teardown(test, &t);
+	KUNIT_EXPECT_NE(test, ks_event(r.eq, &entry, NULL), FI_CONNECTED);
+	ks_raw_close(test, &r);
+}
+
+static struct kunit_case kstream_cases[] = {
+	KUNIT_CASE(kstream_proto_conn_test),
+	KUNIT_CASE(kstream_proto_msg_test),
+	KUNIT_CASE(kstream_proto_credits_test),
+	KUNIT_CASE(kstream_proto_chunk_test),
+	KUNIT_CASE(kstream_getinfo_test),
+	KUNIT_CASE(kstream_stream_test),
+	KUNIT_CASE(kstream_peek_test),
+	KUNIT_CASE(kstream_wrap_test),
+	KUNIT_CASE(kstream_large_test),
+	KUNIT_CASE(kstream_credits_test),
+	KUNIT_CASE(kstream_vectors_test),
+	KUNIT_CASE(kstream_shutdown_wr_test),
+	KUNIT_CASE(kstream_shutdown_rdwr_test),
+	KUNIT_CASE(kstream_shutdown_rd_test),
+	KUNIT_CASE(kstream_options_test),
+	KUNIT_CASE_PARAM(kstream_bad_peer_test, ks_bad_gen_params),
+	KUNIT_CASE(kstream_bad_connreq_test),
+	{}
+};
+
+/* Built-in suites run before the loopback device is up: bring it up. */
+static int kstream_suite_init(struct kunit_suite *suite)
+{
+	struct net_device *lo = init_net.loopback_dev;
+	int ret = 0;
+
+	rtnl_lock();
+	if (!(lo->flags & IFF_UP))
+		ret = dev_change_flags(lo, lo->flags | IFF_UP, NULL);
+	rtnl_unlock();
+	return ret;
+}
+
+static struct kunit_suite kstream_suite = {
+	.name = "kofi_kstream",
+	.suite_init = kstream_suite_init,
+	.test_cases = kstream_cases,
+};
+
+kunit_test_suite(kstream_suite);
+
+MODULE_DESCRIPTION("KUnit tests for the kOFI kstream engine");
+MODULE_LICENSE("Dual BSD/GPL");
