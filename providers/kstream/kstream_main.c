@@ -213,9 +213,18 @@ static int kstream_getinfo(u32 version, const struct fi_info *hints,
 	struct fi_info *ch, *core, *cur, *head = NULL, **tail = &head;
 	int ret;
 
-	if (hints->ep_attr->type != FI_EP_UNSPEC &&
-	    hints->ep_attr->type != FI_EP_SOCK_STREAM)
+	/*
+	 * Streams only for who asks for them: FI_EP_SOCK_STREAM, or any type
+	 * with kstream named in prov_name; a user asking for anything keeps
+	 * getting the core providers' infos first.
+	 */
+	if (hints->ep_attr->type == FI_EP_UNSPEC) {
+		if (!hints->fabric_attr->prov_name ||
+		    !strstr(hints->fabric_attr->prov_name, KSTREAM_PROV_NAME))
+			return -ENODATA;
+	} else if (hints->ep_attr->type != FI_EP_SOCK_STREAM) {
 		return -ENODATA;
+	}
 	if (hints->caps & ~KSTREAM_CAPS)
 		return -ENODATA;
 	ch = fi_dupinfo(hints, GFP_KERNEL);
