@@ -88,9 +88,11 @@ int kstream_ep_set_peer(struct kstream_ep *kep, const void *data, size_t len)
 	kep->remote_sgl_key = c.target_sgl_key;
 	kep->remote_sge = 1;
 	kep->data_key_hi = c.data_buf_key_hi;
+	/*
+	 * Entry 1 is left alone: the peer's first ring update may have been
+	 * processed before the connection event that brought this data.
+	 */
 	kep->target[0] = c.data_buf;
-	kep->target[1].length = 0;
-	kep->target_sge = 0;
 	kep->swap_sgl = !!(c.flags & KSTREAM_CONN_FLAG_NET) !=
 			kstream_host_is_net();
 	spin_unlock_irqrestore(&kep->lock, flags);
