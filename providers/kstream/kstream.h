@@ -315,7 +315,7 @@ int kstream_post_write(struct kstream_ep *kep, struct kvec *iov,
 
 /* kstream_data.c */
 extern const struct fi_ops_msg kstream_msg_ops;
-__poll_t kstream_poll_locked(struct kstream_ep *kep);
+__poll_t kstream_poll_snapshot(struct kstream_ep *kep);
 
 /*
  * Entry points for the socket layer (kstream_sock.c) are declared in

@@ -317,7 +317,6 @@ static int kstream_cm_connect(struct fid_ep *ep, const void *addr,
 {
 	struct kstream_ep *kep = kstream_ep(ep);
 	u8 buf[KSTREAM_CONN_LEN_EXT];
-	unsigned long flags;
 	size_t len;
 	int ret;
 
@@ -327,14 +326,14 @@ static int kstream_cm_connect(struct fid_ep *ep, const void *addr,
 	if (ret)
 		return ret;
 	len = kstream_ep_conn_data(kep, buf);
-	spin_lock_irqsave(&kep->lock, flags);
+	spin_lock_bh(&kep->lock);
 	kep->state = KSTREAM_CONNECTING;
-	spin_unlock_irqrestore(&kep->lock, flags);
+	spin_unlock_bh(&kep->lock);
 	ret = fi_connect(kep->core_ep, addr, buf, len);
 	if (ret) {
-		spin_lock_irqsave(&kep->lock, flags);
+		spin_lock_bh(&kep->lock);
 		kep->state = KSTREAM_ENABLED;
-		spin_unlock_irqrestore(&kep->lock, flags);
+		spin_unlock_bh(&kep->lock);
 	}
 	return ret;
 }
@@ -344,7 +343,6 @@ static int kstream_cm_accept(struct fid_ep *ep, const void *param,
 {
 	struct kstream_ep *kep = kstream_ep(ep);
 	u8 buf[KSTREAM_CONN_LEN_EXT];
-	unsigned long flags;
 	size_t len;
 	int ret;
 
@@ -357,14 +355,14 @@ static int kstream_cm_accept(struct fid_ep *ep, const void *param,
 	if (ret)
 		return ret;
 	len = kstream_ep_conn_data(kep, buf);
-	spin_lock_irqsave(&kep->lock, flags);
+	spin_lock_bh(&kep->lock);
 	kep->state = KSTREAM_CONNECTING;
-	spin_unlock_irqrestore(&kep->lock, flags);
+	spin_unlock_bh(&kep->lock);
 	ret = fi_accept(kep->core_ep, buf, len);
 	if (ret) {
-		spin_lock_irqsave(&kep->lock, flags);
+		spin_lock_bh(&kep->lock);
 		kep->state = KSTREAM_ENABLED;
-		spin_unlock_irqrestore(&kep->lock, flags);
+		spin_unlock_bh(&kep->lock);
 	}
 	return ret;
 }
@@ -387,16 +385,15 @@ static int kstream_cm_accept(struct fid_ep *ep, const void *param,
 int kstream_ep_shutdown(struct fid_ep *ep, int how)
 {
 	struct kstream_ep *kep;
-	unsigned long flags;
 	bool send = false, rdwr = how == SHUT_RDWR;
 	int ret = 0;
 
 	if (!kstream_is_ep(ep) || (how != SHUT_RD && how != SHUT_WR && !rdwr))
 		return -EINVAL;
 	kep = kstream_ep(ep);
-	spin_lock_irqsave(&kep->lock, flags);
+	spin_lock_bh(&kep->lock);
 	if (kep->state != KSTREAM_CONNECTED && kep->state != KSTREAM_DOWN) {
-		spin_unlock_irqrestore(&kep->lock, flags);
+		spin_unlock_bh(&kep->lock);
 		return -ENOTCONN;
 	}
 	if (how != SHUT_WR)
@@ -414,15 +411,15 @@ int kstream_ep_shutdown(struct fid_ep *ep, int how)
 		else if (ret)
 			kstream_fail(kep, -ret);
 	}
-	spin_unlock_irqrestore(&kep->lock, flags);
+	spin_unlock_bh(&kep->lock);
 	kstream_wake(kep);
 	if (rdwr && kep->core_ep) {
 		wait_event_timeout(kep->wq, ({
 			bool idle;
 
-			spin_lock_irqsave(&kep->lock, flags);
+			spin_lock_bh(&kep->lock);
 			idle = !kep->tx_out || kep->state != KSTREAM_CONNECTED;
-			spin_unlock_irqrestore(&kep->lock, flags);
+			spin_unlock_bh(&kep->lock);
 			idle; }), HZ);
 		fi_shutdown(kep->core_ep, 0);
 	}
@@ -472,15 +469,14 @@ const struct fi_ops_cm kstream_ep_cm_ops = {
  */
 void kstream_cm_error(struct kstream_ep *kep, int err)
 {
-	unsigned long flags;
 	bool report;
 
-	spin_lock_irqsave(&kep->lock, flags);
+	spin_lock_bh(&kep->lock);
 	report = !kep->err;
 	if (report)
 		kep->err = err;
 	kep->state = KSTREAM_DOWN;
-	spin_unlock_irqrestore(&kep->lock, flags);
+	spin_unlock_bh(&kep->lock);
 	if (report)
 		kofi_eq_write_err(kep->eq, &kep->ep.fid, kep->ep.fid.context,
 				  err, 0, NULL, 0);
@@ -505,7 +501,6 @@ void kstream_cm_error(struct kstream_ep *kep, int err)
 void kstream_cm_event(struct kstream_ep *kep, u32 event, const void *buf,
 		      ssize_t len)
 {
-	unsigned long flags;
 	bool orderly;
 	int ret;
 
@@ -528,14 +523,14 @@ void kstream_cm_event(struct kstream_ep *kep, u32 event, const void *buf,
 	}
 	if (event != FI_SHUTDOWN)
 		return;
-	spin_lock_irqsave(&kep->lock, flags);
+	spin_lock_bh(&kep->lock);
 	orderly = kep->peer_gone || (kep->wr_shut && kep->rd_shut) || kep->err;
 	if (!orderly) {
 		kep->err = ECONNRESET;
 		kep->rd_eof = true;
 	}
 	kep->state = KSTREAM_DOWN;
-	spin_unlock_irqrestore(&kep->lock, flags);
+	spin_unlock_bh(&kep->lock);
 	if (!orderly)
 		kofi_eq_write_err(kep->eq, &kep->ep.fid, kep->ep.fid.context,
 				  ECONNRESET, 0, NULL, 0);

@@ -9,7 +9,9 @@
  * allowed), -EAGAIN when nothing fits or nothing has arrived, 0 at the end
  * of the stream, a negative errno after an error.  No completions are
  * written: kstream has no CQs.  Every call takes only the endpoint's
- * spinlock and never sleeps.
+ * spinlock (a bottom-half lock: the core providers' data paths take
+ * bottom-half locks too) and never sleeps: any context but hard interrupts
+ * and interrupts disabled.
  */
 #include <linux/bvec.h>
 #include <linux/scatterlist.h>
@@ -161,13 +163,12 @@ static ssize_t kstream_send_vec(struct kstream_ep *kep, struct kstream_vec *v,
 				u64 flags)
 {
 	struct kstream_tx_state s;
-	unsigned long irqflags;
 	u32 olen = KSTREAM_CHUNK_START, x, first;
 	size_t done = 0;
 	ssize_t ret;
 	int err;
 
-	spin_lock_irqsave(&kep->lock, irqflags);
+	spin_lock_bh(&kep->lock);
 	ret = kstream_tx_check(kep);
 	if (ret || !v->len)
 		goto out;
@@ -198,7 +199,7 @@ static ssize_t kstream_send_vec(struct kstream_ep *kep, struct kstream_vec *v,
 	if (!done && kep->err)
 		ret = -kep->err;
 out:
-	spin_unlock_irqrestore(&kep->lock, irqflags);
+	spin_unlock_bh(&kep->lock);
 	return ret;
 }
 
@@ -217,12 +218,11 @@ static ssize_t kstream_recv_vec(struct kstream_ep *kep, struct kstream_vec *v,
 				u64 flags)
 {
 	bool peek = flags & FI_PEEK;
-	unsigned long irqflags;
 	u32 idx, off, left, n, m;
 	size_t done = 0;
 	ssize_t ret;
 
-	spin_lock_irqsave(&kep->lock, irqflags);
+	spin_lock_bh(&kep->lock);
 	if (kep->err) {
 		ret = -kep->err;
 		goto out;
@@ -271,7 +271,7 @@ static ssize_t kstream_recv_vec(struct kstream_ep *kep, struct kstream_vec *v,
 	}
 	ret = done;
 out:
-	spin_unlock_irqrestore(&kep->lock, irqflags);
+	spin_unlock_bh(&kep->lock);
 	return ret;
 }
 
@@ -363,32 +363,48 @@ const struct fi_ops_msg kstream_msg_ops = {
 };
 
 /**
- * kstream_poll_locked() - readiness of a stream (lock held)
+ * kstream_poll_snapshot() - readiness of a stream
  * @kep: the endpoint
  *
- * Context: any context, endpoint lock held.
+ * A snapshot: it reads the stream state without the lock (so that it
+ * works with interrupts disabled); a waiter re-checks after every wake-up.
+ *
+ * Context: any context.
  * Return: the EPOLL* mask of kstream_ep_poll().
  */
-__poll_t kstream_poll_locked(struct kstream_ep *kep)
+__poll_t kstream_poll_snapshot(struct kstream_ep *kep)
 {
 	struct kstream_tx_state s;
+	enum kstream_state state = READ_ONCE(kep->state);
+	bool rd_eof = READ_ONCE(kep->rd_eof);
+	bool rd_shut = READ_ONCE(kep->rd_shut);
+	int err = READ_ONCE(kep->err);
 	__poll_t mask = 0;
+	u32 ts;
 
-	if (kep->err)
+	if (err)
 		mask |= EPOLLERR;
-	if (kep->state < KSTREAM_CONNECTED)
+	if (state < KSTREAM_CONNECTED)
 		return mask;
-	if (kep->rbuf_data || kep->rd_eof || kep->rd_shut || kep->err)
+	if (READ_ONCE(kep->rbuf_data) || rd_eof || rd_shut || err)
 		mask |= EPOLLIN | EPOLLRDNORM;
-	if (kep->rd_eof)
+	if (rd_eof)
 		mask |= EPOLLRDHUP;
-	if (!kstream_tx_check(kep)) {
-		kstream_tx_state(kep, &s);
+	if (state == KSTREAM_CONNECTED && !err && !READ_ONCE(kep->wr_shut) &&
+	    !READ_ONCE(kep->peer_gone)) {
+		ts = READ_ONCE(kep->target_sge) & 1;
+		s.sbuf_avail = READ_ONCE(kep->sbuf_avail);
+		s.sqe_avail = READ_ONCE(kep->sqe_avail);
+		s.credits = (u16)(READ_ONCE(kep->sseq_comp) -
+				  READ_ONCE(kep->sseq_no));
+		s.target = READ_ONCE(kep->target[ts].length);
+		s.target_next = READ_ONCE(kep->target[ts ^ 1].length);
 		if (kstream_tx_plan(&s, 1))
 			mask |= EPOLLOUT | EPOLLWRNORM;
 	}
-	if ((kep->rd_eof || kep->rd_shut) &&
-	    (kep->wr_shut || kep->peer_gone || kep->state == KSTREAM_DOWN))
+	if ((rd_eof || rd_shut) &&
+	    (READ_ONCE(kep->wr_shut) || READ_ONCE(kep->peer_gone) ||
+	     state == KSTREAM_DOWN))
 		mask |= EPOLLHUP;
 	return mask;
 }
@@ -402,21 +418,13 @@ __poll_t kstream_poll_locked(struct kstream_ep *kep)
  * has failed; EPOLLHUP: both directions are shut.  The wait queue that
  * fi_control(&ep->fid, FI_GETWAIT, &wq) hands out is woken on every change.
  *
- * Context: any context.
+ * Context: any context, also with interrupts disabled; takes no lock.
  * Return: the EPOLL* mask, 0 if @ep is not a kstream endpoint.
  */
 __poll_t kstream_ep_poll(struct fid_ep *ep)
 {
-	struct kstream_ep *kep;
-	unsigned long flags;
-	__poll_t mask;
-
 	if (!kstream_is_ep(ep))
 		return 0;
-	kep = kstream_ep(ep);
-	spin_lock_irqsave(&kep->lock, flags);
-	mask = kstream_poll_locked(kep);
-	spin_unlock_irqrestore(&kep->lock, flags);
-	return mask;
+	return kstream_poll_snapshot(kstream_ep(ep));
 }
 EXPORT_SYMBOL_GPL(kstream_ep_poll);

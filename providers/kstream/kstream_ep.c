@@ -72,7 +72,6 @@ size_t kstream_ep_conn_data(struct kstream_ep *kep, void *buf)
 int kstream_ep_set_peer(struct kstream_ep *kep, const void *data, size_t len)
 {
 	struct kstream_conn_data c;
-	unsigned long flags;
 	int ret;
 
 	ret = kstream_conn_unpack(data, len, &c);
@@ -82,7 +81,7 @@ int kstream_ep_set_peer(struct kstream_ep *kep, const void *data, size_t len)
 		c.target_sgl_key &= 0xffffffffULL;
 		c.data_buf_key_hi = 0;
 	}
-	spin_lock_irqsave(&kep->lock, flags);
+	spin_lock_bh(&kep->lock);
 	kep->remote_sgl.addr = c.target_sgl_addr;
 	kep->remote_sgl.length = c.target_sgl_length;
 	kep->remote_sgl_key = c.target_sgl_key;
@@ -95,7 +94,7 @@ int kstream_ep_set_peer(struct kstream_ep *kep, const void *data, size_t len)
 	kep->target[0] = c.data_buf;
 	kep->swap_sgl = !!(c.flags & KSTREAM_CONN_FLAG_NET) !=
 			kstream_host_is_net();
-	spin_unlock_irqrestore(&kep->lock, flags);
+	spin_unlock_bh(&kep->lock);
 	return 0;
 }
 
@@ -126,11 +125,9 @@ static void kstream_close_fid(struct fid *fid)
 /* Stop progress and release every core object; process context. */
 static void kstream_release_core(struct kstream_ep *kep)
 {
-	unsigned long flags;
-
-	spin_lock_irqsave(&kep->lock, flags);
+	spin_lock_bh(&kep->lock);
 	kep->closing = true;
-	spin_unlock_irqrestore(&kep->lock, flags);
+	spin_unlock_bh(&kep->lock);
 	cancel_delayed_work_sync(&kep->keepalive);
 	cancel_work_sync(&kep->work);
 	if (kep->core_ep)
@@ -230,7 +227,6 @@ static int kstream_open_core(struct kstream_ep *kep)
 static int kstream_ep_enable(struct kstream_ep *kep)
 {
 	struct fi_info *ci = kep->core_info;
-	unsigned long flags;
 	int ret;
 
 	if (kep->state != KSTREAM_IDLE)
@@ -263,7 +259,7 @@ static int kstream_ep_enable(struct kstream_ep *kep)
 	if (ret)
 		goto err;
 
-	spin_lock_irqsave(&kep->lock, flags);
+	spin_lock_bh(&kep->lock);
 	kep->closing = false;
 	kep->sbuf_off = 0;
 	kep->sbuf_avail = kep->sbuf_size;
@@ -279,7 +275,7 @@ static int kstream_ep_enable(struct kstream_ep *kep)
 	kep->next_update = 1;
 	kep->ctrl_pending = -1;
 	kep->state = KSTREAM_ENABLED;
-	spin_unlock_irqrestore(&kep->lock, flags);
+	spin_unlock_bh(&kep->lock);
 	kstream_post_recvs(kep);
 	return 0;
 err:
@@ -450,30 +446,28 @@ static int kstream_ep_getopt(struct fid *fid, int level, int optname,
 /* Wait (at most a second) for the core to finish our sends. */
 static void kstream_wait_tx(struct kstream_ep *kep)
 {
-	unsigned long flags;
 	bool idle;
 
 	wait_event_timeout(kep->wq, ({
-		spin_lock_irqsave(&kep->lock, flags);
+		spin_lock_bh(&kep->lock);
 		idle = !kep->tx_out || kep->state != KSTREAM_CONNECTED;
-		spin_unlock_irqrestore(&kep->lock, flags);
+		spin_unlock_bh(&kep->lock);
 		idle; }), HZ);
 }
 
 static int kstream_ep_close(struct fid *fid)
 {
 	struct kstream_ep *kep = container_of(fid, struct kstream_ep, ep.fid);
-	unsigned long flags;
 	bool bye = false;
 
-	spin_lock_irqsave(&kep->lock, flags);
+	spin_lock_bh(&kep->lock);
 	if (kep->state == KSTREAM_CONNECTED && !kep->err && !kep->peer_gone &&
 	    !kep->wr_shut) {
 		kep->wr_shut = true;
 		kep->rd_shut = true;
 		bye = !kstream_send_ctrl(kep, KSTREAM_CTRL_DISCONNECT);
 	}
-	spin_unlock_irqrestore(&kep->lock, flags);
+	spin_unlock_bh(&kep->lock);
 	if (bye)
 		kstream_wait_tx(kep);
 	kstream_release_core(kep);
@@ -592,21 +586,20 @@ err:
  * For the socket layer; the wait queue of fi_control(FI_GETWAIT) is woken
  * as well.  Set it before fi_enable().
  *
- * Context: any context.
+ * Context: process or softirq context.
  */
 void kstream_ep_set_notify(struct fid_ep *ep, void (*notify)(void *arg),
 			   void *arg)
 {
 	struct kstream_ep *kep;
-	unsigned long flags;
 
 	if (!kstream_is_ep(ep))
 		return;
 	kep = kstream_ep(ep);
-	spin_lock_irqsave(&kep->lock, flags);
+	spin_lock_bh(&kep->lock);
 	kep->notify = notify;
 	kep->notify_arg = arg;
-	spin_unlock_irqrestore(&kep->lock, flags);
+	spin_unlock_bh(&kep->lock);
 }
 EXPORT_SYMBOL_GPL(kstream_ep_set_notify);
 
@@ -620,16 +613,8 @@ EXPORT_SYMBOL_GPL(kstream_ep_set_notify);
  */
 int kstream_ep_error(struct fid_ep *ep)
 {
-	struct kstream_ep *kep;
-	unsigned long flags;
-	int err;
-
 	if (!kstream_is_ep(ep))
 		return -EINVAL;
-	kep = kstream_ep(ep);
-	spin_lock_irqsave(&kep->lock, flags);
-	err = kep->err;
-	spin_unlock_irqrestore(&kep->lock, flags);
-	return -err;
+	return -READ_ONCE(kstream_ep(ep)->err);
 }
 EXPORT_SYMBOL_GPL(kstream_ep_error);

@@ -20,14 +20,13 @@
 void kstream_wake(struct kstream_ep *kep)
 {
 	void (*notify)(void *arg);
-	unsigned long flags;
 	void *arg;
 
 	wake_up_all(&kep->wq);
-	spin_lock_irqsave(&kep->lock, flags);
+	spin_lock_bh(&kep->lock);
 	notify = kep->notify;
 	arg = kep->notify_arg;
-	spin_unlock_irqrestore(&kep->lock, flags);
+	spin_unlock_bh(&kep->lock);
 	if (notify)
 		notify(arg);
 }
@@ -232,10 +231,9 @@ void kstream_update_credits(struct kstream_ep *kep)
 void kstream_post_recvs(struct kstream_ep *kep)
 {
 	struct fi_msg msg = { .iov_type = FI_IOV_KVEC, .addr = FI_ADDR_UNSPEC };
-	unsigned long flags;
 	int ret = 0;
 
-	spin_lock_irqsave(&kep->lock, flags);
+	spin_lock_bh(&kep->lock);
 	while (kep->core_ep && !kep->closing && kep->rx_posted < kep->rq_size) {
 		ret = fi_recvmsg(kep->core_ep, &msg, FI_COMPLETION);
 		if (ret)
@@ -244,7 +242,7 @@ void kstream_post_recvs(struct kstream_ep *kep)
 	}
 	if (ret && ret != -EAGAIN && kep->state == KSTREAM_CONNECTED)
 		kstream_fail(kep, -ret);
-	spin_unlock_irqrestore(&kep->lock, flags);
+	spin_unlock_bh(&kep->lock);
 }
 
 /* A transmit completion (lock held). */
@@ -339,7 +337,6 @@ static bool kstream_poll_cq(struct kstream_ep *kep, struct fid_cq *cq,
 {
 	struct fi_cq_data_entry e[8];
 	struct fi_cq_err_entry err;
-	unsigned long flags;
 	bool any = false;
 	ssize_t n, i;
 
@@ -349,7 +346,7 @@ static bool kstream_poll_cq(struct kstream_ep *kep, struct fid_cq *cq,
 			memset(&err, 0, sizeof(err));
 			if (fi_cq_readerr(cq, &err, 0) != 1)
 				break;
-			spin_lock_irqsave(&kep->lock, flags);
+			spin_lock_bh(&kep->lock);
 			if (tx) {
 				kstream_tx_done(kep, (unsigned long)
 						err.op_context, err.err);
@@ -360,13 +357,13 @@ static bool kstream_poll_cq(struct kstream_ep *kep, struct fid_cq *cq,
 					kstream_fail(kep, err.err ? err.err :
 						     EIO);
 			}
-			spin_unlock_irqrestore(&kep->lock, flags);
+			spin_unlock_bh(&kep->lock);
 			any = true;
 			continue;
 		}
 		if (n <= 0)
 			break;
-		spin_lock_irqsave(&kep->lock, flags);
+		spin_lock_bh(&kep->lock);
 		for (i = 0; i < n; i++) {
 			if (tx) {
 				kstream_tx_done(kep, (unsigned long)
@@ -377,7 +374,7 @@ static bool kstream_poll_cq(struct kstream_ep *kep, struct fid_cq *cq,
 				kstream_rx_msg(kep, e[i].flags, (u32)e[i].data);
 			}
 		}
-		spin_unlock_irqrestore(&kep->lock, flags);
+		spin_unlock_bh(&kep->lock);
 		any = true;
 	}
 	return any;
@@ -386,16 +383,15 @@ static bool kstream_poll_cq(struct kstream_ep *kep, struct fid_cq *cq,
 /* Drain both core CQs, repost receives, send what is due. */
 static void kstream_progress_poll(struct kstream_ep *kep)
 {
-	unsigned long flags;
 	bool rx;
 
 	kstream_poll_cq(kep, kep->tx_cq, true);
 	rx = kstream_poll_cq(kep, kep->rx_cq, false);
 	if (rx)
 		kstream_post_recvs(kep);
-	spin_lock_irqsave(&kep->lock, flags);
+	spin_lock_bh(&kep->lock);
 	kstream_update_credits(kep);
-	spin_unlock_irqrestore(&kep->lock, flags);
+	spin_unlock_bh(&kep->lock);
 }
 
 /**
@@ -406,20 +402,19 @@ static void kstream_progress_poll(struct kstream_ep *kep)
  */
 void kstream_connected(struct kstream_ep *kep)
 {
-	unsigned long flags;
 	size_t ka;
 
-	spin_lock_irqsave(&kep->lock, flags);
+	spin_lock_bh(&kep->lock);
 	if (kep->state == KSTREAM_CONNECTING)
 		kep->state = KSTREAM_CONNECTED;
 	ka = kep->opts.keepalive;
-	spin_unlock_irqrestore(&kep->lock, flags);
+	spin_unlock_bh(&kep->lock);
 	kstream_post_recvs(kep);
-	spin_lock_irqsave(&kep->lock, flags);
+	spin_lock_bh(&kep->lock);
 	kstream_update_credits(kep);
 	if (ka && !kep->closing)
 		queue_delayed_work(kstream_wq, &kep->keepalive, ka * HZ);
-	spin_unlock_irqrestore(&kep->lock, flags);
+	spin_unlock_bh(&kep->lock);
 }
 
 /**
@@ -438,15 +433,14 @@ void kstream_progress_work(struct work_struct *work)
 		u8 data[FI_CM_DATA_MAX];
 	} ent;
 	struct fi_eq_err_entry eqerr;
-	unsigned long flags;
 	bool report, stop;
 	u32 event;
 	ssize_t n;
 	int err;
 
-	spin_lock_irqsave(&kep->lock, flags);
+	spin_lock_bh(&kep->lock);
 	stop = kep->closing || !kep->core_ep;
-	spin_unlock_irqrestore(&kep->lock, flags);
+	spin_unlock_bh(&kep->lock);
 	if (stop)
 		return;
 
@@ -469,11 +463,11 @@ void kstream_progress_work(struct work_struct *work)
 				 n - (ssize_t)sizeof(ent.e));
 	}
 
-	spin_lock_irqsave(&kep->lock, flags);
+	spin_lock_bh(&kep->lock);
 	report = kep->err_report;
 	kep->err_report = false;
 	err = kep->err;
-	spin_unlock_irqrestore(&kep->lock, flags);
+	spin_unlock_bh(&kep->lock);
 	if (report) {
 		kofi_eq_write_err(kep->eq, &kep->ep.fid, kep->ep.fid.context,
 				  err, 0, NULL, 0);
@@ -495,12 +489,11 @@ void kstream_keepalive_work(struct work_struct *work)
 {
 	struct kstream_ep *kep = container_of(to_delayed_work(work),
 					      struct kstream_ep, keepalive);
-	unsigned long flags;
 	int ret;
 
-	spin_lock_irqsave(&kep->lock, flags);
+	spin_lock_bh(&kep->lock);
 	if (kep->state != KSTREAM_CONNECTED || kep->closing) {
-		spin_unlock_irqrestore(&kep->lock, flags);
+		spin_unlock_bh(&kep->lock);
 		return;
 	}
 	if (!kep->tx_sent_since && kstream_ctrl_avail(kep)) {
@@ -518,5 +511,5 @@ void kstream_keepalive_work(struct work_struct *work)
 	kep->tx_sent_since = false;
 	queue_delayed_work(kstream_wq, &kep->keepalive,
 			   kep->opts.keepalive * HZ);
-	spin_unlock_irqrestore(&kep->lock, flags);
+	spin_unlock_bh(&kep->lock);
 }
