@@ -16,6 +16,7 @@
 #include <kunit/test.h>
 #include <linux/module.h>
 #include <linux/bvec.h>
+#include <linux/delay.h>
 #include <linux/in.h>
 #include <linux/net.h>
 #include <linux/netdevice.h>
