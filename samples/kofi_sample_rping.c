@@ -374,10 +374,8 @@ static int rp_setup(struct rp *r)
 			pr_err("listen: %d\n", ret);
 			return ret;
 		}
-		if (((struct sockaddr *)sa)->sa_family == AF_INET)
-			pr_info("listening on %pISpc\n", sa);
-		else
-			pr_info("listening on [%pISc]\n", sa);
+		/* [IPv6]:port or IPv4:port */
+		pr_info("listening on %pISpc\n", sa);
 		ret = rp_eq_wait(r, FI_CONNREQ, &entry.e, sizeof(entry), &dlen);
 		if (ret)
 			return ret;

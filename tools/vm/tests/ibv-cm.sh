@@ -8,7 +8,8 @@
 # Then raw connection data (FI_OPT_CM_DATA_RAW) with kofi_sample_cmraw:
 # 40 bytes each way arriving as all of rdma_cm's padded private data (56
 # bytes of REQ, 196 of REP, 148 of REJ), zero-length receives consumed by
-# fi_writedata() with their immediate data.
+# fi_writedata() with their immediate data.  Last, a connection over IPv6
+# (fi_getinfo() of the peer's IPv6 address takes the IPv6 route).
 . ./lib.sh
 
 M=/kofi/modules
@@ -96,6 +97,13 @@ if [ "$KOFI_HOST" = 0 ]; then
 	wait "$raw_pid"
 	check "raw server: rejected with raw data" cr_is 0
 	rmmod kofi_sample_cmraw 2> /dev/null
+
+	check "IPv6 address usable" wait_for 30 ping -6 -c 1 -W 1 "$KOFI_PEER6"
+	server_start 7192 count=2 addr="$KOFI_SELF6"
+	barrier ipv6
+	check "server over IPv6: 2 pings" server_done 0
+	check_output "server over IPv6: listened on its IPv6 address" \
+		"listening on \[$KOFI_SELF6\]:7192" dmesg
 else
 	barrier data
 	check "client: 2 pings with connection data" client 0 -- port=7190 count=2 cm_data=cli-hello
@@ -125,6 +133,10 @@ else
 		raw_client port=7301 reject=1
 	check_output "raw client: the reject's 148 bytes" "cm data: 148 bytes" dmesg
 	rmmod kofi_sample_cmraw 2> /dev/null
+
+	check "IPv6 address usable" wait_for 30 ping -6 -c 1 -W 1 "$KOFI_PEER6"
+	barrier ipv6
+	check "client over IPv6: 2 pings" client 0 -- port=7192 count=2 addr="$KOFI_PEER6"
 fi
 check "rmmod kofi_ib_verbs" rmmod kofi_ib_verbs
 check "rmmod kofi" rmmod kofi
