@@ -270,6 +270,19 @@ int kstream_sendmsg(struct kstream_sock *ks, struct msghdr *msg)
 }
 EXPORT_SYMBOL_GPL(kstream_sendmsg);
 
+/*
+ * After the peer ended the stream in order (EPOLLRDHUP), the writes still
+ * in flight to it fail and the stream reports that failure; a receive
+ * then says "end of stream", as TCP's after a FIN, and leaves the error
+ * to sends and SO_ERROR.
+ */
+static bool ksk_ended(struct kstream_sock *ks, int err)
+{
+	if (err != -ENOTCONN && err != -ECONNRESET && err != -EPIPE)
+		return false;
+	return kstream_ep_poll(ks->ep) & EPOLLRDHUP;
+}
+
 #define KSK_RECV_FLAGS	(MSG_DONTWAIT | MSG_PEEK | MSG_WAITALL | \
 			 MSG_NOSIGNAL | MSG_CMSG_CLOEXEC)
 
@@ -330,6 +343,8 @@ int kstream_recvmsg(struct kstream_sock *ks, struct msghdr *msg, int flags)
 		}
 		if (n == 0)
 			break;		/* end of stream */
+		if (n != -EAGAIN && ksk_ended(ks, n))
+			break;		/* as TCP: the end, not the failure */
 		if (n != -EAGAIN) {
 			err = n;
 			break;
