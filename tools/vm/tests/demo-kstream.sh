@@ -10,11 +10,11 @@ if ! module_loaded kofi_kstream; then
 	say "kofi_kstream is not built: no kstream part"
 else
 	kt_pair "kstream over ksocket" 7531 "prov=ksocket connections=2" \
-		"prov=ksocket sizes=64,65536 count=50 iters=4"
+		"prov=ksocket sizes=64,65536 count=20 iters=2"
 	[ "$KOFI_HOST" = 1 ] && kt_show
 	kt_pair "kstream over ib_verbs" 7532 \
 		"prov=ib_verbs addr=$KOFI_SELF connections=2" \
-		"prov=ib_verbs sizes=64,65536 count=50 iters=4"
+		"prov=ib_verbs sizes=64,65536 count=20 iters=2"
 	[ "$KOFI_HOST" = 1 ] && kt_show
 	if [ "$KOFI_HOST" = 0 ]; then
 		insmod "$KT_M/$KT_ECHO.ko" prov=ib_verbs addr="$KOFI_SELF" \
@@ -28,7 +28,7 @@ else
 	else
 		barrier "kstream echo for rstream"
 		check "rstream -T v client against the kstream echo server" \
-			timeout 180 sh -c "rstream -s $KOFI_PEER -p 7533 -S 65536 -C 50 -I 4 -T v > /tmp/rs-demo.out 2>&1"
+			timeout 180 sh -c "rstream -s $KOFI_PEER -p 7533 -S 65536 -C 20 -I 2 -T v > /tmp/rs-demo.out 2>&1"
 		say_cmd cat /tmp/rs-demo.out
 	fi
 	barrier "kstream echo for rstream: done"
