@@ -168,13 +168,18 @@ static int pp_run_size(struct ks_conn *c, size_t size, bool client)
 	u64 start;
 	int ret = 0;
 
+	/*
+	 * The data a client reads is in place before the sync: the client
+	 * reads as soon as the sync ends, and the previous size's data
+	 * (the same pattern, shorter) must not pass for it.
+	 */
+	if (pp_op == PP_READ && !client && verify)
+		ks_fill(ks_tx(c), size, 0);
 	/* Both sides in step: a zero-byte message each way. */
 	ret = ks_sync(c, client, false);
 	if (ret)
 		return ret;
 
-	if (pp_op == PP_READ && !client && verify)
-		ks_fill(ks_tx(c), size, 0);
 	start = ktime_get_ns();
 	if (pp_op == PP_READ) {
 		ret = pp_read_loop(c, size, client);
