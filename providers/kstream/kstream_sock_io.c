@@ -300,7 +300,8 @@ static bool ksk_ended(struct kstream_sock *ks, int err)
  *
  * Context: process context; sleeps unless nonblocking.
  * Return: bytes received (> 0); 0 at the end of the stream (the peer shut
- * down its side, or SHUT_RD here) or for an empty @msg; -EAGAIN;
+ * down its side, or SHUT_RD here; also when writes still in flight to a
+ * peer that ended the stream failed) or for an empty @msg; -EAGAIN;
  * -ENOTCONN when not connected; -EINVAL for MSG_OOB or NULL arguments;
  * -EOPNOTSUPP for other flags or a user-memory iterator; the stream's
  * error; -ERESTARTSYS or -EINTR on a signal before any byte arrived.
