@@ -22,7 +22,7 @@ static int kofi_fi_msg_check(const struct fi_msg *msg, u64 flags)
 {
 	if (!msg || msg->iov_type > FI_IOV_SG ||
 	    (msg->iov_count && !msg->msg_iov) ||
-	    (flags & ~FI_OP_FLAGS_MASK))
+	    (flags & ~(FI_OP_FLAGS_MASK | FI_PEEK)))
 		return -EINVAL;
 	return 0;
 }
@@ -87,7 +87,8 @@ EXPORT_SYMBOL_GPL(fi_recvv);
  * fi_recvmsg() - post a receive described by a struct fi_msg
  * @ep: the endpoint
  * @msg: vector (kvec, bio_vec or scatterlist), descriptors, context
- * @flags: FI_COMPLETION, FI_MULTI_RECV, FI_MORE ...
+ * @flags: FI_COMPLETION, FI_MULTI_RECV, FI_MORE ...; FI_PEEK on a
+ *	stream endpoint (kstream): copy without consuming
  *
  * Context: any context; does not sleep.
  * Return: as for fi_recv(); -EINVAL also for a NULL @msg, an unknown
@@ -168,7 +169,8 @@ EXPORT_SYMBOL_GPL(fi_sendv);
  * @ep: the endpoint
  * @msg: vector (kvec, bio_vec or scatterlist), descriptors, context, data
  * @flags: FI_COMPLETION, FI_INJECT, FI_REMOTE_CQ_DATA, FI_FENCE, FI_MORE,
- *	FI_*_COMPLETE
+ *	FI_*_COMPLETE; FI_PEEK on a stream endpoint (kstream): send nothing,
+ *	return how many bytes a send would take
  *
  * Context: any context; does not sleep.
  * Return: as for fi_send(); -EINVAL also for a bad @msg or unknown @flags.

@@ -878,6 +878,7 @@ static void kstream_options_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fi_ep_bind(ep, &t.ceq->fid, 0), 0);
 	KUNIT_EXPECT_EQ(test, fi_ep_bind(ep, &t.seq->fid, 0), -EBUSY);
 	KUNIT_ASSERT_EQ(test, fi_enable(ep), 0);
+	v = 8192;
 	KUNIT_EXPECT_EQ(test, fi_setopt(&ep->fid, FI_OPT_ENDPOINT,
 					FI_OPT_SEND_BUF_SIZE, &v, sizeof(v)),
 			-EBUSY);
@@ -892,6 +893,7 @@ static void kstream_options_test(struct kunit *test)
 
 	/* After the connection: -EISCONN. */
 	ks_connect(test, &t, NULL);
+	v = 8192;
 	KUNIT_EXPECT_EQ(test, fi_setopt(&t.cep->fid, FI_OPT_ENDPOINT,
 					FI_OPT_SEND_BUF_SIZE, &v, sizeof(v)),
 			-EISCONN);

@@ -501,8 +501,8 @@ void kstream_cm_error(struct kstream_ep *kep, int err)
 void kstream_cm_event(struct kstream_ep *kep, u32 event, const void *buf,
 		      ssize_t len)
 {
-	bool orderly;
-	int ret;
+	bool orderly, report;
+	int ret, err;
 
 	if (event == FI_CONNECTED) {
 		if (!kep->peer_len) {
@@ -528,12 +528,17 @@ void kstream_cm_event(struct kstream_ep *kep, u32 event, const void *buf,
 	if (!orderly) {
 		kep->err = ECONNRESET;
 		kep->rd_eof = true;
+		kep->err_report = true;
 	}
+	/* An error not reported yet goes before FI_SHUTDOWN. */
+	report = kep->err_report;
+	kep->err_report = false;
+	err = kep->err;
 	kep->state = KSTREAM_DOWN;
 	spin_unlock_bh(&kep->lock);
-	if (!orderly)
+	if (report)
 		kofi_eq_write_err(kep->eq, &kep->ep.fid, kep->ep.fid.context,
-				  ECONNRESET, 0, NULL, 0);
+				  err, 0, NULL, 0);
 	kofi_eq_write_cm(kep->eq, FI_SHUTDOWN, &kep->ep.fid, NULL, NULL, 0);
 	kstream_wake(kep);
 }

@@ -189,7 +189,8 @@ static ssize_t kstream_send_vec(struct kstream_ep *kep, struct kstream_vec *v,
 		err = kstream_tx_write(kep, x);
 		if (err) {
 			kstream_vec_unget(v, x);
-			if (err != -EAGAIN)
+			/* -ENOTCONN: the core's EQ event is on its way. */
+			if (err != -EAGAIN && err != -ENOTCONN)
 				kstream_fail(kep, -err);
 			break;
 		}

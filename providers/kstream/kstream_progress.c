@@ -207,7 +207,7 @@ void kstream_update_credits(struct kstream_ep *kep)
 		return;
 	if (kep->ctrl_pending >= 0 && kstream_ctrl_avail(kep)) {
 		ret = kstream_send_ctrl(kep, kep->ctrl_pending);
-		if (ret && ret != -EAGAIN)
+		if (ret && ret != -EAGAIN && ret != -ENOTCONN)
 			kstream_fail(kep, -ret);
 	}
 	while (kstream_ctrl_avail(kep) && kep->ctrl_pending < 0 &&
@@ -215,7 +215,7 @@ void kstream_update_credits(struct kstream_ep *kep)
 		(s16)(kep->rseq_no - kep->rseq_comp) >= 0)) {
 		ret = kstream_send_credits(kep);
 		if (ret) {
-			if (ret != -EAGAIN)
+			if (ret != -EAGAIN && ret != -ENOTCONN)
 				kstream_fail(kep, -ret);
 			break;
 		}
@@ -240,7 +240,9 @@ void kstream_post_recvs(struct kstream_ep *kep)
 			break;
 		kep->rx_posted++;
 	}
-	if (ret && ret != -EAGAIN && kep->state == KSTREAM_CONNECTED)
+	/* -ENOTCONN: the core connection is down, its EQ event tells why. */
+	if (ret && ret != -EAGAIN && ret != -ENOTCONN &&
+	    kep->state == KSTREAM_CONNECTED)
 		kstream_fail(kep, -ret);
 	spin_unlock_bh(&kep->lock);
 }
@@ -505,7 +507,7 @@ void kstream_keepalive_work(struct work_struct *work)
 					 KSTREAM_TX_KEEPALIVE, false);
 		if (!ret)
 			kep->ctrl_seqno++;
-		else if (ret != -EAGAIN)
+		else if (ret != -EAGAIN && ret != -ENOTCONN)
 			kstream_fail(kep, -ret);
 	}
 	kep->tx_sent_since = false;
