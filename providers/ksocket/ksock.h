@@ -136,6 +136,10 @@ enum ksock_req_kind {
  * @user: @op is on the endpoint's operation list
  * @signal: write a completion when done
  * @need_ack: wait for the peer's ACK before completing
+ * @in_tx: on ack_wait or read_wait while the transmit engine still holds
+ *	it (ep->lock)
+ * @answered: the peer answered it while @in_tx: the transmit engine
+ *	completes it (ep->lock)
  * @nseg: payload segments in @iter
  * @seg: current segment (engines only)
  * @hdr_len: bytes of header in @hdr
@@ -160,6 +164,8 @@ struct ksock_req {
 	bool user;
 	bool signal;
 	bool need_ack;
+	bool in_tx;
+	bool answered;
 	u8 nseg;
 	u8 seg;
 	u8 hdr_len;
@@ -402,6 +408,7 @@ void ksock_ep_connected(struct ksock_ep *ep, const void *data,
 struct ksock_req *ksock_req_get(struct ksock_ep *ep, struct list_head *free);
 void ksock_req_put(struct ksock_ep *ep, struct ksock_req *req);
 void ksock_req_complete(struct ksock_ep *ep, struct ksock_req *req);
+void ksock_req_answered(struct ksock_ep *ep, struct ksock_req *req);
 void ksock_req_fail(struct ksock_ep *ep, struct ksock_req *req, int err,
 		    size_t len, size_t olen);
 int ksock_req_iter(struct ksock_req *req, unsigned int dir,

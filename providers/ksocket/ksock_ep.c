@@ -195,6 +195,31 @@ void ksock_req_complete(struct ksock_ep *ep, struct ksock_req *req)
 }
 
 /**
+ * ksock_req_answered() - the peer answered a request (ACK, read response)
+ * @ep: the endpoint
+ * @req: the request, taken off ack_wait or read_wait
+ *
+ * A request goes on its wait list before its last byte is sent, so the
+ * answer may come while the transmit engine still holds it; then the
+ * engine completes it when it lets go (ksock_tx.c), else this does.
+ *
+ * Context: any context; does not sleep.
+ */
+void ksock_req_answered(struct ksock_ep *ep, struct ksock_req *req)
+{
+	unsigned long flags;
+	bool later;
+
+	spin_lock_irqsave(&ep->lock, flags);
+	later = req->in_tx;
+	if (later)
+		req->answered = true;
+	spin_unlock_irqrestore(&ep->lock, flags);
+	if (!later)
+		ksock_req_complete(ep, req);
+}
+
+/**
  * ksock_req_fail() - complete a request in error and free it
  * @ep: the endpoint
  * @req: the request, on no queue
@@ -320,7 +345,9 @@ static void ksock_ep_flush(struct ksock_ep *ep)
 	ep->ack_sent = sizeof(ep->ack_hdr);
 	spin_unlock_irqrestore(&ep->lock, flags);
 	if (ep->tx_cur) {
-		list_add(&ep->tx_cur->node, &all);
+		/* unless it is already there, from ack_wait or read_wait */
+		if (list_empty(&ep->tx_cur->node))
+			list_add(&ep->tx_cur->node, &all);
 		ep->tx_cur = NULL;
 	}
 	mutex_unlock(&ep->tx_mutex);

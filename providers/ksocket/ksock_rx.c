@@ -231,7 +231,7 @@ static int ksock_rx_start(struct ksock_ep *ep)
 		req = ksock_rx_pop(ep, &ep->ack_wait);
 		if (!req)
 			return ksock_rx_bad(ep, EPROTO, KSOCK_RXE_ACK);
-		ksock_req_complete(ep, req);
+		ksock_req_answered(ep, req);
 		ksock_rx_next(ep);
 		return 0;
 	}
@@ -389,7 +389,9 @@ static void ksock_rx_done(struct ksock_ep *ep)
 				req->len = rx->done;
 			}
 		}
-		if (req)
+		if (req && rx->hdr.base.op == KSOCK_OP_READ_RSP)
+			ksock_req_answered(ep, req);
+		else if (req)
 			ksock_req_complete(ep, req);
 	}
 	ksock_rx_next(ep);

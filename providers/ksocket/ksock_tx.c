@@ -144,25 +144,50 @@ static void ksock_tx_sent(struct ksock_ep *ep, struct ksock_req *req)
 {
 	unsigned long flags;
 
+	bool answered;
+
 	ksock_dbg("ep %p tx kind %u len %zu sent\n", ep, req->kind, req->len);
-	switch (req->kind) {
-	case KSOCK_REQ_READ:
-		spin_lock_irqsave(&ep->lock, flags);
-		list_add_tail(&req->node, &ep->read_wait);
-		spin_unlock_irqrestore(&ep->lock, flags);
-		return;
-	case KSOCK_REQ_READ_RSP:
+	if (req->kind == KSOCK_REQ_READ_RSP) {
 		ksock_req_put(ep, req);
 		return;
-	default:
-		if (req->need_ack) {
-			spin_lock_irqsave(&ep->lock, flags);
-			list_add_tail(&req->node, &ep->ack_wait);
-			spin_unlock_irqrestore(&ep->lock, flags);
-			return;
-		}
-		ksock_req_complete(ep, req);
 	}
+	if (req->kind == KSOCK_REQ_READ || req->need_ack) {
+		/* on its wait list already (ksock_tx_pop()) */
+		spin_lock_irqsave(&ep->lock, flags);
+		req->in_tx = false;
+		answered = req->answered;
+		spin_unlock_irqrestore(&ep->lock, flags);
+		if (answered)
+			ksock_req_complete(ep, req);
+		return;
+	}
+	ksock_req_complete(ep, req);
+}
+
+/*
+ * Next request to send, or NULL.  One the peer answers (read request, or
+ * waiting for an ACK) goes on its wait list now, before its last byte can
+ * reach the peer: the answer may be received before the engine is done.
+ */
+static struct ksock_req *ksock_tx_pop(struct ksock_ep *ep)
+{
+	struct ksock_req *req;
+	unsigned long flags;
+
+	spin_lock_irqsave(&ep->lock, flags);
+	req = list_first_entry_or_null(&ep->tx_queue, struct ksock_req, node);
+	if (req) {
+		list_del_init(&req->node);
+		if (req->kind == KSOCK_REQ_READ) {
+			list_add_tail(&req->node, &ep->read_wait);
+			req->in_tx = true;
+		} else if (req->kind != KSOCK_REQ_READ_RSP && req->need_ack) {
+			list_add_tail(&req->node, &ep->ack_wait);
+			req->in_tx = true;
+		}
+	}
+	spin_unlock_irqrestore(&ep->lock, flags);
+	return req;
 }
 
 /* Send a pending ACK; 1 done or none, 0 blocked, < 0 error. */
@@ -224,7 +249,6 @@ static void ksock_tx_set_blocked(struct ksock_ep *ep, bool blocked)
 int ksock_tx_progress(struct ksock_ep *ep, size_t *budget)
 {
 	struct ksock_req *req;
-	unsigned long flags;
 	int progress = 0;
 	int ret;
 
@@ -235,12 +259,7 @@ int ksock_tx_progress(struct ksock_ep *ep, size_t *budget)
 			ret = ksock_tx_ack(ep);
 			if (ret <= 0)
 				goto out;
-			spin_lock_irqsave(&ep->lock, flags);
-			req = list_first_entry_or_null(&ep->tx_queue,
-						       struct ksock_req, node);
-			if (req)
-				list_del_init(&req->node);
-			spin_unlock_irqrestore(&ep->lock, flags);
+			req = ksock_tx_pop(ep);
 			if (!req)
 				break;
 			ep->tx_cur = req;
