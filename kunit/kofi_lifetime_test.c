@@ -306,7 +306,6 @@ static void km_enosys_test(struct kunit *test)
 	struct kvec iov = {};
 	struct ktp_stack s;
 	struct fid_pep *pep;
-	struct fid_mr *mr;
 	char buf[8];
 	size_t len = sizeof(buf);
 
@@ -331,8 +330,6 @@ static void km_enosys_test(struct kunit *test)
 			-FI_ENOSYS);
 	KUNIT_EXPECT_EQ(test, fi_passive_ep(s.fabric, s.info, &pep, NULL),
 			-FI_ENOSYS);
-	KUNIT_EXPECT_EQ(test, fi_mr_regv(s.domain, &iov, 1, FI_REMOTE_READ,
-					 0, 0, 0, &mr, NULL), -FI_ENOSYS);
 	/* a refused open leaves the parent free to close */
 	ktp_stack_close(test, &s);
 }
