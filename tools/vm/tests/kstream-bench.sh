@@ -15,9 +15,17 @@
 . ./ksocket-lib.sh
 . ./kstream-lib.sh
 
-BW_ITERS=${BW_ITERS:-20}
+BW_ITERS=${BW_ITERS:-2}
 LAT_ITERS=${LAT_ITERS:-500}
 RS_PORT=7549
+
+# ks_listening PORT (used by ks_pair): a TCP socket or an rdma_cm
+# identifier listens on PORT, so that ks_pair also serves ib_verbs.
+ks_listening() {
+	hex=$(printf '%04X' "$1")
+	grep -q ":$hex [0-9A-F:]* 0A " /proc/net/tcp /proc/net/tcp6 ||
+		kt_rstream_listening "$1"
+}
 
 # kb NAME METRIC VALUE UNIT: one measurement (guest 1), kept for ratios.
 kb() {
