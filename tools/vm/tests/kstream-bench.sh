@@ -48,8 +48,9 @@ kb_ratio() {
 	}' /tmp/kbench
 }
 
-# Gb/sec column of an rstream-format row to MB/s.
-gb_to_mb() { awk -v g="$1" 'BEGIN { if (g != "") printf "%.2f", g * 125 }'; }
+# MB/s from the usec/xfer column of an rstream-format row (bytes moved
+# per microsecond; Gb/sec has too few digits at emulated speeds).
+xfer_mb() { awk -v s="$1" -v u="$2" 'BEGIN { if (u > 0) printf "%.2f", s / u }'; }
 
 # rstream_pair NAME ARGS...: rstream server on guest 0, client on guest 1;
 # the client's output in /tmp/rs.out.
@@ -90,7 +91,7 @@ for round in 1 2; do
 		kt_pair "$p kstream bw $round" 7542 "prov=$p $srv echo=0 verify=0" \
 			"prov=$p oneway=1 sizes=65536 count=100 iters=$BW_ITERS verify=0"
 		[ "$KOFI_HOST" = 1 ] && kb "$p-kstream" bw64k \
-			"$(gb_to_mb "$(kt_column 64k_oneway 8)")" MB/s
+			"$(xfer_mb 65536 "$(kt_column 64k_oneway 9)")" MB/s
 		ks_pair "$p write lat $round" kofi_sample_pingpong 7543 $to \
 			prov=$p op=write sizes=64 iters=$LAT_ITERS verify=0
 		[ "$KOFI_HOST" = 1 ] && kb "$p-write" lat64 "$(ks_column 64 7)" usec
@@ -101,9 +102,9 @@ for round in 1 2; do
 	kt_pair "kstream echo bw $round" 7545 "prov=ib_verbs addr=$KOFI_SELF verify=0" \
 		"prov=ib_verbs sizes=65536 count=100 iters=$BW_ITERS verify=0"
 	[ "$KOFI_HOST" = 1 ] && kb ib_verbs-kstream echo64k \
-		"$(gb_to_mb "$(kt_column 64k_bw 8)")" MB/s
+		"$(xfer_mb 65536 "$(kt_column 64k_bw 9)")" MB/s
 	rstream_pair "rstream bw $round" -S 65536 -C 100 -I $BW_ITERS
-	[ "$KOFI_HOST" = 1 ] && kb rstream echo64k "$(gb_to_mb "$(rs_col 7)")" MB/s
+	[ "$KOFI_HOST" = 1 ] && kb rstream echo64k "$(xfer_mb 65536 "$(rs_col 8)")" MB/s
 	rstream_pair "rstream lat $round" -S 64 -C 1 -I $LAT_ITERS
 	[ "$KOFI_HOST" = 1 ] && kb rstream lat64 "$(rs_col 8)" usec
 done
