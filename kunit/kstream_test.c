@@ -828,6 +828,51 @@ static void kstream_shutdown_rd_test(struct kunit *test)
 	ks_teardown(test, &t);
 }
 
+static void ks_count(void *arg)
+{
+	atomic_inc(arg);
+}
+
+static void kstream_keepalive_test(struct kunit *test)
+{
+	size_t one = 1, v = 0, len = sizeof(v);
+	atomic_t notified = ATOMIC_INIT(0);
+	struct ks_cm_entry entry;
+	struct ks t;
+	char buf[4];
+
+	/* Keepalives every second on an idle client. */
+	ks_listen(test, &t);
+	KUNIT_ASSERT_EQ(test, fi_endpoint(t.domain, t.info, &t.cep, NULL), 0);
+	KUNIT_ASSERT_EQ(test, fi_ep_bind(t.cep, &t.ceq->fid, 0), 0);
+	KUNIT_ASSERT_EQ(test, fi_setopt(&t.cep->fid, FI_OPT_ENDPOINT,
+					FI_OPT_KSTREAM_KEEPALIVE, &one,
+					sizeof(one)), 0);
+	KUNIT_ASSERT_EQ(test, fi_getopt(&t.cep->fid, FI_OPT_ENDPOINT,
+					FI_OPT_KSTREAM_KEEPALIVE, &v, &len), 0);
+	KUNIT_EXPECT_EQ(test, v, (size_t)1);
+	KUNIT_ASSERT_EQ(test, fi_connect(t.cep, &t.addr, NULL, 0), 0);
+	ks_accept(test, &t, NULL);
+	KUNIT_ASSERT_EQ(test, ks_event(t.seq, &entry, NULL), FI_CONNECTED);
+	KUNIT_ASSERT_EQ(test, ks_event(t.ceq, &entry, NULL), FI_CONNECTED);
+	kstream_ep_set_notify(t.sep, ks_count, &notified);
+
+	/* Idle for a while: the keepalives harm neither side. */
+	msleep(2500);
+	KUNIT_EXPECT_EQ(test, kstream_ep_error(t.cep), 0);
+	KUNIT_EXPECT_EQ(test, kstream_ep_error(t.sep), 0);
+	KUNIT_EXPECT_FALSE(test, kstream_ep_poll(t.sep) & EPOLLIN);
+	KUNIT_ASSERT_TRUE(test, ks_wait(t.cep, EPOLLOUT));
+	KUNIT_ASSERT_EQ(test, fi_send(t.cep, "ka", 2, NULL, FI_ADDR_UNSPEC,
+				      NULL), 2);
+	KUNIT_ASSERT_EQ(test, ks_recv_all(t.sep, buf, 2), 2);
+	KUNIT_EXPECT_EQ(test, memcmp(buf, "ka", 2), 0);
+	/* The readiness hook saw the data arrive. */
+	KUNIT_EXPECT_GT(test, atomic_read(&notified), 0);
+	kstream_ep_set_notify(t.sep, NULL, NULL);
+	ks_teardown(test, &t);
+}
+
 /* ---- settings ---- */
 
 static void kstream_options_test(struct kunit *test)
@@ -1098,6 +1143,7 @@ static struct kunit_case kstream_cases[] = {
 	KUNIT_CASE(kstream_shutdown_wr_test),
 	KUNIT_CASE(kstream_shutdown_rdwr_test),
 	KUNIT_CASE(kstream_shutdown_rd_test),
+	KUNIT_CASE(kstream_keepalive_test),
 	KUNIT_CASE(kstream_options_test),
 	KUNIT_CASE_PARAM(kstream_bad_peer_test, ks_bad_gen_params),
 	KUNIT_CASE(kstream_bad_connreq_test),
