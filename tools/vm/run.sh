@@ -7,7 +7,7 @@
 # The guests get the base initramfs of their kernel (mkinitramfs.sh) plus
 # a second archive with kOFI's modules built for that kernel and the test
 # scripts.  In two-guest mode the guests are joined by a virtual Ethernet
-# link (a QEMU socket netdev on 127.0.0.1), each with its own address and
+# link (a QEMU UDP socket netdev on 127.0.0.1), each with its own address and
 # an rxe device on its NIC.  Every guest has a hard timeout.
 #
 # A run passes when every guest reached the end of its script with exit
@@ -87,8 +87,9 @@ launch() {
 	port=
 	if [ "$guests" -eq 2 ]; then
 		for _ in $(seq 50); do
-			port=$((20000 + RANDOM % 20000))
-			ss -Htln "sport = :$port" | grep -q . || break
+			port=$((20000 + 2 * (RANDOM % 10000)))
+			ss -Huan "( sport = :$port or sport = :$((port + 1)) )" |
+				grep -q . || break
 		done
 	fi
 
@@ -98,10 +99,14 @@ launch() {
 		: > "$log"
 		net=()
 		if [ "$guests" -eq 2 ]; then
+			# Datagrams, not QEMU's TCP stream form: over the
+			# stream form Nagle and delayed ACKs on the host
+			# socket add ~20 ms to a small exchange.
+			p0=$port p1=$((port + 1))
 			if [ "$h" -eq 0 ]; then
-				sock="listen=127.0.0.1:$port"
+				sock="udp=127.0.0.1:$p1,localaddr=127.0.0.1:$p0"
 			else
-				sock="connect=127.0.0.1:$port"
+				sock="udp=127.0.0.1:$p0,localaddr=127.0.0.1:$p1"
 			fi
 			net=(-netdev "socket,id=n0,$sock"
 			     -device "virtio-net-pci,netdev=n0,mac=52:54:00:6b:6f:0$h")
@@ -114,8 +119,6 @@ launch() {
 			-append "$cmdline kofi_test=$test kofi_host=$h kofi_hosts=$guests" \
 			> "$work/qemu-$h.out" 2>&1 &
 		pids+=($!)
-		# The listening guest must be up before the other connects.
-		[ "$guests" -eq 2 ] && [ "$h" -eq 0 ] && sleep 1
 	done
 }
 
