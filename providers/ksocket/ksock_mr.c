@@ -140,36 +140,6 @@ err:
 	return ret;
 }
 
-static int ksock_mr_regv(struct fid *fid, const struct kvec *iov,
-			 size_t count, u64 access, u64 offset,
-			 u64 requested_key, u64 flags, struct fid_mr **mr,
-			 void *context)
-{
-	struct fi_mr_attr attr = {
-		.iov_type = FI_IOV_KVEC,
-		.mr_iov = iov,
-		.iov_count = count,
-		.access = access,
-		.offset = offset,
-		.requested_key = requested_key,
-		.context = context,
-	};
-
-	return ksock_mr_regattr(fid, &attr, flags, mr);
-}
-
-static int ksock_mr_reg(struct fid *fid, const void *buf, size_t len,
-			u64 access, u64 offset, u64 requested_key, u64 flags,
-			struct fid_mr **mr, void *context)
-{
-	struct kvec iov = { .iov_base = (void *)buf, .iov_len = len };
-
-	return ksock_mr_regv(fid, &iov, 1, access, offset, requested_key,
-			     flags, mr, context);
-}
-
 const struct fi_ops_mr ksock_mr_ops = {
-	.reg = ksock_mr_reg,
-	.regv = ksock_mr_regv,
 	.regattr = ksock_mr_regattr,
 };
