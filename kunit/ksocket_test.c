@@ -30,6 +30,7 @@
 #include <kofi/fi_rma.h>
 #include <kofi/fi_errno.h>
 #include "../providers/ksocket/ksock_proto.h"
+#include "kofi_test_net.h"
 
 #define KST_TIMEOUT	5000	/* ms, every wait */
 #define KST_BIG		(16 << 20)
@@ -874,25 +875,9 @@ static struct kunit_case ksocket_cases[] = {
 	{}
 };
 
-/*
- * Built-in suites run during boot, before anything has brought the
- * loopback device up: do it, so that 127.0.0.1 exists.
- */
-static int ksocket_suite_init(struct kunit_suite *suite)
-{
-	struct net_device *lo = init_net.loopback_dev;
-	int ret = 0;
-
-	rtnl_lock();
-	if (!(lo->flags & IFF_UP))
-		ret = dev_change_flags(lo, lo->flags | IFF_UP, NULL);
-	rtnl_unlock();
-	return ret;
-}
-
 static struct kunit_suite ksocket_suite = {
 	.name = "kofi_ksocket",
-	.suite_init = ksocket_suite_init,
+	.suite_init = kofi_test_loopback_up,
 	.test_cases = ksocket_cases,
 };
 

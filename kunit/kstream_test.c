@@ -34,6 +34,7 @@
 #include <kofi/fi_errno.h>
 #include <kofi/kstream.h>
 #include "../providers/kstream/kstream_proto.h"
+#include "kofi_test_net.h"
 
 #define KS_TIMEOUT	5000	/* ms, every wait */
 
@@ -1150,22 +1151,9 @@ static struct kunit_case kstream_cases[] = {
 	{}
 };
 
-/* Built-in suites run before the loopback device is up: bring it up. */
-static int kstream_suite_init(struct kunit_suite *suite)
-{
-	struct net_device *lo = init_net.loopback_dev;
-	int ret = 0;
-
-	rtnl_lock();
-	if (!(lo->flags & IFF_UP))
-		ret = dev_change_flags(lo, lo->flags | IFF_UP, NULL);
-	rtnl_unlock();
-	return ret;
-}
-
 static struct kunit_suite kstream_suite = {
 	.name = "kofi_kstream",
-	.suite_init = kstream_suite_init,
+	.suite_init = kofi_test_loopback_up,
 	.test_cases = kstream_cases,
 };
 
