@@ -37,7 +37,7 @@ fipp_ok() {
 }
 # fipp ARGS...: run Debian's fi_pingpong over verbs, output in /tmp/fipp.out.
 fipp() {
-	env $FIPP_ENV timeout 120 fi_pingpong -p verbs -e msg -I $ITERS -c \
+	env $FIPP_ENV timeout 240 fi_pingpong -p verbs -e msg -I $ITERS -c \
 		"$@" > /tmp/fipp.out 2>&1 && fipp_ok
 }
 fipp_wait() { wait "$fipp_pid" && fipp_ok; }
@@ -59,7 +59,7 @@ check "insmod kofi_ib_verbs" insmod $M/kofi_ib_verbs.ko
 
 # 1. fi_pingpong serves, the kernel connects.
 if [ "$KOFI_HOST" = 0 ]; then
-	env $FIPP_ENV timeout 120 fi_pingpong -p verbs -e msg -I $ITERS -c \
+	env $FIPP_ENV timeout 240 fi_pingpong -p verbs -e msg -I $ITERS -c \
 		> /tmp/fipp.out 2>&1 &
 	fipp_pid=$!
 	wait_for 30 listening 47592 || fail "fi_pingpong server: not listening"
