@@ -18,6 +18,7 @@
 #include <linux/bvec.h>
 #include <linux/delay.h>
 #include <linux/in.h>
+#include <linux/mman.h>
 #include <linux/net.h>
 #include <linux/netdevice.h>
 #include <linux/rtnetlink.h>
@@ -48,6 +49,7 @@ struct ks_opts {
 	size_t sbuf;
 	size_t rbuf;
 	size_t rq;
+	size_t iomap;
 };
 
 struct ks {
@@ -133,6 +135,10 @@ static void ks_setopts(struct kunit *test, struct fid_ep *ep,
 		KUNIT_ASSERT_EQ(test, fi_setopt(&ep->fid, FI_OPT_ENDPOINT,
 						FI_OPT_RX_SIZE, &o->rq,
 						sizeof(size_t)), 0);
+	if (o->iomap)
+		KUNIT_ASSERT_EQ(test, fi_setopt(&ep->fid, FI_OPT_ENDPOINT,
+						FI_OPT_KSTREAM_IOMAPSIZE,
+						&o->iomap, sizeof(size_t)), 0);
 }
 
 /* Fabric, domain, EQs and a kstream listener on 127.0.0.1, any port. */
@@ -972,9 +978,12 @@ static void ks_raw_close(struct kunit *test, struct ks_raw *r)
 	memset(r, 0, sizeof(*r));
 }
 
-/* Connect a plain ksocket MSG endpoint to the kstream listener. */
+/*
+ * Connect a plain ksocket MSG endpoint to the kstream listener; it posts
+ * @nrecv receives (without one, ksocket leaves what kstream sends unread).
+ */
 static int ks_raw_connect(struct kunit *test, struct ks *t, struct ks_raw *r,
-			  u8 version, bool accept)
+			  u8 version, bool accept, unsigned int nrecv)
 {
 	struct fi_cq_attr cq_attr = { .format = FI_CQ_FORMAT_DATA };
 	struct fi_eq_attr eq_attr = {};
@@ -1013,7 +1022,7 @@ static int ks_raw_connect(struct kunit *test, struct ks *t, struct ks_raw *r,
 					FI_REMOTE_WRITE | FI_WRITE, 0, 0, 0,
 					&r->mr, NULL), 0);
 	key = fi_mr_key(r->mr);
-	for (i = 0; i < 16; i++)
+	for (i = 0; i < nrecv; i++)
 		KUNIT_ASSERT_EQ(test, fi_recvmsg(r->ep, &m, 0), 0);
 	c.version = version;
 	c.flags = KSTREAM_CONN_FLAG_IOMAP;
@@ -1078,7 +1087,7 @@ static void kstream_bad_peer_test(struct kunit *test)
 
 	ks_listen(test, &t);
 	KUNIT_ASSERT_EQ(test, ks_raw_connect(test, &t, &r,
-					     KSTREAM_PROTO_VERSION, true),
+					     KSTREAM_PROTO_VERSION, true, 16),
 			FI_CONNECTED);
 	if (b->vanish) {
 		KUNIT_EXPECT_EQ(test, fi_close(&r.ep->fid), 0);
@@ -1111,7 +1120,7 @@ static void kstream_bad_connreq_test(struct kunit *test)
 
 	ks_listen(test, &t);
 	/* Another protocol version: rejected, the user never sees it. */
-	KUNIT_EXPECT_EQ(test, ks_raw_connect(test, &t, &r, 2, true),
+	KUNIT_EXPECT_EQ(test, ks_raw_connect(test, &t, &r, 2, true, 16),
 			-ECONNREFUSED);
 	KUNIT_EXPECT_EQ(test, fi_eq_read(t.seq, &event, &entry, sizeof(entry),
 					 0), -EAGAIN);
@@ -1119,7 +1128,8 @@ static void kstream_bad_connreq_test(struct kunit *test)
 
 	/* A request never read is rejected when its EQ closes. */
 	KUNIT_EXPECT_EQ(test, ks_raw_connect(test, &t, &r,
-					     KSTREAM_PROTO_VERSION, false), 0);
+					     KSTREAM_PROTO_VERSION, false, 16),
+			0);
 	KUNIT_EXPECT_EQ(test, fi_eq_sread(t.seq, &event, &entry, sizeof(entry),
 					  KS_TIMEOUT, FI_PEEK),
 			(ssize_t)sizeof(entry.e));
@@ -1127,6 +1137,150 @@ static void kstream_bad_connreq_test(struct kunit *test)
 	ks_teardown(test, &t);
 	KUNIT_EXPECT_NE(test, ks_event(r.eq, &entry, NULL), FI_CONNECTED);
 	ks_raw_close(test, &r);
+}
+
+/*
+ * The peer ends the stream in order (DISCONNECT after its data), then its
+ * connection goes away while what we wrote is still unread there, so the
+ * core connection ends in a reset.  The orderly end seen first wins: the
+ * reader gets the data, then end of stream; the writer -EPIPE; the EQ
+ * FI_SHUTDOWN without an error entry.
+ */
+static void kstream_disconnect_inflight_test(struct kunit *test)
+{
+	struct ks_cm_entry entry;
+	u8 hi[2] = { 'h', 'i' };
+	struct ks_raw r;
+	struct ks t;
+	char buf[8];
+
+	ks_listen(test, &t);
+	KUNIT_ASSERT_EQ(test, ks_raw_connect(test, &t, &r,
+					     KSTREAM_PROTO_VERSION, true, 0),
+			FI_CONNECTED);
+	/* Credits for the server (no ring half: the connection gave one). */
+	KUNIT_ASSERT_EQ(test, fi_writedata(r.ep, NULL, 0, NULL,
+					   kstream_msg(KSTREAM_OP_SGL, 16),
+					   FI_ADDR_UNSPEC,
+					   r.peer.target_sgl_addr,
+					   r.peer.target_sgl_key, NULL), 0);
+	KUNIT_ASSERT_TRUE(test, ks_wait(t.sep, EPOLLOUT));
+	KUNIT_ASSERT_EQ(test, fi_send(t.sep, "abc", 3, NULL, FI_ADDR_UNSPEC,
+				      NULL), 3);
+	KUNIT_ASSERT_EQ(test, fi_writedata(r.ep, hi, sizeof(hi), NULL,
+					   kstream_msg(KSTREAM_OP_DATA,
+						       sizeof(hi)),
+					   FI_ADDR_UNSPEC,
+					   r.peer.data_buf.addr,
+					   r.peer.data_buf_key_hi |
+					   r.peer.data_buf.key, NULL), 0);
+	KUNIT_ASSERT_EQ(test, fi_writedata(r.ep, NULL, 0, NULL,
+					   kstream_msg(KSTREAM_OP_CTRL,
+						       KSTREAM_CTRL_DISCONNECT),
+					   FI_ADDR_UNSPEC,
+					   r.peer.target_sgl_addr,
+					   r.peer.target_sgl_key, NULL), 0);
+	KUNIT_ASSERT_TRUE(test, ks_wait(t.sep, EPOLLRDHUP));
+	KUNIT_EXPECT_EQ(test, fi_close(&r.ep->fid), 0);
+	r.ep = NULL;
+	KUNIT_EXPECT_EQ(test, ks_event(t.seq, &entry, NULL), FI_SHUTDOWN);
+	KUNIT_EXPECT_FALSE(test, kstream_ep_poll(t.sep) & EPOLLERR);
+	KUNIT_EXPECT_EQ(test, ks_recv_all(t.sep, buf, 2), 2);
+	KUNIT_EXPECT_EQ(test, memcmp(buf, "hi", 2), 0);
+	KUNIT_EXPECT_EQ(test, fi_recv(t.sep, buf, sizeof(buf), NULL,
+				      FI_ADDR_UNSPEC, NULL), 0);
+	KUNIT_EXPECT_EQ(test, fi_send(t.sep, "d", 1, NULL, FI_ADDR_UNSPEC,
+				      NULL), -EPIPE);
+	KUNIT_EXPECT_EQ(test, kstream_ep_error(t.sep), 0);
+	KUNIT_EXPECT_TRUE(test, kstream_ep_poll(t.sep) & EPOLLHUP);
+	ks_teardown(test, &t);
+	ks_raw_close(test, &r);
+}
+
+/* ---- direct placement ---- */
+
+/*
+ * The server maps a buffer in two pieces (both iomap slots the client
+ * offers), the client writes at offsets into it: the bytes land there,
+ * before the stream data sent after them; offsets outside, a third map
+ * and a second unmap fail.
+ */
+static void kstream_iomap_test(struct kunit *test)
+{
+	const struct ks_opts o = { .iomap = 2 };
+	u8 *dst = kunit_kzalloc(test, 3 * 4096, GFP_KERNEL);
+	u8 *src = kunit_kmalloc(test, 8192, GFP_KERNEL);
+	u8 *other = kunit_kzalloc(test, 4096, GFP_KERNEL);
+	struct ks t;
+	char buf[4];
+
+	KUNIT_ASSERT_TRUE(test, dst && src && other);
+	ks_fill(src, 8192, 9);
+	ks_connect(test, &t, &o);
+	KUNIT_ASSERT_TRUE(test, ks_wait(t.sep, EPOLLOUT));
+	KUNIT_EXPECT_EQ(test, kstream_ep_iomap(t.sep, dst, 8192, PROT_NONE, 0),
+			(off_t)-EINVAL);
+	KUNIT_EXPECT_EQ(test, kstream_ep_iomap(t.sep, dst, 8192, PROT_WRITE,
+					       -2), (off_t)-EINVAL);
+	KUNIT_ASSERT_EQ(test, kstream_ep_iomap(t.sep, dst, 8192, PROT_WRITE,
+					       0x10000), (off_t)0x10000);
+	KUNIT_EXPECT_EQ(test, kstream_ep_iomap(t.sep, other, 100, PROT_WRITE,
+					       0x10000 + 100), (off_t)-EINVAL);
+	KUNIT_ASSERT_EQ(test, kstream_ep_iomap(t.sep, dst + 8192, 4096,
+					       PROT_WRITE, -1), (off_t)0x12000);
+	KUNIT_EXPECT_EQ(test, kstream_ep_iomap(t.sep, other, 4096, PROT_WRITE,
+					       -1), (off_t)-ENOSPC);
+	/* Data sent after the maps: the client knows them once it has it. */
+	KUNIT_ASSERT_EQ(test, fi_send(t.sep, "go", 2, NULL, FI_ADDR_UNSPEC,
+				      NULL), 2);
+	KUNIT_ASSERT_EQ(test, ks_recv_all(t.cep, buf, 2), 2);
+
+	KUNIT_ASSERT_TRUE(test, ks_wait(t.cep, EPOLLOUT));
+	KUNIT_EXPECT_EQ(test, kstream_ep_iowrite(t.cep, src, 5000,
+						 0x10000 + 100), 5000);
+	/* Across the two adjacent mappings (adjacent in memory too). */
+	KUNIT_EXPECT_EQ(test, kstream_ep_iowrite(t.cep, src + 5000, 1000,
+						 0x10000 + 8000), 1000);
+	/* Up to the end of the last mapping. */
+	KUNIT_EXPECT_EQ(test, kstream_ep_iowrite(t.cep, src, 500,
+						 0x12000 + 4000), 96);
+	KUNIT_EXPECT_EQ(test, kstream_ep_iowrite(t.cep, src, 10, 0x13000),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, kstream_ep_iowrite(t.cep, src, 10, 0x10000 - 1),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, kstream_ep_iowrite(t.cep, src, 10, -1), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kstream_ep_iowrite(t.sep, src, 10, 0x10000),
+			-EINVAL);
+	/* Stream data sent after the writes arrives after them. */
+	KUNIT_ASSERT_EQ(test, fi_send(t.cep, "ok", 2, NULL, FI_ADDR_UNSPEC,
+				      NULL), 2);
+	KUNIT_ASSERT_EQ(test, ks_recv_all(t.sep, buf, 2), 2);
+	KUNIT_EXPECT_EQ(test, memcmp(buf, "ok", 2), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(dst + 100, src, 5000), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(dst + 8000, src + 5000, 1000), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(dst + 8192 + 4000, src, 96), 0);
+	KUNIT_EXPECT_EQ(test, dst[99], 0);
+	KUNIT_EXPECT_EQ(test, dst[5100], 0);
+	KUNIT_EXPECT_EQ(test, dst[9000], 0);
+	KUNIT_EXPECT_FALSE(test, kstream_ep_poll(t.sep) & EPOLLERR);
+
+	/* Unmap: once; the slot is free again. */
+	KUNIT_EXPECT_EQ(test, kstream_ep_iounmap(t.sep, dst + 8192, 4096), 0);
+	KUNIT_EXPECT_EQ(test, kstream_ep_iounmap(t.sep, dst + 8192, 4096),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, kstream_ep_iounmap(t.sep, dst, 4096), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kstream_ep_iomap(t.sep, other, 4096, PROT_WRITE,
+					       -1), (off_t)0x12000);
+	KUNIT_EXPECT_EQ(test, kstream_ep_iounmap(t.sep, other, 4096), 0);
+	ks_teardown(test, &t);
+
+	/* No slots offered by default. */
+	ks_connect(test, &t, NULL);
+	KUNIT_ASSERT_TRUE(test, ks_wait(t.sep, EPOLLOUT));
+	KUNIT_EXPECT_EQ(test, kstream_ep_iomap(t.sep, dst, 4096, PROT_WRITE,
+					       0), (off_t)-ENOSPC);
+	KUNIT_EXPECT_EQ(test, kstream_ep_iowrite(t.cep, src, 10, 0), -EINVAL);
+	ks_teardown(test, &t);
 }
 
 static struct kunit_case kstream_cases[] = {
@@ -1148,6 +1302,8 @@ static struct kunit_case kstream_cases[] = {
 	KUNIT_CASE(kstream_options_test),
 	KUNIT_CASE_PARAM(kstream_bad_peer_test, ks_bad_gen_params),
 	KUNIT_CASE(kstream_bad_connreq_test),
+	KUNIT_CASE(kstream_disconnect_inflight_test),
+	KUNIT_CASE(kstream_iomap_test),
 	{}
 };
 

@@ -68,6 +68,19 @@ int kstream_ep_error(struct fid_ep *ep);
 void kstream_ep_set_notify(struct fid_ep *ep, void (*notify)(void *arg),
 			   void *arg);
 
+/*
+ * Direct placement on an FI_EP_SOCK_STREAM endpoint (rsockets' riomap(),
+ * riounmap(), riowrite(); kernel-doc in providers/kstream/kstream_iomap.c):
+ * offer a buffer to the peer at an iomap offset, withdraw it, write into a
+ * buffer the peer offered (nonblocking), and whether such a write could go.
+ */
+off_t kstream_ep_iomap(struct fid_ep *ep, void *buf, size_t len, int prot,
+		       off_t offset);
+int kstream_ep_iounmap(struct fid_ep *ep, void *buf, size_t len);
+ssize_t kstream_ep_iowrite(struct fid_ep *ep, const void *buf, size_t count,
+			   off_t offset);
+bool kstream_ep_iowritable(struct fid_ep *ep);
+
 struct kstream_sock;
 
 /* SOL_RDMA-level options of kstream_setsockopt(), as rsocket(7). */

@@ -21,6 +21,7 @@
 #ifndef _KSTREAM_H
 #define _KSTREAM_H
 
+#include <linux/mutex.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
@@ -118,6 +119,22 @@ struct kstream_opts {
 	size_t keepalive;
 };
 
+/**
+ * struct kstream_liomap - a buffer we offer to the peer (kstream_ep_iomap())
+ * @buf: the buffer
+ * @len: its bytes
+ * @offset: its iomap offset
+ * @mr: its core MR, NULL for a free slot
+ * @pending: its entry is still to be written into the peer's table
+ */
+struct kstream_liomap {
+	void *buf;
+	size_t len;
+	u64 offset;
+	struct fid_mr *mr;
+	bool pending;
+};
+
 enum kstream_state {
 	KSTREAM_IDLE,		/* opened */
 	KSTREAM_ENABLED,	/* core objects exist */
@@ -157,6 +174,9 @@ enum kstream_state {
  * @peer: the peer's connection data (after the connection request or
  *	FI_CONNECTED)
  * @peer_len: bytes in @peer
+ * @iomap_size: entries of our iomap table (after @tsgl), offered to the peer
+ * @iomap_stride: bytes of an iomap entry on the wire (both tables)
+ * @iomap_mutex: serializes kstream_ep_iomap() and kstream_ep_iounmap()
  * @wq: readiness wait queue (FI_GETWAIT)
  * @notify: called after every readiness change, or NULL
  * @notify_arg: its argument
@@ -170,6 +190,8 @@ enum kstream_state {
  * @wr_shut: local SHUT_WR (sends fail -EPIPE)
  * @rd_eof: peer sent SHUTDOWN or DISCONNECT: end of stream after the data
  * @peer_gone: peer sent DISCONNECT (sends fail -ECONNRESET)
+ * @tx_lost: after @peer_gone the core connection failed too: writes in
+ *	flight were cancelled (sends fail -EPIPE), not a stream error
  * @ctrl_pending: CTRL message to send when a slot frees, or -1
  * @err_report: @err is still to be reported on the EQ
  * @rx_posted: receives posted on the core endpoint
@@ -201,6 +223,10 @@ enum kstream_state {
  * @rmsg_size: entries of @rmsg
  * @rmsg_head: first unconsumed entry
  * @rmsg_count: entries queued
+ * @liomap: our mappings, one slot per entry of the peer's table (or NULL)
+ * @liomap_size: entries of the peer's iomap table
+ * @iomap_pending: an entry of @liomap is still to be sent
+ * @tiomap: the peer's mappings, checked copies of our iomap table
  */
 struct kstream_ep {
 	struct fid_ep ep;
@@ -226,6 +252,9 @@ struct kstream_ep {
 	bool wide_keys;
 	u8 peer[KSTREAM_CONN_LEN_EXT];
 	size_t peer_len;
+	u32 iomap_size;
+	u32 iomap_stride;
+	struct mutex iomap_mutex;	/* see above */
 	wait_queue_head_t wq;
 	void (*notify)(void *arg);
 	void *notify_arg;
@@ -240,6 +269,7 @@ struct kstream_ep {
 	bool wr_shut;
 	bool rd_eof;
 	bool peer_gone;
+	bool tx_lost;
 	int ctrl_pending;
 	bool err_report;
 	u32 rx_posted;
@@ -271,6 +301,10 @@ struct kstream_ep {
 	u32 rmsg_size;
 	u32 rmsg_head;
 	u32 rmsg_count;
+	struct kstream_liomap *liomap;
+	u32 liomap_size;
+	bool iomap_pending;
+	struct kstream_iomap_ent *tiomap;
 };
 
 static inline struct kstream_ep *kstream_ep(struct fid_ep *ep)
@@ -304,6 +338,7 @@ size_t kstream_ep_conn_data(struct kstream_ep *kep, void *buf);
 void kstream_progress_work(struct work_struct *work);
 void kstream_keepalive_work(struct work_struct *work);
 void kstream_fail(struct kstream_ep *kep, int err);
+bool kstream_after_disconnect(struct kstream_ep *kep);
 void kstream_wake(struct kstream_ep *kep);
 void kstream_post_recvs(struct kstream_ep *kep);
 void kstream_connected(struct kstream_ep *kep);
@@ -316,6 +351,15 @@ int kstream_post_write(struct kstream_ep *kep, struct kvec *iov,
 /* kstream_data.c */
 extern const struct fi_ops_msg kstream_msg_ops;
 __poll_t kstream_poll_snapshot(struct kstream_ep *kep);
+int kstream_tx_check(struct kstream_ep *kep);
+int kstream_post_sbuf(struct kstream_ep *kep, u32 x, u64 addr, u64 key,
+		      u32 imm, unsigned long ctx, bool with_imm);
+
+/* kstream_iomap.c */
+int kstream_iomap_init(struct kstream_ep *kep);
+void kstream_iomap_release(struct kstream_ep *kep);
+int kstream_iomap_rx(struct kstream_ep *kep, u32 index);
+void kstream_iomap_flush(struct kstream_ep *kep);
 
 /*
  * Entry points for the socket layer (kstream_sock.c) are declared in

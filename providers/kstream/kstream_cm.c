@@ -465,6 +465,9 @@ const struct fi_ops_cm kstream_ep_cm_ops = {
  * @kep: the endpoint
  * @err: positive errno (ECONNREFUSED, ETIMEDOUT, ECONNRESET ...)
  *
+ * After the peer's DISCONNECT it is no stream error (see
+ * kstream_after_disconnect()): FI_SHUTDOWN follows without an error entry.
+ *
  * Context: process context (the progress work).
  */
 void kstream_cm_error(struct kstream_ep *kep, int err)
@@ -472,7 +475,7 @@ void kstream_cm_error(struct kstream_ep *kep, int err)
 	bool report;
 
 	spin_lock_bh(&kep->lock);
-	report = !kep->err;
+	report = !kep->err && !kstream_after_disconnect(kep);
 	if (report)
 		kep->err = err;
 	kep->state = KSTREAM_DOWN;

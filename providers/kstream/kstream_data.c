@@ -112,12 +112,19 @@ static void kstream_tx_state(struct kstream_ep *kep, struct kstream_tx_state *s)
 	s->target_next = kep->target[kep->target_sge ^ 1].length;
 }
 
-/* Why a send cannot go at all (lock held); 0 if it may. */
-static int kstream_tx_check(struct kstream_ep *kep)
+/**
+ * kstream_tx_check() - why a send cannot go at all
+ * @kep: the endpoint (lock held)
+ *
+ * Context: any context, endpoint lock held.
+ * Return: 0 if it may; the stream's error, -EPIPE, -ECONNRESET or
+ * -ENOTCONN.
+ */
+int kstream_tx_check(struct kstream_ep *kep)
 {
 	if (kep->err)
 		return -kep->err;
-	if (kep->wr_shut)
+	if (kep->wr_shut || kep->tx_lost)
 		return -EPIPE;
 	if (kep->peer_gone)
 		return -ECONNRESET;
@@ -128,10 +135,24 @@ static int kstream_tx_check(struct kstream_ep *kep)
 	return 0;
 }
 
-/* Write @x bytes of the send buffer at sbuf_off to the peer (lock held). */
-static int kstream_tx_write(struct kstream_ep *kep, u32 x)
+/**
+ * kstream_post_sbuf() - write the next @x bytes of the send buffer
+ * @kep: the endpoint (lock held)
+ * @x: bytes, already copied to the send buffer at sbuf_off
+ * @addr: remote address
+ * @key: remote key
+ * @imm: the immediate
+ * @ctx: transmit context; its completion gives the bytes and slot back
+ * @with_imm: false for a plain write (kstream_ep_iowrite())
+ *
+ * Takes a data send slot and @x bytes of the send buffer.
+ *
+ * Context: any context, endpoint lock held.
+ * Return: 0 or the core's error.
+ */
+int kstream_post_sbuf(struct kstream_ep *kep, u32 x, u64 addr, u64 key,
+		      u32 imm, unsigned long ctx, bool with_imm)
 {
-	struct kstream_sge *t = &kep->target[kep->target_sge];
 	u32 first = min(x, kep->sbuf_size - kep->sbuf_off);
 	void *desc[2] = { fi_mr_desc(kep->smr), fi_mr_desc(kep->smr) };
 	struct kvec iov[2] = {
@@ -140,10 +161,8 @@ static int kstream_tx_write(struct kstream_ep *kep, u32 x)
 	};
 	int ret;
 
-	ret = kstream_post_write(kep, iov, desc, x > first ? 2 : 1, t->addr,
-				 kep->data_key_hi | t->key,
-				 kstream_msg(KSTREAM_OP_DATA, x),
-				 (unsigned long)x << 2 | KSTREAM_TX_DATA, true);
+	ret = kstream_post_write(kep, iov, desc, x > first ? 2 : 1, addr, key,
+				 imm, ctx, with_imm);
 	if (ret)
 		return ret;
 	kep->sbuf_off += x;
@@ -151,6 +170,20 @@ static int kstream_tx_write(struct kstream_ep *kep, u32 x)
 		kep->sbuf_off -= kep->sbuf_size;
 	kep->sbuf_avail -= x;
 	kep->sqe_avail--;
+	return 0;
+}
+
+/* Write @x bytes of the send buffer at sbuf_off to the peer (lock held). */
+static int kstream_tx_write(struct kstream_ep *kep, u32 x)
+{
+	struct kstream_sge *t = &kep->target[kep->target_sge];
+	int ret;
+
+	ret = kstream_post_sbuf(kep, x, t->addr, kep->data_key_hi | t->key,
+				kstream_msg(KSTREAM_OP_DATA, x),
+				(unsigned long)x << 2 | KSTREAM_TX_DATA, true);
+	if (ret)
+		return ret;
 	kep->sseq_no++;
 	t->addr += x;
 	t->length -= x;
@@ -172,6 +205,9 @@ static ssize_t kstream_send_vec(struct kstream_ep *kep, struct kstream_vec *v,
 	ret = kstream_tx_check(kep);
 	if (ret || !v->len)
 		goto out;
+	/* As rsend(): mappings announced before the data that follows. */
+	if (kep->iomap_pending && !(flags & FI_PEEK))
+		kstream_iomap_flush(kep);
 	kstream_tx_state(kep, &s);
 	if (flags & FI_PEEK) {
 		done = kstream_tx_plan(&s, v->len);

@@ -46,7 +46,7 @@ size_t kstream_ep_conn_data(struct kstream_ep *kep, void *buf)
 		.flags = KSTREAM_CONN_FLAG_IOMAP |
 			 (kstream_host_is_net() ? KSTREAM_CONN_FLAG_NET : 0),
 		.credits = kep->rq_size,
-		.iomap_size = 0,
+		.iomap_size = kep->iomap_size,
 		.target_sgl_addr = kstream_local_addr(kep, kep->tsgl, kep->tsgl),
 		.target_sgl_key = fi_mr_key(kep->tmr),
 		.target_sgl_length = KSTREAM_SGL_SIZE,
@@ -87,6 +87,7 @@ int kstream_ep_set_peer(struct kstream_ep *kep, const void *data, size_t len)
 	kep->remote_sgl_key = c.target_sgl_key;
 	kep->remote_sge = 1;
 	kep->data_key_hi = c.data_buf_key_hi;
+	kep->liomap_size = c.iomap_size;
 	/*
 	 * Entry 1 is left alone: the peer's first ring update may have been
 	 * processed before the connection event that brought this data.
@@ -155,7 +156,8 @@ static void kstream_release_core(struct kstream_ep *kep)
 	kep->core_eq = NULL;
 	kvfree(kep->sbuf);
 	kvfree(kep->rbuf);
-	kfree(kep->tsgl);
+	kstream_iomap_release(kep);
+	kvfree(kep->tsgl);
 	kfree(kep->rmsg);
 	kep->sbuf = NULL;
 	kep->rbuf = NULL;
@@ -220,7 +222,8 @@ static int kstream_open_core(struct kstream_ep *kep)
 	if (ret)
 		return ret;
 	return fi_mr_reg(dom->core, kep->tsgl,
-			 KSTREAM_SGL_SIZE * sizeof(struct kstream_sge),
+			 KSTREAM_SGL_SIZE * sizeof(struct kstream_sge) +
+			 kep->iomap_size * kep->iomap_stride,
 			 FI_RECV | FI_REMOTE_WRITE, 0, 0, 0, &kep->tmr, NULL);
 }
 
@@ -251,9 +254,8 @@ static int kstream_ep_enable(struct kstream_ep *kep)
 	kep->sbuf = kvzalloc(kep->sbuf_size + KSTREAM_CTRL_SLOTS *
 			     sizeof(struct kstream_sge), GFP_KERNEL);
 	kep->rbuf = kvzalloc(kep->rbuf_size, GFP_KERNEL);
-	kep->tsgl = kcalloc(KSTREAM_SGL_SIZE, sizeof(*kep->tsgl), GFP_KERNEL);
 	kep->rmsg = kcalloc(kep->rmsg_size, sizeof(*kep->rmsg), GFP_KERNEL);
-	if (!kep->sbuf || !kep->rbuf || !kep->tsgl || !kep->rmsg)
+	if (!kep->sbuf || !kep->rbuf || !kep->rmsg || kstream_iomap_init(kep))
 		goto err;
 	ret = kstream_open_core(kep);
 	if (ret)
@@ -477,6 +479,7 @@ static int kstream_ep_close(struct fid *fid)
 		kep->core_info->handle = NULL;
 		fi_freeinfo(kep->core_info);
 	}
+	mutex_destroy(&kep->iomap_mutex);
 	kfree(kep);
 	return 0;
 }
@@ -553,6 +556,7 @@ int kstream_ep_open(struct fid_domain *domain, struct fi_info *info,
 			goto err;
 	}
 	spin_lock_init(&kep->lock);
+	mutex_init(&kep->iomap_mutex);
 	init_waitqueue_head(&kep->wq);
 	INIT_WORK(&kep->work, kstream_progress_work);
 	INIT_DELAYED_WORK(&kep->keepalive, kstream_keepalive_work);

@@ -53,6 +53,27 @@ void kstream_fail(struct kstream_ep *kep, int err)
 }
 
 /**
+ * kstream_after_disconnect() - absorb a failure after the peer's DISCONNECT
+ * @kep: the endpoint (lock held)
+ *
+ * Once the peer ended the stream in order, the core connection going away
+ * (error completions of writes still in flight, an error on the core EQ)
+ * is the consequence, not a stream error: the writes are taken as
+ * cancelled, the reader still gets the data that arrived and then end of
+ * stream, the writer -EPIPE.
+ *
+ * Context: any context, endpoint lock held.
+ * Return: true if the failure was absorbed, false if it is a stream error.
+ */
+bool kstream_after_disconnect(struct kstream_ep *kep)
+{
+	if (!kep->peer_gone || kep->err)
+		return false;
+	kep->tx_lost = true;
+	return true;
+}
+
+/**
  * kstream_post_write() - post an RMA write to the peer (lock held)
  * @kep: the endpoint
  * @iov: local source, or NULL for a zero-length write
@@ -262,7 +283,7 @@ static void kstream_tx_done(struct kstream_ep *kep, unsigned long ctx,
 		kep->ctrl_max_seqno++;
 		break;
 	}
-	if (err && err != ECANCELED)
+	if (err && err != ECANCELED && !kstream_after_disconnect(kep))
 		kstream_fail(kep, err);
 }
 
@@ -292,7 +313,7 @@ static void kstream_rx_msg(struct kstream_ep *kep, u64 flags, u32 msg)
 	u32 data = kstream_msg_data(msg);
 
 	if (!(flags & FI_REMOTE_CQ_DATA) ||
-	    !kstream_msg_valid(msg, 0)) {
+	    !kstream_msg_valid(msg, kep->iomap_size)) {
 		kstream_fail(kep, EPROTO);
 		return;
 	}
@@ -320,6 +341,14 @@ static void kstream_rx_msg(struct kstream_ep *kep, u64 flags, u32 msg)
 			return;
 		}
 		kep->sseq_comp = data;
+		return;
+	case KSTREAM_OP_IOMAP_SGL:
+		/* The peer spent a credit on it: count it as consumed. */
+		if (kstream_iomap_rx(kep, data)) {
+			kstream_fail(kep, EPROTO);
+			return;
+		}
+		kep->rseq_no++;
 		return;
 	case KSTREAM_OP_CTRL:
 		if (data == KSTREAM_CTRL_DISCONNECT) {
@@ -382,17 +411,20 @@ static bool kstream_poll_cq(struct kstream_ep *kep, struct fid_cq *cq,
 	return any;
 }
 
-/* Drain both core CQs, repost receives, send what is due. */
+/* Drain both core CQs (receives first), repost receives, send what is due. */
 static void kstream_progress_poll(struct kstream_ep *kep)
 {
 	bool rx;
 
-	kstream_poll_cq(kep, kep->tx_cq, true);
+	/* A DISCONNECT received goes before the failures it explains. */
 	rx = kstream_poll_cq(kep, kep->rx_cq, false);
+	kstream_poll_cq(kep, kep->tx_cq, true);
 	if (rx)
 		kstream_post_recvs(kep);
 	spin_lock_bh(&kep->lock);
 	kstream_update_credits(kep);
+	if (kep->iomap_pending && !kstream_tx_check(kep))
+		kstream_iomap_flush(kep);
 	spin_unlock_bh(&kep->lock);
 }
 

@@ -74,6 +74,83 @@ struct kstream_sge {
 	u32 length;
 };
 
+/* Bytes of an iomap entry: rsockets' struct rs_iomap, and with kOFI's key. */
+#define KSTREAM_IOMAP_ENTRY	24
+#define KSTREAM_IOMAP_ENTRY_EXT	32
+
+/**
+ * struct kstream_iomap_ent - an iomap entry, as rsockets' struct rs_iomap
+ * @offset: the iomap offset of the buffer's first byte
+ * @addr: the buffer's remote address (virtual or offset, as the core uses)
+ * @key: its key (low 32 bits)
+ * @length: its bytes
+ * @key_hi: kOFI extension (only with 64-bit keys): high 32 bits of @key
+ * @reserved: zero
+ *
+ * The peer writes it into the iomap table that follows the target SGL
+ * (KSTREAM_IOMAP_ENTRY bytes apart, KSTREAM_IOMAP_ENTRY_EXT with the key
+ * extension), in the writer's host order, swapped as a ring update.
+ */
+struct kstream_iomap_ent {
+	u64 offset;
+	u64 addr;
+	u32 key;
+	u32 length;
+	u32 key_hi;
+	u32 reserved;
+};
+
+/**
+ * kstream_iomap_swap() - byte swap an iomap entry (different NET flags)
+ * @e: the entry, swapped in place
+ *
+ * Context: any context.
+ */
+static inline void kstream_iomap_swap(struct kstream_iomap_ent *e)
+{
+	e->offset = swab64(e->offset);
+	e->addr = swab64(e->addr);
+	e->key = swab32(e->key);
+	e->length = swab32(e->length);
+	e->key_hi = swab32(e->key_hi);
+}
+
+/**
+ * kstream_iomap_valid() - may a peer's iomap entry be used?
+ * @e: the entry, host order
+ *
+ * Context: any context.
+ * Return: true for a non-empty entry whose address and offset ranges do
+ * not wrap and whose offset is a valid (non-negative) off_t.
+ */
+static inline bool kstream_iomap_valid(const struct kstream_iomap_ent *e)
+{
+	return e->length && e->addr + e->length > e->addr &&
+	       e->offset + e->length > e->offset &&
+	       e->offset + e->length <= (u64)S64_MAX;
+}
+
+/**
+ * kstream_iomap_find() - the entry of a table that holds an offset
+ * @tab: the entries
+ * @n: their number
+ * @offset: the iomap offset
+ *
+ * Context: any context.
+ * Return: the index, or -1 if no entry holds @offset.
+ */
+static inline int kstream_iomap_find(const struct kstream_iomap_ent *tab,
+				     u32 n, u64 offset)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		if (tab[i].length && offset >= tab[i].offset &&
+		    offset - tab[i].offset < tab[i].length)
+			return i;
+	return -1;
+}
+
 /**
  * struct kstream_conn_wire - the rsockets connection data as sent
  * @version: KSTREAM_PROTO_VERSION

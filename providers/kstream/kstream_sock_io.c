@@ -270,19 +270,6 @@ int kstream_sendmsg(struct kstream_sock *ks, struct msghdr *msg)
 }
 EXPORT_SYMBOL_GPL(kstream_sendmsg);
 
-/*
- * After the peer ended the stream in order (EPOLLRDHUP), the writes still
- * in flight to it fail and the stream reports that failure; a receive
- * then says "end of stream", as TCP's after a FIN, and leaves the error
- * to sends and SO_ERROR.
- */
-static bool ksk_ended(struct kstream_sock *ks, int err)
-{
-	if (err != -ENOTCONN && err != -ECONNRESET && err != -EPIPE)
-		return false;
-	return kstream_ep_poll(ks->ep) & EPOLLRDHUP;
-}
-
 #define KSK_RECV_FLAGS	(MSG_DONTWAIT | MSG_PEEK | MSG_WAITALL | \
 			 MSG_NOSIGNAL | MSG_CMSG_CLOEXEC)
 
@@ -300,8 +287,7 @@ static bool ksk_ended(struct kstream_sock *ks, int err)
  *
  * Context: process context; sleeps unless nonblocking.
  * Return: bytes received (> 0); 0 at the end of the stream (the peer shut
- * down its side, or SHUT_RD here; also when writes still in flight to a
- * peer that ended the stream failed) or for an empty @msg; -EAGAIN;
+ * down its side, or SHUT_RD here) or for an empty @msg; -EAGAIN;
  * -ENOTCONN when not connected; -EINVAL for MSG_OOB or NULL arguments;
  * -EOPNOTSUPP for other flags or a user-memory iterator; the stream's
  * error; -ERESTARTSYS or -EINTR on a signal before any byte arrived.
@@ -344,8 +330,6 @@ int kstream_recvmsg(struct kstream_sock *ks, struct msghdr *msg, int flags)
 		}
 		if (n == 0)
 			break;		/* end of stream */
-		if (n != -EAGAIN && ksk_ended(ks, n))
-			break;		/* as TCP: the end, not the failure */
 		if (n != -EAGAIN) {
 			err = n;
 			break;
@@ -365,23 +349,34 @@ EXPORT_SYMBOL_GPL(kstream_recvmsg);
 
 /**
  * kstream_iomap() - offer a buffer for direct placement, as riomap()
- * @ks: the socket
- * @buf: kernel buffer the peer may write into
- * @len: its size
+ * @ks: a connected socket
+ * @buf: kernel buffer the peer may write into; it must stay until
+ *	kstream_iounmap() or kstream_release()
+ * @len: its size (at most 4 GiB - 1)
  * @prot: PROT_WRITE
  * @flags: 0
- * @offset: the offset the peer uses, or -1 to have one chosen
+ * @offset: the offset the peer uses for @buf's first byte, or -1 to have
+ *	one chosen (page-aligned, after every current mapping; riomap()
+ *	uses the address, which is no valid off_t for kernel memory)
+ *
+ * The peer must have offered iomap slots (its KSTREAM_IOMAPSIZE, or
+ * RDMA_IOMAPSIZE for rsockets).  As riomap(), the peer can rely on the
+ * mapping once it received data sent after this call.
  *
  * Context: process context; may sleep.
- * Return: the offset, or a negative errno: -EOPNOTSUPP (direct placement
- * is not available in this version).
+ * Return: the offset (>= 0), or a negative errno: -EINVAL for bad
+ * arguments or an overlapping offset range; -ENOTCONN when not
+ * connected; -ENOSPC when the peer offers no free slot; -ENOMEM; the core
+ * provider's registration error.
  */
 off_t kstream_iomap(struct kstream_sock *ks, void *buf, size_t len,
 		    int prot, int flags, off_t offset)
 {
-	if (!ks || !buf || !len)
+	if (!ks || !buf || !len || flags)
 		return -EINVAL;
-	return -EOPNOTSUPP;
+	if (ksk_progress(ks) != KSK_CONNECTED)
+		return -ENOTCONN;
+	return kstream_ep_iomap(ks->ep, buf, len, prot, offset);
 }
 EXPORT_SYMBOL_GPL(kstream_iomap);
 
@@ -389,37 +384,88 @@ EXPORT_SYMBOL_GPL(kstream_iomap);
  * kstream_iounmap() - withdraw a buffer offered by kstream_iomap(), as riounmap()
  * @ks: the socket
  * @buf: the buffer
- * @len: its size
+ * @len: its size, as mapped
+ *
+ * The peer is not told; its writes into the buffer fail from now on.
  *
  * Context: process context; may sleep.
- * Return: 0 or a negative errno: -EOPNOTSUPP (direct placement is not
- * available in this version).
+ * Return: 0, or -EINVAL for a buffer that is not mapped (or bad
+ * arguments); -ENOTCONN for a socket without a stream.
  */
 int kstream_iounmap(struct kstream_sock *ks, void *buf, size_t len)
 {
 	if (!ks || !buf)
 		return -EINVAL;
-	return -EOPNOTSUPP;
+	if (!ks->ep)
+		return -ENOTCONN;
+	return kstream_ep_iounmap(ks->ep, buf, len);
 }
 EXPORT_SYMBOL_GPL(kstream_iounmap);
 
+static bool ksk_iowritable(struct kstream_sock *ks, __poll_t unused)
+{
+	return kstream_ep_iowritable(ks->ep) ||
+	       (kstream_poll(ks) & (EPOLLERR | EPOLLHUP));
+}
+
 /**
  * kstream_iowrite() - write into the peer's mapped buffer, as riowrite()
- * @ks: the socket
- * @buf: bytes to write
+ * @ks: a connected socket
+ * @buf: bytes to write (kernel memory)
  * @count: how many
  * @offset: the peer's iomap offset
  * @flags: 0 or MSG_DONTWAIT
  *
+ * The bytes land in the buffer the peer mapped at @offset, without the
+ * peer being told, before any data sent on the stream afterwards.
+ * Blocking (the default): returns once every byte is written, or earlier
+ * with the count so far when interrupted, out of SO_SNDTIMEO, failed or
+ * past the end of the peer's mappings.
+ *
  * Context: process context; sleeps unless nonblocking.
- * Return: bytes written or a negative errno: -EOPNOTSUPP (direct
- * placement is not available in this version).
+ * Return: bytes written (> 0, or 0 for no @count); -EAGAIN when nothing
+ * could go (nonblocking, or SO_SNDTIMEO); -EINVAL for an @offset no peer
+ * mapping holds or bad arguments; -EOPNOTSUPP for other @flags; -EPIPE
+ * when not connected or shut down for writing; the stream's error;
+ * -ERESTARTSYS or -EINTR on a signal before anything was written.
  */
 ssize_t kstream_iowrite(struct kstream_sock *ks, const void *buf,
 			size_t count, off_t offset, int flags)
 {
-	if (!ks || (!buf && count))
+	size_t done = 0;
+	long timeo, w;
+	ssize_t n = 0;
+	int err;
+
+	if (!ks || (!buf && count) || offset < 0)
 		return -EINVAL;
-	return -EOPNOTSUPP;
+	if (flags & ~MSG_DONTWAIT)
+		return -EOPNOTSUPP;
+	timeo = (READ_ONCE(ks->nonblock) || (flags & MSG_DONTWAIT)) ?
+		0 : ks->opts.sndtimeo;
+	err = ksk_io_ready(ks, &timeo, -EPIPE);
+	if (err)
+		return err;
+	if (ks->shut & KSK_SHUT_WR)
+		return -EPIPE;
+	count = min_t(size_t, count, INT_MAX);
+	while (done < count) {
+		n = kstream_ep_iowrite(ks->ep, buf + done, count - done,
+				       offset + done);
+		if (n > 0) {
+			done += n;
+			continue;
+		}
+		if (n != -EAGAIN || !timeo)
+			break;
+		w = ksk_wait_until(ks, ksk_iowritable, 0, timeo);
+		if (w <= 0) {
+			n = w ? w : -EAGAIN;
+			break;
+		}
+		timeo = w;
+		cond_resched();
+	}
+	return done ? (ssize_t)done : n;
 }
 EXPORT_SYMBOL_GPL(kstream_iowrite);
