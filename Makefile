@@ -55,7 +55,7 @@ demo: setup
 	tools/vm/run.sh -k $(KERNEL) -n 2 -t 600 demo
 
 # Benchmarks (not tests): every tools/vm/tests/*-bench.sh part, ratios to
-# the raw kernel TCP baseline of the same run.
+# each provider's baseline of the same run (raw kernel TCP, raw verbs).
 bench: setup
 	tools/bench.sh -k $(KERNEL)
 
