@@ -192,6 +192,8 @@ enum kstream_state {
  * @peer_gone: peer sent DISCONNECT (sends fail -ECONNRESET)
  * @tx_lost: after @peer_gone the core connection failed too: writes in
  *	flight were cancelled (sends fail -EPIPE), not a stream error
+ * @tx_err: a failed transmit completion (positive errno) not judged yet:
+ *	the receive CQ is read once more for a DISCONNECT first
  * @ctrl_pending: CTRL message to send when a slot frees, or -1
  * @err_report: @err is still to be reported on the EQ
  * @rx_posted: receives posted on the core endpoint
@@ -270,6 +272,7 @@ struct kstream_ep {
 	bool rd_eof;
 	bool peer_gone;
 	bool tx_lost;
+	int tx_err;
 	int ctrl_pending;
 	bool err_report;
 	u32 rx_posted;

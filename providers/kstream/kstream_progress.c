@@ -283,8 +283,9 @@ static void kstream_tx_done(struct kstream_ep *kep, unsigned long ctx,
 		kep->ctrl_max_seqno++;
 		break;
 	}
-	if (err && err != ECANCELED && !kstream_after_disconnect(kep))
-		kstream_fail(kep, err);
+	/* Judged by kstream_progress_poll(), after the receive CQ. */
+	if (err && err != ECANCELED && !kep->tx_err)
+		kep->tx_err = err;
 }
 
 /* Take a ring update the peer wrote into our target SGL (lock held). */
@@ -415,10 +416,27 @@ static bool kstream_poll_cq(struct kstream_ep *kep, struct fid_cq *cq,
 static void kstream_progress_poll(struct kstream_ep *kep)
 {
 	bool rx;
+	int err;
 
 	/* A DISCONNECT received goes before the failures it explains. */
 	rx = kstream_poll_cq(kep, kep->rx_cq, false);
 	kstream_poll_cq(kep, kep->tx_cq, true);
+	spin_lock_bh(&kep->lock);
+	err = kep->tx_err;
+	spin_unlock_bh(&kep->lock);
+	if (err) {
+		/*
+		 * The core may have completed the DISCONNECT's receive after
+		 * the receive CQ was read and before the failed write: look
+		 * again before calling it a stream error.
+		 */
+		rx |= kstream_poll_cq(kep, kep->rx_cq, false);
+		spin_lock_bh(&kep->lock);
+		kep->tx_err = 0;
+		if (!kstream_after_disconnect(kep))
+			kstream_fail(kep, err);
+		spin_unlock_bh(&kep->lock);
+	}
 	if (rx)
 		kstream_post_recvs(kep);
 	spin_lock_bh(&kep->lock);
