@@ -336,6 +336,7 @@ bool kstream_is_ep(struct fid_ep *ep);
 int kstream_ep_set_peer(struct kstream_ep *kep, const void *data,
 			size_t len);
 size_t kstream_ep_conn_data(struct kstream_ep *kep, void *buf);
+void kstream_wait_tx(struct kstream_ep *kep);
 
 /* kstream_progress.c */
 void kstream_progress_work(struct work_struct *work);

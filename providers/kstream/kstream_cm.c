@@ -414,13 +414,7 @@ int kstream_ep_shutdown(struct fid_ep *ep, int how)
 	spin_unlock_bh(&kep->lock);
 	kstream_wake(kep);
 	if (rdwr && kep->core_ep) {
-		wait_event_timeout(kep->wq, ({
-			bool idle;
-
-			spin_lock_bh(&kep->lock);
-			idle = !kep->tx_out || kep->state != KSTREAM_CONNECTED;
-			spin_unlock_bh(&kep->lock);
-			idle; }), HZ);
+		kstream_wait_tx(kep);
 		fi_shutdown(kep->core_ep, 0);
 	}
 	return 0;

@@ -445,14 +445,24 @@ static int kstream_ep_getopt(struct fid *fid, int level, int optname,
 	return 0;
 }
 
-/* Wait (at most a second) for the core to finish our sends. */
-static void kstream_wait_tx(struct kstream_ep *kep)
+/**
+ * kstream_wait_tx() - wait (at most a second) for our sends to finish
+ * @kep: the endpoint
+ *
+ * Until nothing is outstanding at the core and no control message (a
+ * DISCONNECT waiting for a free control slot) is still to be posted, or
+ * the connection is down.
+ *
+ * Context: process context, sleeps; the endpoint lock not held.
+ */
+void kstream_wait_tx(struct kstream_ep *kep)
 {
 	bool idle;
 
 	wait_event_timeout(kep->wq, ({
 		spin_lock_bh(&kep->lock);
-		idle = !kep->tx_out || kep->state != KSTREAM_CONNECTED;
+		idle = (!kep->tx_out && kep->ctrl_pending < 0) ||
+		       kep->state != KSTREAM_CONNECTED;
 		spin_unlock_bh(&kep->lock);
 		idle; }), HZ);
 }
@@ -461,13 +471,16 @@ static int kstream_ep_close(struct fid *fid)
 {
 	struct kstream_ep *kep = container_of(fid, struct kstream_ep, ep.fid);
 	bool bye = false;
+	int ret;
 
 	spin_lock_bh(&kep->lock);
 	if (kep->state == KSTREAM_CONNECTED && !kep->err && !kep->peer_gone &&
 	    !kep->wr_shut) {
 		kep->wr_shut = true;
 		kep->rd_shut = true;
-		bye = !kstream_send_ctrl(kep, KSTREAM_CTRL_DISCONNECT);
+		/* -EAGAIN: posted by the progress when a control slot frees */
+		ret = kstream_send_ctrl(kep, KSTREAM_CTRL_DISCONNECT);
+		bye = !ret || ret == -EAGAIN;
 	}
 	spin_unlock_bh(&kep->lock);
 	if (bye)
