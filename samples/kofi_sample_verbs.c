@@ -11,8 +11,9 @@
  * address and route resolution, ib_alloc_pd, ib_alloc_cq with ib_cqe done
  * callbacks, rdma_create_qp, the buffer mapped once with
  * ib_dma_map_single, ib_post_send and ib_post_recv, sends of up to the
- * QP's inline size inline.  Completions are waited for as kOFI's samples
- * wait (kofi_sample_verbs.h).  It prints the same fabtests-style rows, so
+ * QP's inline size inline, the receiver-not-ready NAK timer that of
+ * kofi_ib_verbs (min_rnr_timer).  Completions are waited for as kOFI's
+ * samples wait (kofi_sample_verbs.h).  It prints the same fabtests-style rows, so
  * that benchmarks can compare kOFI over ib_verbs with what the RDMA stack
  * itself does in the same VM run.
  *
@@ -62,6 +63,10 @@ MODULE_PARM_DESC(window, "bandwidth: sends in flight (default 64, at most 128)")
 static bool verify = true;
 module_param(verify, bool, 0444);
 MODULE_PARM_DESC(verify, "check the data of every message (default 1)");
+
+static uint min_rnr_timer = 12;
+module_param(min_rnr_timer, uint, 0444);
+MODULE_PARM_DESC(min_rnr_timer, "receiver-not-ready NAK timer, IBTA encoding (0-31; default 12 = 0.64 ms, as kofi_ib_verbs)");
 
 static int timeout_ms = 30000;
 module_param(timeout_ms, int, 0444);
@@ -258,7 +263,7 @@ static int __init vb_init(void)
 
 	if ((!client && strcmp(role, "server")) ||
 	    (!bw && strcmp(mode, "pingpong")) || !addr || !iters ||
-	    !window || window > VB_MAX_WINDOW) {
+	    !window || window > VB_MAX_WINDOW || min_rnr_timer > 31) {
 		result = -EINVAL;
 		return 0;
 	}
@@ -270,6 +275,7 @@ static int __init vb_init(void)
 		return 0;
 	}
 	c->timeout_ms = timeout_ms;
+	c->min_rnr_timer = min_rnr_timer;
 	/* As kofi_sample_bandwidth: a window of slots within 1 MiB. */
 	c->half = max;
 	if (bw)

@@ -91,6 +91,7 @@ struct vb_cq {
  * @dma: DMA address of @buf (mapped once)
  * @mapped: @dma is valid
  * @max_inline: inline bytes of the QP
+ * @min_rnr_timer: receiver-not-ready NAK timer of the QP (IBTA encoding)
  * @timeout_ms: limit of every wait
  */
 struct vb_conn {
@@ -110,6 +111,7 @@ struct vb_conn {
 	u64 dma;
 	bool mapped;
 	u32 max_inline;
+	u8 min_rnr_timer;
 	int timeout_ms;
 };
 
@@ -352,7 +354,7 @@ static inline int vb_setup_qp(struct vb_conn *c, u32 sq, u32 rq)
 
 /**
  * vb_connect() - connect one RC queue pair with rdma_cm
- * @c: zeroed connection with @buf, @half and @timeout_ms set
+ * @c: zeroed connection with @buf, @half, @min_rnr_timer and @timeout_ms set
  * @server: listen on @node:@port and accept one connection
  * @node: numeric IPv4 address (server: local; client: the server)
  * @port: port
@@ -399,11 +401,15 @@ static inline int vb_connect(struct vb_conn *c, bool server, const char *node,
 		if (ret)
 			return ret;
 		ret = vb_setup_qp(c, sq, rq);
-		if (ret) {
+		if (!ret)
+			ret = rdma_set_min_rnr_timer(c->id, c->min_rnr_timer);
+		/* Outside the event handler: under its lock. */
+		rdma_lock_handler(c->id);
+		if (ret)
 			rdma_reject(c->id, NULL, 0, IB_CM_REJ_CONSUMER_DEFINED);
-			return ret;
-		}
-		ret = rdma_accept(c->id, &param);
+		else
+			ret = rdma_accept(c->id, &param);
+		rdma_unlock_handler(c->id);
 	} else {
 		c->id = id;
 		ret = rdma_resolve_addr(id, NULL, (struct sockaddr *)&sin,
@@ -416,6 +422,8 @@ static inline int vb_connect(struct vb_conn *c, bool server, const char *node,
 			ret = vb_cm_wait(c, RDMA_CM_EVENT_ROUTE_RESOLVED);
 		if (!ret)
 			ret = vb_setup_qp(c, sq, rq);
+		if (!ret)
+			ret = rdma_set_min_rnr_timer(id, c->min_rnr_timer);
 		if (!ret)
 			ret = rdma_connect(id, &param);
 	}
