@@ -55,6 +55,7 @@ extern unsigned int ibv_cm_timeout_ms;
 extern unsigned int ibv_retry_count;
 extern unsigned int ibv_rnr_retry;
 extern unsigned int ibv_ack_timeout;
+extern unsigned int ibv_min_rnr_timer;
 extern unsigned int ibv_keepalive_ms;
 
 /**

@@ -448,10 +448,18 @@ int ibv_passive_ep(struct fid_fabric *fabric, struct fi_info *info,
 
 /* ---- active endpoints ---- */
 
-static void ibv_conn_param(struct ibv_ep *ep, struct rdma_conn_param *p)
+/*
+ * The connection parameters of connect and accept, and the receiver-not-
+ * ready NAK timer of the endpoint's QP (applied when rdma_cm moves it to
+ * RTR; rdma_cm's own default, 0, makes a sender that finds no receive
+ * posted wait 655 ms).
+ */
+static void ibv_conn_param(struct ibv_ep *ep, struct rdma_cm_id *id,
+			   struct rdma_conn_param *p)
 {
 	const struct ib_device_attr *a = &ep->dom->attr;
 
+	rdma_set_min_rnr_timer(id, min(ibv_min_rnr_timer, 31U));
 	memset(p, 0, sizeof(*p));
 	p->private_data = ep->conn_data;
 	p->private_data_len = ep->conn_len;
@@ -512,7 +520,7 @@ static int ibv_ep_event(struct ibv_ep *ep, struct rdma_cm_id *id,
 			break;
 		if (ibv_ack_timeout)
 			rdma_set_ack_timeout(id, min(ibv_ack_timeout, 31U));
-		ibv_conn_param(ep, &param);
+		ibv_conn_param(ep, id, &param);
 		ret = rdma_connect_locked(id, &param);
 		if (ret) {
 			err = ret;
@@ -685,7 +693,7 @@ static int ibv_ep_accept(struct fid_ep *fep, const void *param,
 	if (ret < 0)
 		goto out;
 	ep->conn_len = ret;
-	ibv_conn_param(ep, &cp);
+	ibv_conn_param(ep, id, &cp);
 	ep->state = IBV_EP_CONNECTING;
 	ret = rdma_accept(id, &cp);
 	if (ret)

@@ -52,6 +52,11 @@ module_param_named(ack_timeout, ibv_ack_timeout, uint, 0644);
 MODULE_PARM_DESC(ack_timeout,
 		 "Local ACK timeout exponent: 4.096 us * 2^n per retry (1-30, 0 = rdma_cm default)");
 
+unsigned int ibv_min_rnr_timer = 12;
+module_param_named(min_rnr_timer, ibv_min_rnr_timer, uint, 0644);
+MODULE_PARM_DESC(min_rnr_timer,
+		 "Receiver-not-ready NAK timer a connection's QP asks of its peer, IBTA encoding (0-31: 12 = 0.64 ms, default; 0 = 655 ms, rdma_cm's default)");
+
 unsigned int ibv_keepalive_ms;
 module_param_named(keepalive_ms, ibv_keepalive_ms, uint, 0644);
 MODULE_PARM_DESC(keepalive_ms,
