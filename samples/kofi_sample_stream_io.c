@@ -99,7 +99,9 @@ static int sio_wait(struct sio *s, u8 marker)
 	while (READ_ONCE(s->buf[size - 1]) != marker) {
 		if (time_after(jiffies, end))
 			return -ETIMEDOUT;
-		if (kstream_poll(s->ks) & (EPOLLERR | EPOLLHUP))
+		/* The peer may end the stream right after its last write. */
+		if ((kstream_poll(s->ks) & (EPOLLERR | EPOLLHUP)) &&
+		    READ_ONCE(s->buf[size - 1]) != marker)
 			return -ECONNRESET;
 		cond_resched();
 	}
