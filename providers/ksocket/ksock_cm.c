@@ -611,6 +611,7 @@ static int ksock_cm_read_answer(struct ksock_ep *ep)
 	struct ksock_rx *rx = &ep->rx;
 	struct ksock_ctrl_hdr *hdr = &rx->hdr.ctrl;
 	size_t need = sizeof(*hdr), dlen = 0;
+	u8 data[KSOCK_CM_DATA_MAX];
 	int ret;
 
 	for (;;) {
@@ -638,7 +639,13 @@ static int ksock_cm_read_answer(struct ksock_ep *ep)
 	}
 	switch (hdr->type) {
 	case KSOCK_CTRL_CONNRESP:
-		ksock_ep_connected(ep, rx->hdr.raw + sizeof(*hdr), dlen);
+		/*
+		 * Once connected, the receive engine may run at once (the
+		 * data-ready callback) and reuse rx->hdr for the peer's first
+		 * frame: the event gets a copy of the connection data.
+		 */
+		memcpy(data, rx->hdr.raw + sizeof(*hdr), dlen);
+		ksock_ep_connected(ep, data, dlen);
 		return 1;
 	case KSOCK_CTRL_NACK:
 		ksock_ep_down(ep, ECONNREFUSED, 0, rx->hdr.raw + sizeof(*hdr),

@@ -424,7 +424,8 @@ void ksock_ep_down(struct ksock_ep *ep, int err, int prov_errno,
 /**
  * ksock_ep_connected() - the connection is established
  * @ep: the endpoint
- * @data: the peer's connection data
+ * @data: the peer's connection data; not the receive engine's buffers,
+ *	which the data-ready callback may fill as soon as the state changes
  * @datalen: its length
  *
  * Context: process context.
