@@ -8,12 +8,6 @@
 
 IBV_M=/kofi/modules
 
-# ibv_listening PORT: an rdma_cm identifier listens on PORT.
-ibv_listening() {
-	rdma resource show cm_id 2>/dev/null | grep -q "LISTEN.*:$1 " ||
-		dmesg | grep -q "listening on .*:$1\$"
-}
-
 ibv_result() {
 	r=$(cat "/sys/module/$1/parameters/result") && echo "result $r" &&
 		[ "$r" = 0 ]
@@ -32,7 +26,8 @@ ibv_pair() {
 		insmod "$IBV_M/$ibv_mod.ko" port="$ibv_port" $ibv_sargs \
 			> /tmp/ibv_server.out 2>&1 &
 		ibv_pid=$!
-		wait_for 20 ibv_listening "$ibv_port" || sleep 3
+		wait_for 20 listening "$ibv_port" ||
+			fail "$ibv_name: server is not listening"
 		barrier "ibv-$ibv_port"
 		wait "$ibv_pid"
 		check "$ibv_name: server" ibv_result "$ibv_mod"

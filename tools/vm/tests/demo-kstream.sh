@@ -20,7 +20,7 @@ else
 		insmod "$KT_M/$KT_ECHO.ko" prov=ib_verbs addr="$KOFI_SELF" \
 			port=7533 > /tmp/kt_server.out 2>&1 &
 		kt_server_pid=$!
-		wait_for 60 kt_echo_listening 7533 ||
+		wait_for 60 listening 7533 ||
 			fail "kstream echo for rstream: not listening"
 		barrier "kstream echo for rstream"
 		check "kstream echo server: rstream's data verified" kt_echo_ok

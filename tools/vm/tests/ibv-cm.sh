@@ -13,7 +13,6 @@
 . ./lib.sh
 
 M=/kofi/modules
-kernel_listening() { dmesg | grep -q "kofi_sample_[a-z]*: listening on .*:$1"; }
 rp_result() { cat /sys/module/kofi_sample_rping/parameters/result; }
 # rp_is RESULT...: the sample finished with one of the results.
 rp_is() {
@@ -42,7 +41,7 @@ server_start() {
 	insmod $M/kofi_sample_rping.ko server=1 addr="$KOFI_SELF" port="$port" "$@" \
 		> /tmp/s.out 2>&1 &
 	server_pid=$!
-	check "server listens on $port" wait_for 30 kernel_listening "$port"
+	check "server listens on $port" wait_for 30 listening "$port"
 }
 # cr_is RESULT: kofi_sample_cmraw finished with RESULT.
 cr_is() {
@@ -82,7 +81,7 @@ if [ "$KOFI_HOST" = 0 ]; then
 	barrier raw-start
 	insmod $M/kofi_sample_cmraw.ko server=1 addr="$KOFI_SELF" port=7300 > /tmp/r.out 2>&1 &
 	raw_pid=$!
-	check "raw server listens" wait_for 30 kernel_listening 7300
+	check "raw server listens" wait_for 30 listening 7300
 	barrier raw-listening
 	wait "$raw_pid"
 	check "raw server: request data, 3 writedata into zero-length receives" cr_is 0
@@ -92,7 +91,7 @@ if [ "$KOFI_HOST" = 0 ]; then
 
 	insmod $M/kofi_sample_cmraw.ko server=1 reject=1 addr="$KOFI_SELF" port=7301 > /tmp/r.out 2>&1 &
 	raw_pid=$!
-	check "raw server (reject) listens" wait_for 30 kernel_listening 7301
+	check "raw server (reject) listens" wait_for 30 listening 7301
 	barrier raw-reject
 	wait "$raw_pid"
 	check "raw server: rejected with raw data" cr_is 0

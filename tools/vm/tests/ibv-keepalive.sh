@@ -16,7 +16,6 @@ M=/kofi/modules
 # new_dmesg: the kernel log since the current round started.
 from=0
 new_dmesg() { dmesg | tail -n +"$((from + 1))"; }
-kernel_listening() { dmesg | grep -q "kofi_sample_rping: listening on .*:$1"; }
 rp_result() { cat /sys/module/kofi_sample_rping/parameters/result; }
 # idle_ms: how long the client's idle connection lasted (from its log).
 idle_ms() { new_dmesg | sed -n 's/.*connection error 110 .* after \([0-9]*\) ms idle.*/\1/p' | tail -n1; }
@@ -48,7 +47,7 @@ round() {
 		insmod $M/kofi_sample_rping.ko server=1 addr="$KOFI_SELF" port=$r_port \
 			count=3 timeout_ms=60000 > /tmp/s.out 2>&1 &
 		pid=$!
-		check "server listens on $r_port" wait_for 30 kernel_listening $r_port
+		check "server listens on $r_port" wait_for 30 listening $r_port
 		barrier start-$r_port
 		barrier idle-$r_port
 		# The client's connection has been idle for 2 s; now the peer vanishes.

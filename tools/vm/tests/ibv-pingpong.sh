@@ -11,8 +11,6 @@
 . ./lib.sh
 
 M=/kofi/modules
-kernel_listening() { rdma resource show cm_id 2>/dev/null | grep -q "LISTEN" ||
-	dmesg | grep -q "kofi_sample_pingpong.*listen"; }
 pp_result() { cat /sys/module/kofi_sample_pingpong/parameters/result; }
 pp_ok() { r=$(pp_result) && rmmod kofi_sample_pingpong && echo "result $r" && [ "$r" = 0 ]; }
 show_rows() {
@@ -29,7 +27,8 @@ pp() {
 		insmod $M/kofi_sample_pingpong.ko prov=ib_verbs role=server \
 			addr="$KOFI_SELF" port="$pp_port" "$@" > /tmp/pp.out 2>&1 &
 		pid=$!
-		sleep 3
+		wait_for 30 listening "$pp_port" ||
+			fail "$pp_name: server is not listening"
 		barrier "$pp_name"
 		wait "$pid"
 		check "$pp_name: server" pp_ok

@@ -10,7 +10,6 @@
 
 M=/kofi/modules
 
-kernel_listening() { dmesg | grep -q "kofi_sample_rping: listening on .*:$1"; }
 rp_result() { cat /sys/module/kofi_sample_rping/parameters/result; }
 # rp_done RESULT...: the sample finished with one of the results.
 rp_done() {
@@ -32,7 +31,7 @@ if [ "$KOFI_HOST" = 0 ]; then
 	insmod $M/kofi_sample_rping.ko server=1 addr="$KOFI_SELF" port=7180 count=0 size=4096 \
 		> /tmp/s.out 2>&1 &
 	pid=$!
-	check "server listens" wait_for 30 kernel_listening 7180
+	check "server listens" wait_for 30 listening 7180
 	barrier start
 	barrier running
 	sleep 2
@@ -47,7 +46,7 @@ if [ "$KOFI_HOST" = 0 ]; then
 	insmod $M/kofi_sample_rping.ko server=1 addr="$KOFI_SELF" port=7181 count=5 \
 		> /tmp/s.out 2>&1 &
 	pid=$!
-	check "server listens on the new rxe0" wait_for 30 kernel_listening 7181
+	check "server listens on the new rxe0" wait_for 30 listening 7181
 	barrier again
 	wait "$pid"
 	check "server: 5 pings over the new rxe0" rp_done 0

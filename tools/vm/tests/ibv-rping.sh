@@ -16,9 +16,6 @@ fi
 is_server() { [ "$KOFI_HOSTS" = 1 ] || [ "$KOFI_HOST" = 0 ]; }
 is_client() { [ "$KOFI_HOSTS" = 1 ] || [ "$KOFI_HOST" = 1 ]; }
 
-# kernel_listening PORT: the sample server logged that it listens.
-kernel_listening() { dmesg | grep -q "kofi_sample_rping: listening on .*:$1"; }
-
 # rp_ok: the sample module ran and reports success; then unload it.
 rp_ok() {
 	r=$(cat /sys/module/kofi_sample_rping/parameters/result) || return 1
@@ -29,9 +26,6 @@ rp_ok() {
 
 # rp ARGS...: run the sample with ARGS (insmod returns when it is over).
 rp() { insmod $M/kofi_sample_rping.ko "$@" && rp_ok; }
-
-# rping_listening PORT: an rping server's cm_id is listening on PORT.
-rping_listening() { rdma resource show cm_id 2>/dev/null | grep -q "LISTEN.*src-port $1"; }
 
 # pings_ok FILE COUNT: rping's server log shows COUNT pings with rping data.
 pings_ok() {
@@ -51,7 +45,7 @@ check_output "ib_verbs is registered" ib_verbs cat /sys/kernel/debug/kofi/provid
 if is_server; then
 	rping -s -a "$server" -p 7174 -C 10 -V -v > /tmp/rping-s.out 2>&1 &
 	rping_pid=$!
-	wait_for 30 rping_listening 7174 || sleep 2
+	wait_for 30 listening 7174 || fail "rping server is not listening"
 fi
 barrier "rping-server"
 if is_client; then
@@ -69,7 +63,7 @@ if is_server; then
 	insmod $M/kofi_sample_rping.ko server=1 addr="$server" port=7175 count=10 size=128 \
 		verbose=1 > /tmp/kofi-s.out 2>&1 &
 	kofi_pid=$!
-	check "kOFI server listens" wait_for 30 kernel_listening 7175
+	check "kOFI server listens" wait_for 30 listening 7175
 fi
 barrier "kofi-server"
 if is_client; then
@@ -87,7 +81,7 @@ if [ "$KOFI_HOSTS" -gt 1 ] && is_server; then
 	insmod $M/kofi_sample_rping.ko server=1 addr="$server" port=7176 count=20 size=65536 \
 		> /tmp/kofi-s.out 2>&1 &
 	kofi_pid=$!
-	check "kOFI server listens again" wait_for 30 kernel_listening 7176
+	check "kOFI server listens again" wait_for 30 listening 7176
 fi
 barrier "kofi-kofi"
 if [ "$KOFI_HOSTS" -gt 1 ] && is_client; then

@@ -11,11 +11,6 @@ M=/kofi/modules
 SIZES=64,256,1024,4096,65536,1048576
 ITERS=10
 
-listening() {
-	hex=$(printf '%04X' "$1")
-	grep -q ":$hex [0-9A-F:]* 0A " /proc/net/tcp /proc/net/tcp6
-}
-
 sample_ok() {
 	r=$(cat /sys/module/kofi_sample_pingpong/parameters/result) &&
 		echo "result $r" && [ "$r" = 0 ]

@@ -4,12 +4,6 @@
 
 KS_M=/kofi/modules
 
-# ks_listening PORT: a TCP socket listens on PORT (IPv4 or IPv6).
-ks_listening() {
-	hex=$(printf '%04X' "$1")
-	grep -q ":$hex [0-9A-F:]* 0A " /proc/net/tcp /proc/net/tcp6
-}
-
 # ks_result MODULE: the sample's outcome parameter is 0.
 ks_result() {
 	r=$(cat "/sys/module/$1/parameters/result") && echo "result $r" &&
@@ -31,7 +25,7 @@ ks_pair() {
 		insmod "$KS_M/$ks_mod.ko" role=server port="$ks_port" "$@" \
 			> /tmp/ks_server.out 2>&1 &
 		ks_server_pid=$!
-		wait_for 60 ks_listening "$ks_port" ||
+		wait_for 60 listening "$ks_port" ||
 			fail "$ks_name: server is not listening"
 		barrier "$ks_name"
 		check "$ks_name: server" ks_server_ok

@@ -7,12 +7,6 @@
 
 M=/kofi/modules
 
-# listening PORT: a TCP socket listens on PORT (IPv4 or IPv6).
-listening() {
-	hex=$(printf '%04X' "$1")
-	grep -q ":$hex [0-9A-F:]* 0A " /proc/net/tcp /proc/net/tcp6
-}
-
 # show_rows FROM: the sample's result lines logged after line FROM.
 show_rows() {
 	dmesg | tail -n +"$(($1 + 1))" | grep 'kofi_sample_pingpong:' |

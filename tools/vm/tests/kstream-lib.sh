@@ -15,14 +15,6 @@ kt_result() {
 		echo "result $_kt_r" && [ "$_kt_r" = 0 ]
 }
 
-# kt_echo_listening PORT: the echo sample logged that it listens on PORT.
-kt_echo_listening() { dmesg | grep -q "$KT_ECHO: listening on .*:$1 "; }
-
-# kt_rstream_listening PORT: an rstream server listens on PORT (rdma_cm).
-kt_rstream_listening() {
-	rdma resource show cm_id 2>/dev/null | grep -q "LISTEN.*src-port $1"
-}
-
 kt_echo_ok() { wait "$kt_server_pid"; kt_result $KT_ECHO; }
 kt_tput_ok() { insmod "$KT_M/$KT_TPUT.ko" "$@" && kt_result $KT_TPUT; }
 
@@ -46,7 +38,7 @@ kt_pair() {
 		insmod "$KT_M/$KT_ECHO.ko" port="$_kt_port" $_kt_eargs \
 			> /tmp/kt_server.out 2>&1 &
 		kt_server_pid=$!
-		wait_for 60 kt_echo_listening "$_kt_port" ||
+		wait_for 60 listening "$_kt_port" ||
 			fail "$_kt_name: echo server is not listening"
 		barrier "$_kt_name"
 		check "$_kt_name: echo server" kt_echo_ok

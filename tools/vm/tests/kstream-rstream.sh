@@ -35,7 +35,8 @@ rstream_vs_kstream() {
 		timeout 180 rstream -b "$KOFI_SELF" -p "$_port" $RS_ARGS "$@" \
 			> /tmp/rstream.out 2>&1 &
 		rs_pid=$!
-		wait_for 30 kt_rstream_listening "$_port" || sleep 2
+		wait_for 30 listening "$_port" ||
+			fail "$_n: rstream server is not listening"
 		barrier "$_n"
 		check "$_n: rstream server" rs_server_ok
 		say_cmd cat /tmp/rstream.out
@@ -62,7 +63,7 @@ kstream_vs_rstream() {
 		insmod "$KT_M/$KT_ECHO.ko" prov=ib_verbs addr="$KOFI_SELF" \
 			port="$_port" verify="$_v" > /tmp/kt_server.out 2>&1 &
 		kt_server_pid=$!
-		wait_for 60 kt_echo_listening "$_port" ||
+		wait_for 60 listening "$_port" ||
 			fail "$_n: echo server is not listening"
 		barrier "$_n"
 		check "$_n: kstream echo server" kt_echo_ok

@@ -87,6 +87,15 @@ wait_for() {
 	return 1
 }
 
+# listening PORT: something listens on PORT: a TCP socket (IPv4 or IPv6)
+# or an rdma_cm identifier, the kernel's or a process's.
+listening() {
+	_kofi_h=$(printf '%04X' "$1")
+	grep -q ":$_kofi_h [0-9A-F:]* 0A " /proc/net/tcp /proc/net/tcp6 ||
+		rdma resource show cm_id 2> /dev/null |
+		grep -q "state LISTEN .* src-addr [^ ]*:$1 "
+}
+
 # barrier_send NAME: tell guest 0 that guest 1 reached barrier NAME.
 barrier_send() { echo "$1" | nc "$KOFI_PEER" 7199; }
 
