@@ -469,4 +469,65 @@ static inline void ks_print_header(void)
 		"iters", "total", "time", "MB/sec", "usec/xfer", "Mxfers/sec");
 }
 
+/* The operations the pingpong and bandwidth samples time. */
+enum ks_op { KS_OP_MSG, KS_OP_WRITE, KS_OP_READ };
+
+/* The "op" parameter's value as a ks_op, or -EINVAL. */
+static inline int ks_parse_op(const char *op)
+{
+	if (!strcmp(op, "msg"))
+		return KS_OP_MSG;
+	if (!strcmp(op, "write"))
+		return KS_OP_WRITE;
+	if (!strcmp(op, "read"))
+		return KS_OP_READ;
+	return -EINVAL;
+}
+
+/**
+ * ks_run() - the body of a timing sample
+ * @c: zeroed connection with @half and @timeout_ms set
+ * @prov: provider name
+ * @client: connect to @node (else listen on it and accept one connection)
+ * @node: as for ks_connect()
+ * @service: as for ks_connect()
+ * @sizes: @nsizes transfer sizes
+ * @nsizes: their number
+ * @run_size: times one size; the client prints its row
+ *
+ * Connects, prints the header (client), runs every size, says goodbye in
+ * step with the peer and closes the connection.  The outcome is logged.
+ *
+ * Context: process context; sleeps.
+ * Return: 0 or the first negative errno.
+ */
+static inline int ks_run(struct ks_conn *c, const char *prov, bool client,
+			 const char *node, const char *service,
+			 const unsigned int *sizes, unsigned int nsizes,
+			 int (*run_size)(struct ks_conn *c, size_t size,
+					 bool client))
+{
+	unsigned int i;
+	int ret;
+
+	ret = ks_connect(c, prov, !client, node, service);
+	if (ret) {
+		pr_err("connection setup failed: %d\n", ret);
+		goto out;
+	}
+	if (client)
+		ks_print_header();
+	for (i = 0; i < nsizes && !ret; i++)
+		ret = run_size(c, sizes[i], client);
+	if (!ret)
+		ret = ks_sync(c, client, true);
+	if (ret)
+		pr_err("failed: %d\n", ret);
+	else
+		pr_info("%s done\n", client ? "client" : "server");
+out:
+	ks_close(c);
+	return ret;
+}
+
 #endif /* _KOFI_SAMPLE_H */

@@ -66,7 +66,6 @@ static int result = -EINPROGRESS;
 module_param(result, int, 0444);
 MODULE_PARM_DESC(result, "outcome of the run: 0 or a negative errno (read only)");
 
-enum { BW_MSG, BW_WRITE, BW_READ };
 /* Bytes of receive slots the server posts for messages, at most. */
 #define BW_SLOTS_MAX	SZ_1M
 static int bw_op;
@@ -91,11 +90,11 @@ static int bw_post(struct ks_conn *c, size_t size)
 
 	do {
 		switch (bw_op) {
-		case BW_MSG:
+		case KS_OP_MSG:
 			ret = fi_send(c->ep, ks_tx(c), size, c->desc,
 				      FI_ADDR_UNSPEC, c);
 			break;
-		case BW_WRITE:
+		case KS_OP_WRITE:
 			ret = fi_write(c->ep, ks_tx(c), size, c->desc,
 				       FI_ADDR_UNSPEC, c->raddr + c->half,
 				       c->rkey, c);
@@ -124,12 +123,12 @@ static int bw_client(struct ks_conn *c, size_t size, unsigned int k)
 			break;
 		ret = ks_cq_wait(c, c->txcq, &e);
 		done++;
-		if (!ret && bw_op == BW_READ)
+		if (!ret && bw_op == KS_OP_READ)
 			ret = bw_check(ks_rx(c), size, k);
 	}
 	if (ret)
 		return ret;
-	if (bw_op != BW_MSG)
+	if (bw_op != KS_OP_MSG)
 		ret = ks_send_wait(c, 0);	/* "all written / read" */
 	return ret ? ret : ks_recv_wait(c, 0, true);
 }
@@ -141,9 +140,9 @@ static int bw_server(struct ks_conn *c, size_t size, unsigned int k)
 	u8 *slot;
 	int ret;
 
-	if (bw_op != BW_MSG) {
+	if (bw_op != KS_OP_MSG) {
 		ret = ks_recv_wait(c, 0, true);
-		if (!ret && bw_op == BW_WRITE)
+		if (!ret && bw_op == KS_OP_WRITE)
 			ret = bw_check(ks_rx(c), size, k);
 		return ret ? ret : ks_send_wait(c, 0);
 	}
@@ -189,7 +188,7 @@ static int bw_run_size(struct ks_conn *c, size_t size, bool client)
 	u64 start;
 	int ret;
 
-	if (verify && (client || bw_op == BW_READ))
+	if (verify && (client || bw_op == KS_OP_READ))
 		ks_fill(ks_tx(c), size, k);
 	ret = ks_sync(c, client, false);
 	if (ret)
@@ -207,16 +206,8 @@ static int __init bw_init(void)
 	bool client = !strcmp(role, "client");
 	size_t max = 64;
 	unsigned int i;
-	int ret;
 
-	if (!strcmp(op, "msg"))
-		bw_op = BW_MSG;
-	else if (!strcmp(op, "write"))
-		bw_op = BW_WRITE;
-	else if (!strcmp(op, "read"))
-		bw_op = BW_READ;
-	else
-		bw_op = -1;
+	bw_op = ks_parse_op(op);
 	if ((!client && strcmp(role, "server")) || (client && !addr) ||
 	    !window || !iters || bw_op < 0) {
 		result = -EINVAL;
@@ -233,29 +224,13 @@ static int __init bw_init(void)
 	 * memory).
 	 */
 	c.half = max;
-	if (bw_op == BW_MSG)
+	if (bw_op == KS_OP_MSG)
 		c.half = max_t(size_t, max, min_t(size_t, (size_t)window * max,
 						  BW_SLOTS_MAX));
 	pr_info("%s over %s, %s, %u sizes, %u iters, window %u%s\n", role,
 		prov, op, nsizes, iters, window, verify ? ", verified" : "");
-	ret = ks_connect(&c, prov, !client, addr, port);
-	if (ret) {
-		pr_err("connection setup failed: %d\n", ret);
-		goto out;
-	}
-	if (client)
-		ks_print_header();
-	for (i = 0; i < nsizes && !ret; i++)
-		ret = bw_run_size(&c, sizes[i], client);
-	if (!ret)
-		ret = ks_sync(&c, client, true);
-	if (ret)
-		pr_err("failed: %d\n", ret);
-	else
-		pr_info("%s done\n", role);
-out:
-	ks_close(&c);
-	result = ret;
+	result = ks_run(&c, prov, client, addr, port, sizes, nsizes,
+			bw_run_size);
 	return 0;
 }
 

@@ -72,8 +72,6 @@ static int timeout_ms = 30000;
 module_param(timeout_ms, int, 0444);
 MODULE_PARM_DESC(timeout_ms, "limit of each wait (default 30000)");
 
-enum { PP_MSG, PP_WRITE, PP_READ };
-
 static int pp_op;
 static unsigned int pp_seq;	/* message number, for the data pattern */
 
@@ -100,7 +98,7 @@ static int pp_put(struct ks_conn *c, size_t size, unsigned int k)
 
 	if (verify)
 		ks_fill(ks_tx(c), size, k);
-	if (pp_op == PP_MSG)
+	if (pp_op == KS_OP_MSG)
 		ret = fi_send(c->ep, ks_tx(c), size, c->desc, FI_ADDR_UNSPEC,
 			      c);
 	else
@@ -123,11 +121,11 @@ static int pp_get(struct ks_conn *c, size_t size, unsigned int k)
 	ret = ks_cq_wait(c, c->rxcq, &e);
 	if (ret)
 		return ret;
-	if (pp_op == PP_MSG && e.len != size) {
+	if (pp_op == KS_OP_MSG && e.len != size) {
 		pr_err("received %zu bytes, expected %zu\n", e.len, size);
 		return -EBADMSG;
 	}
-	if (pp_op == PP_WRITE &&
+	if (pp_op == KS_OP_WRITE &&
 	    (!(e.flags & FI_REMOTE_CQ_DATA) || e.data != k)) {
 		pr_err("write notification: flags %llx data %llu, expected %u\n",
 		       e.flags, e.data, k);
@@ -173,7 +171,7 @@ static int pp_run_size(struct ks_conn *c, size_t size, bool client)
 	 * reads as soon as the sync ends, and the previous size's data
 	 * (the same pattern, shorter) must not pass for it.
 	 */
-	if (pp_op == PP_READ && !client && verify)
+	if (pp_op == KS_OP_READ && !client && verify)
 		ks_fill(ks_tx(c), size, 0);
 	/* Both sides in step: a zero-byte message each way. */
 	ret = ks_sync(c, client, false);
@@ -181,7 +179,7 @@ static int pp_run_size(struct ks_conn *c, size_t size, bool client)
 		return ret;
 
 	start = ktime_get_ns();
-	if (pp_op == PP_READ) {
+	if (pp_op == KS_OP_READ) {
 		ret = pp_read_loop(c, size, client);
 	} else {
 		for (i = 0; i < iters && !ret; i++) {
@@ -200,7 +198,7 @@ static int pp_run_size(struct ks_conn *c, size_t size, bool client)
 	if (ret)
 		return ret;
 	/* The server of a read learns the end from the client. */
-	if (pp_op == PP_READ) {
+	if (pp_op == KS_OP_READ) {
 		if (client)
 			ret = ks_send_wait(c, 0);
 		else
@@ -209,7 +207,7 @@ static int pp_run_size(struct ks_conn *c, size_t size, bool client)
 			return ret;
 	}
 	ks_print_row(size, iters,
-		     pp_op == PP_READ ? 1 : 2, ktime_get_ns() - start);
+		     pp_op == KS_OP_READ ? 1 : 2, ktime_get_ns() - start);
 	return 0;
 }
 
@@ -335,13 +333,8 @@ static int __init pp_init(void)
 
 	if (!client && strcmp(role, "server"))
 		return -EINVAL;
-	if (!strcmp(op, "msg"))
-		pp_op = PP_MSG;
-	else if (!strcmp(op, "write"))
-		pp_op = PP_WRITE;
-	else if (!strcmp(op, "read"))
-		pp_op = PP_READ;
-	else
+	pp_op = ks_parse_op(op);
+	if (pp_op < 0)
 		return -EINVAL;
 	if (client && !addr)
 		return -EINVAL;
@@ -353,31 +346,17 @@ static int __init pp_init(void)
 		nsizes, iters, verify ? ", verified" : "",
 		fipp ? ", with fi_pingpong" : "");
 	if (fipp) {
-		ret = pp_op == PP_MSG && (!client || addr) ?
+		ret = pp_op == KS_OP_MSG && (!client || addr) ?
 		      fipp_run(&c, client) : -EINVAL;
 		if (ret)
 			pr_err("failed: %d\n", ret);
 		else
 			pr_info("%s done\n", role);
-		goto out;
+		ks_close(&c);
+	} else {
+		ret = ks_run(&c, prov, client, addr, port, sizes, nsizes,
+			     pp_run_size);
 	}
-	ret = ks_connect(&c, prov, !client, addr, port);
-	if (ret) {
-		pr_err("connection setup failed: %d\n", ret);
-		goto out;
-	}
-	if (client)
-		ks_print_header();
-	for (i = 0; i < nsizes && !ret; i++)
-		ret = pp_run_size(&c, sizes[i], client);
-	if (!ret)
-		ret = ks_sync(&c, client, true);
-	if (ret)
-		pr_err("failed: %d\n", ret);
-	else
-		pr_info("%s done\n", role);
-out:
-	ks_close(&c);
 	result = ret;
 	/*
 	 * Loading succeeds whatever the outcome (insmod would retry a failed
