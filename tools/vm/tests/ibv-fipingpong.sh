@@ -16,12 +16,6 @@ ITERS=10
 # fi_pingpong's verbs provider: the interface of rxe0, warnings logged.
 FIPP_ENV="FI_VERBS_IFACE=$KOFI_DEV FI_LOG_LEVEL=warn"
 
-# listening PORT: a TCP socket listens on PORT (fi_pingpong's control port).
-listening() {
-	hex=$(printf '%04X' "$1")
-	grep -q ":$hex [0-9A-F:]* 0A " /proc/net/tcp /proc/net/tcp6
-}
-
 sample_ok() {
 	r=$(cat /sys/module/kofi_sample_pingpong/parameters/result) &&
 		echo "result $r" && [ "$r" = 0 ]

@@ -48,7 +48,6 @@ vb_ok() {
 		rmmod kofi_sample_verbs && echo "result $r" && [ "$r" = 0 ]
 }
 vb_client() { insmod $M/kofi_sample_verbs.ko role=client addr="$KOFI_PEER" "$@" && vb_ok; }
-vb_listening() { dmesg | grep -q "kofi_sample_verbs: listening on .*:$1\$"; }
 
 # vb NAME PORT ARGS...: one run of the raw-verbs baseline.
 vb() {
@@ -59,7 +58,7 @@ vb() {
 		insmod $M/kofi_sample_verbs.ko role=server addr="$KOFI_SELF" \
 			port="$vb_port" "$@" > /tmp/vb.out 2>&1 &
 		pid=$!
-		wait_for 30 vb_listening "$vb_port" ||
+		wait_for 30 listening "$vb_port" ||
 			fail "$vb_name: server is not listening"
 		barrier "$vb_name"
 		wait "$pid"

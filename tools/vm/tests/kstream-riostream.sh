@@ -15,13 +15,6 @@ SIZE=4096 COUNT=10 ITERS=10
 RIO_ARGS="-S $SIZE -C $COUNT -I $ITERS -T v"
 KT_ARGS="prov=ib_verbs size=$SIZE count=$COUNT iters=$ITERS verify=1"
 
-# rio_listening PORT: an rdma_cm identifier (riostream's or the sample's)
-# listens on PORT.
-rio_listening() {
-	rdma resource show cm_id 2> /dev/null |
-		grep -q -E "LISTEN.*(src-port $1|src-addr [^ ]*:$1)( |\$)"
-}
-
 # rio_row FILE: riostream printed its result row.
 rio_row() { cat "$1"; grep -q -E '^custom +4k +10 +10 ' "$1"; }
 
@@ -44,7 +37,7 @@ riostream_vs_kstream() {
 		timeout 180 riostream -b "$KOFI_SELF" -p "$_port" $RIO_ARGS \
 			> /tmp/riostream.out 2>&1 &
 		rio_pid=$!
-		wait_for 30 rio_listening "$_port" ||
+		wait_for 30 listening "$_port" ||
 			fail "$_n: riostream is not listening"
 		barrier "$_n"
 		check "$_n: riostream server" rio_server_ok
@@ -72,7 +65,7 @@ kstream_vs_riostream() {
 		insmod "$KT_M/$KT_IO.ko" server=1 addr="$KOFI_SELF" \
 			port="$_port" $KT_ARGS > /tmp/kt_io.out 2>&1 &
 		kt_server_pid=$!
-		wait_for 60 rio_listening "$_port" ||
+		wait_for 60 listening "$_port" ||
 			fail "$_n: the sample is not listening"
 		barrier "$_n"
 		check "$_n: kstream server" kt_io_server_ok
