@@ -13,6 +13,7 @@
 
 LAT_ITERS=${LAT_ITERS:-1000}
 BW_ITERS=${BW_ITERS:-2000}
+ROUNDS=${ROUNDS:-5}
 
 [ "$KOFI_HOST" = 0 ] && srv=$KOFI_SELF || srv=$KOFI_PEER
 check "link to the peer" wait_for 180 ping -c 1 -W 1 "$KOFI_PEER"
@@ -42,12 +43,18 @@ kofi_bw() {
 		addr="$srv" op=msg $BW
 	[ "$KOFI_HOST" = 1 ] && say "bench ib_verbs bw64k $(ks_column 65536 6) MB/s"
 }
-# Two rounds, alternating, so that drift in the VMs hits both alike; the
-# second round runs kOFI first, so that neither always comes second.
+# ROUNDS rounds, each measuring kOFI next to the baseline, the order
+# alternating, so that drift in the VMs hits both alike; tools/bench.sh
+# takes the median of the per-round ratios.
 round=1
-verbs_lat; kofi_lat; verbs_bw; kofi_bw
-round=2
-kofi_lat; verbs_lat; kofi_bw; verbs_bw
+while [ $round -le $ROUNDS ]; do
+	if [ $((round % 2)) = 1 ]; then
+		verbs_lat; kofi_lat; verbs_bw; kofi_bw
+	else
+		kofi_lat; verbs_lat; kofi_bw; verbs_bw
+	fi
+	round=$((round + 1))
+done
 # Receiver-not-ready NAKs (a send that found no receive posted) cost the
 # sender the peer's RNR timer each (min_rnr_timer, both samples alike).
 say "rxe0: $(rdma statistic show link rxe0/1 2>&1 |
