@@ -445,6 +445,12 @@ static void kstream_proto_chunk_test(struct kunit *test)
 	c = (struct kstream_tx_state){ .sbuf_avail = 10000, .sqe_avail = 100,
 				       .credits = 100, .target = 16384 };
 	KUNIT_EXPECT_EQ(test, kstream_tx_plan(&c, 1 << 20), (size_t)10000);
+
+	/* A chunk size grown by earlier sends carries over (tx_olen). */
+	c = (struct kstream_tx_state){ .olen = 65536, .sbuf_avail = 32768,
+				       .sqe_avail = 100, .credits = 3,
+				       .target = 16384, .target_next = 16384 };
+	KUNIT_EXPECT_EQ(test, kstream_tx_plan(&c, 1 << 20), (size_t)32768);
 }
 
 /* ---- getinfo ---- */

@@ -209,6 +209,8 @@ enum kstream_state {
  * @sbuf_off: where the next send is copied into @sbuf
  * @sbuf_avail: free bytes of @sbuf
  * @sqe_avail: free data send slots
+ * @tx_olen: size of the next full send chunk; it grows from
+ *	KSTREAM_CHUNK_START as rsockets' does, but across send calls
  * @sseq_no: data messages sent
  * @sseq_comp: peer's credit limit
  * @ctrl_seqno: control messages sent
@@ -288,6 +290,7 @@ struct kstream_ep {
 	u32 sbuf_off;
 	u32 sbuf_avail;
 	u32 sqe_avail;
+	u32 tx_olen;
 	u16 sseq_no;
 	u16 sseq_comp;
 	u32 ctrl_seqno;

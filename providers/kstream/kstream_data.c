@@ -105,6 +105,7 @@ static void kstream_vec_put(struct kstream_vec *v, const void *src,
 
 static void kstream_tx_state(struct kstream_ep *kep, struct kstream_tx_state *s)
 {
+	s->olen = kep->tx_olen;
 	s->sbuf_avail = kep->sbuf_avail;
 	s->sqe_avail = kep->sqe_avail;
 	s->credits = (u16)(kep->sseq_comp - kep->sseq_no);
@@ -196,7 +197,7 @@ static ssize_t kstream_send_vec(struct kstream_ep *kep, struct kstream_vec *v,
 				u64 flags)
 {
 	struct kstream_tx_state s;
-	u32 olen = KSTREAM_CHUNK_START, x, first;
+	u32 olen, x, first;
 	size_t done = 0;
 	ssize_t ret;
 	int err;
@@ -214,6 +215,7 @@ static ssize_t kstream_send_vec(struct kstream_ep *kep, struct kstream_vec *v,
 		ret = done ? done : -EAGAIN;
 		goto out;
 	}
+	olen = s.olen;
 	while (done < v->len) {
 		x = kstream_tx_chunk(&s, v->len - done, &olen);
 		if (!x)
@@ -232,6 +234,7 @@ static ssize_t kstream_send_vec(struct kstream_ep *kep, struct kstream_vec *v,
 		}
 		done += x;
 	}
+	kep->tx_olen = olen;
 	ret = done ? done : -EAGAIN;
 	if (!done && kep->err)
 		ret = -kep->err;
@@ -430,6 +433,7 @@ __poll_t kstream_poll_snapshot(struct kstream_ep *kep)
 	if (state == KSTREAM_CONNECTED && !err && !READ_ONCE(kep->wr_shut) &&
 	    !READ_ONCE(kep->peer_gone)) {
 		ts = READ_ONCE(kep->target_sge) & 1;
+		s.olen = READ_ONCE(kep->tx_olen);
 		s.sbuf_avail = READ_ONCE(kep->sbuf_avail);
 		s.sqe_avail = READ_ONCE(kep->sqe_avail);
 		s.credits = (u16)(READ_ONCE(kep->sseq_comp) -

@@ -266,6 +266,7 @@ static int kstream_ep_enable(struct kstream_ep *kep)
 	kep->sbuf_off = 0;
 	kep->sbuf_avail = kep->sbuf_size;
 	kep->sqe_avail = kep->sq_size - KSTREAM_CTRL_SLOTS;
+	kep->tx_olen = KSTREAM_CHUNK_START;
 	kep->ctrl_seqno = 0;
 	kep->ctrl_max_seqno = KSTREAM_CTRL_SLOTS;
 	kep->rbuf_off = 0;

@@ -13,7 +13,8 @@
  * - the iomap size scale of the connection data;
  * - the 16-bit absolute credits;
  * - the send chunk choice (2 KiB, doubling to 64 KiB, limited by the send
- *   buffer and the target entry).
+ *   buffer and the target entry; the size reached is kept for the next send
+ *   call, where rsockets starts each call at 2 KiB again).
  *
  * See Documentation/kstream.rst, "Wire protocol".
  */
@@ -440,6 +441,7 @@ static inline bool kstream_sge_valid(const struct kstream_sge *s,
 
 /**
  * struct kstream_tx_state - what limits the next send
+ * @olen: the endpoint's next chunk size (0: KSTREAM_CHUNK_START)
  * @sbuf_avail: free bytes of the send buffer
  * @sqe_avail: free data send slots
  * @credits: data messages the peer still accepts
@@ -447,6 +449,7 @@ static inline bool kstream_sge_valid(const struct kstream_sge *s,
  * @target_next: bytes in the other target entry (used once @target is 0)
  */
 struct kstream_tx_state {
+	u32 olen;
 	u32 sbuf_avail;
 	u32 sqe_avail;
 	u32 credits;
@@ -458,8 +461,8 @@ struct kstream_tx_state {
  * kstream_tx_chunk() - size of the next write of a send
  * @s: the limits; consumed by the chunk returned
  * @left: bytes still to send
- * @olen: in/out: the chunk size of this send call, starting at
- *	KSTREAM_CHUNK_START and doubling to KSTREAM_CHUNK_MAX
+ * @olen: in/out: the chunk size, starting at KSTREAM_CHUNK_START and
+ *	doubling to KSTREAM_CHUNK_MAX
  *
  * As rsockets: a send may go when a slot, a credit, at least
  * KSTREAM_SNDLOWAT bytes of send buffer and a non-empty target entry are
@@ -507,7 +510,7 @@ static inline u32 kstream_tx_chunk(struct kstream_tx_state *s, size_t left,
  */
 static inline size_t kstream_tx_plan(struct kstream_tx_state *s, size_t len)
 {
-	u32 olen = KSTREAM_CHUNK_START, x;
+	u32 olen = s->olen ? s->olen : KSTREAM_CHUNK_START, x;
 	size_t done = 0;
 
 	while (done < len) {
