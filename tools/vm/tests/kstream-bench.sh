@@ -40,7 +40,7 @@ kb_ratio() {
 		if (!na || !nb || !sa || !sb) { print "ratio " a "/" b " " m " n/a"; exit }
 		r = lower ? (sb / nb) / (sa / na) : (sa / na) / (sb / nb)
 		printf "ratio %s/%s %s %.2fx (%s %s)\n", a, b, m, r, t,
-			r >= t + 0 ? "met" : "not met"
+			(r >= t + 0 ? "met" : "not met")
 	}' /tmp/kbench
 }
 
