@@ -7,7 +7,8 @@
 # The guests get the base initramfs of their kernel (mkinitramfs.sh) plus
 # a second archive with kOFI's modules built for that kernel and the test
 # scripts.  In two-guest mode the guests are joined by a virtual Ethernet
-# link (a QEMU UDP socket netdev on 127.0.0.1), each with its own address and
+# link (a QEMU datagram netdev over two Unix sockets), each with its own
+# address and
 # an rxe device on its NIC.  Every guest has a hard timeout.
 #
 # A run passes when every guest reached the end of its script with exit
@@ -84,14 +85,6 @@ cat "$base" "$work/run.cpio.gz" > "$work/initrd"
 # launch: boot every guest in the background (pids in pids[]).
 launch() {
 	pids=()
-	port=
-	if [ "$guests" -eq 2 ]; then
-		for _ in $(seq 50); do
-			port=$((20000 + 2 * (RANDOM % 10000)))
-			ss -Huan "( sport = :$port or sport = :$((port + 1)) )" |
-				grep -q . || break
-		done
-	fi
 
 	for h in $(seq 0 $((guests - 1))); do
 		log=$logs/vm-$series-$test-h$h.log
@@ -99,16 +92,15 @@ launch() {
 		: > "$log"
 		net=()
 		if [ "$guests" -eq 2 ]; then
-			# Datagrams, not QEMU's TCP stream form: over the
-			# stream form Nagle and delayed ACKs on the host
-			# socket add ~20 ms to a small exchange.
-			p0=$port p1=$((port + 1))
-			if [ "$h" -eq 0 ]; then
-				sock="udp=127.0.0.1:$p1,localaddr=127.0.0.1:$p0"
-			else
-				sock="udp=127.0.0.1:$p0,localaddr=127.0.0.1:$p1"
-			fi
-			net=(-netdev "socket,id=n0,$sock"
+			# Unix datagram sockets: no host TCP (whose Nagle and
+			# delayed ACKs add ~20 ms to a small exchange), and a
+			# full peer socket makes QEMU queue the frame and
+			# retry instead of dropping it, as a host UDP socket
+			# does; lost frames made guest TCP retransmit at
+			# random and the benchmarks noisy.
+			sock="local.type=unix,local.path=$work/net$h"
+			sock+=",remote.type=unix,remote.path=$work/net$((1 - h))"
+			net=(-netdev "dgram,id=n0,$sock"
 			     -device "virtio-net-pci,netdev=n0,mac=52:54:00:6b:6f:0$h")
 		fi
 		timeout --kill-after=10 "$timeout" qemu-system-x86_64 \
