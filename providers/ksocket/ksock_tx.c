@@ -102,6 +102,35 @@ static bool ksock_tx_more_after(struct ksock_req *req, unsigned int seg)
 }
 
 /*
+ * Start @req with its header and a kvec payload in one sendmsg(): the
+ * payload's vector sits right behind the header's slot, req->vec.kv[0]
+ * (ksock_req_iter()), so a small message takes one pass through TCP and
+ * one round of the socket's lock.  Returns bytes sent or a negative errno.
+ */
+static int ksock_tx_first(struct ksock_ep *ep, struct ksock_req *req,
+			  size_t *budget)
+{
+	struct iov_iter *pl = &req->iter[0];
+	size_t hlen = req->hdr_len;
+	struct iov_iter it;
+	int ret;
+
+	req->vec.kv[0].iov_base = req->hdr;
+	req->vec.kv[0].iov_len = hlen;
+	iov_iter_kvec(&it, ITER_SOURCE, req->vec.kv, pl->nr_segs + 1,
+		      hlen + iov_iter_count(pl));
+	ret = ksock_sock_send(ep->sock, &it, ksock_tx_more_after(req, 0));
+	if (ret <= 0)
+		return ret;
+	req->hdr_sent = min_t(size_t, ret, hlen);
+	if (ret > hlen) {
+		iov_iter_advance(pl, ret - hlen);
+		*budget -= min_t(size_t, *budget, ret - hlen);
+	}
+	return ret;
+}
+
+/*
  * Push @req; 1 when all of it is in the socket, 0 if blocked or out of
  * budget, < 0 error.
  */
@@ -112,6 +141,13 @@ static int ksock_tx_req(struct ksock_ep *ep, struct ksock_req *req,
 	struct iov_iter *it;
 	int ret;
 
+	if (!req->hdr_sent && payload && req->len && req->nseg &&
+	    iov_iter_is_kvec(&req->iter[0]) &&
+	    req->iter[0].kvec == &req->vec.kv[1]) {
+		ret = ksock_tx_first(ep, req, budget);
+		if (ret < 0)
+			return ret == -EAGAIN ? 0 : ret;
+	}
 	while (req->hdr_sent < req->hdr_len) {
 		ret = ksock_tx_buf(ep, req->hdr + req->hdr_sent,
 				   req->hdr_len - req->hdr_sent,
