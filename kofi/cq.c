@@ -316,8 +316,13 @@ static int kofi_cq_push(struct fid_cq *cq_fid, const struct kofi_cq_slot *s)
 	}
 	spin_unlock_irqrestore(&cq->lock, irqflags);
 
+	/*
+	 * A synchronous wake-up, as sockets wake their readers: completions
+	 * mostly come from softirq, and the sleeper is best run on this CPU
+	 * rather than on an idle one kicked awake by an IPI.
+	 */
 	if (wq_has_sleeper(&cq->wq))
-		wake_up_interruptible(&cq->wq);
+		wake_up_interruptible_sync(&cq->wq);
 	if (cq->handler)
 		cq->handler(cq_fid, cq_fid->fid.context);
 	return ret;
