@@ -75,13 +75,14 @@ kofi_modules() {
 module_loaded() { grep -q "^$1 " /proc/modules; }
 module_unloaded() { ! grep -q "^$1 " /proc/modules; }
 
-# wait_for SECONDS COMMAND...: retry COMMAND once a second until it succeeds.
+# wait_for SECONDS COMMAND...: retry COMMAND every 0.2 s until it
+# succeeds, for about SECONDS (longer if COMMAND itself takes time).
 wait_for() {
-	_kofi_n=$1
+	_kofi_n=$(($1 * 5))
 	shift
 	while [ "$_kofi_n" -gt 0 ]; do
 		"$@" > /dev/null 2>&1 && return 0
-		sleep 1
+		sleep 0.2
 		_kofi_n=$((_kofi_n - 1))
 	done
 	return 1
