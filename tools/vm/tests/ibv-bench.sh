@@ -12,8 +12,8 @@
 . ./ksocket-lib.sh
 
 LAT_ITERS=${LAT_ITERS:-1000}
-BW_ITERS=${BW_ITERS:-2000}
-ROUNDS=${ROUNDS:-5}
+BW_ITERS=${BW_ITERS:-1000}
+ROUNDS=${ROUNDS:-11}
 
 [ "$KOFI_HOST" = 0 ] && srv=$KOFI_SELF || srv=$KOFI_PEER
 check "link to the peer" wait_for 180 ping -c 1 -W 1 "$KOFI_PEER"

@@ -10,8 +10,8 @@
 . ./ksocket-lib.sh
 
 LAT_ITERS=${LAT_ITERS:-500}
-BW_ITERS=${BW_ITERS:-2000}
-ROUNDS=${ROUNDS:-5}
+BW_ITERS=${BW_ITERS:-1000}
+ROUNDS=${ROUNDS:-11}
 
 check "link to the peer" wait_for 180 ping -c 1 -W 1 "$KOFI_PEER"
 check "insmod kofi" insmod $KS_M/kofi.ko
