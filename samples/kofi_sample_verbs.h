@@ -138,7 +138,8 @@ static inline void vb_cq_push(struct vb_cq *q, struct ib_wc *wc)
 		q->tail++;
 	}
 	spin_unlock_irqrestore(&q->lock, flags);
-	wake_up_interruptible(&q->wq);
+	/* synchronous, as kOFI's CQs (and sockets) wake their sleepers */
+	wake_up_interruptible_sync(&q->wq);
 }
 
 static inline bool vb_cq_ready(struct vb_cq *q)
