@@ -8,8 +8,7 @@
 # a second archive with kOFI's modules built for that kernel and the test
 # scripts.  In two-guest mode the guests are joined by a virtual Ethernet
 # link (a QEMU datagram netdev over two Unix sockets), each with its own
-# address and
-# an rxe device on its NIC.  Every guest has a hard timeout.
+# address and an rxe device on its NIC.  Every guest has a hard timeout.
 #
 # A run passes when every guest reached the end of its script with exit
 # status 0, printed at least one KOFI-PASS line and no KOFI-FAIL line, and

@@ -76,16 +76,14 @@ module_loaded() { grep -q "^$1 " /proc/modules; }
 module_unloaded() { ! grep -q "^$1 " /proc/modules; }
 
 # wait_for SECONDS COMMAND...: retry COMMAND every 0.2 s until it
-# succeeds, for about SECONDS (longer if COMMAND itself takes time).
+# succeeds; give up when SECONDS have passed.
 wait_for() {
-	_kofi_n=$(($1 * 5))
+	_kofi_end=$(($(date +%s) + $1))
 	shift
-	while [ "$_kofi_n" -gt 0 ]; do
-		"$@" > /dev/null 2>&1 && return 0
+	until "$@" > /dev/null 2>&1; do
+		[ "$(date +%s)" -lt "$_kofi_end" ] || return 1
 		sleep 0.2
-		_kofi_n=$((_kofi_n - 1))
 	done
-	return 1
 }
 
 # listening PORT: something listens on PORT: a TCP socket (IPv4 or IPv6)
