@@ -84,7 +84,6 @@ cat "$base" "$work/run.cpio.gz" > "$work/initrd"
 # launch: boot every guest in the background (pids in pids[]).
 launch() {
 	pids=()
-
 	for h in $(seq 0 $((guests - 1))); do
 		log=$logs/vm-$series-$test-h$h.log
 		mkdir -p "$logs"
