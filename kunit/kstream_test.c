@@ -18,11 +18,13 @@
 #include <linux/bvec.h>
 #include <linux/delay.h>
 #include <linux/in.h>
+#include <linux/kthread.h>
 #include <linux/mman.h>
 #include <linux/net.h>
 #include <linux/netdevice.h>
 #include <linux/rtnetlink.h>
 #include <linux/scatterlist.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 #include <net/net_namespace.h>
@@ -653,6 +655,144 @@ static void kstream_large_test(struct kunit *test)
 	ks_connect(test, &t, NULL);
 	ks_xfer(test, t.cep, t.sep, 4 << 20, 1 << 20, 1 << 20);
 	ks_xfer(test, t.sep, t.cep, 3 << 20, 100000, 65536);
+	ks_teardown(test, &t);
+}
+
+/* Two senders and two readers on one stream, each in its own thread. */
+#define KS_CONC_BYTES	SZ_1M
+#define KS_CONC_PIECE	SZ_16K
+
+struct ks_conc {
+	struct fid_ep *ep;
+	wait_queue_head_t *wq;		/* @ep's (FI_GETWAIT) */
+	atomic_long_t *total;		/* bytes both readers received */
+	u8 val;				/* sender: the byte it sends */
+	long count[3];			/* reader: bytes 0x5a, 0xa5, others */
+	int err;
+	struct completion done;
+};
+
+static int ks_conc_send(void *arg)
+{
+	struct ks_conc *c = arg;
+	size_t sent = 0, piece;
+	ssize_t n;
+	u8 *buf;
+
+	buf = kmalloc(KS_CONC_PIECE, GFP_KERNEL);
+	if (!buf) {
+		c->err = -ENOMEM;
+		kthread_complete_and_exit(&c->done, 0);
+	}
+	memset(buf, c->val, KS_CONC_PIECE);
+	while (sent < KS_CONC_BYTES) {
+		piece = min_t(size_t, 1000 + sent % (KS_CONC_PIECE - 1000),
+			      KS_CONC_BYTES - sent);
+		n = fi_send(c->ep, buf, piece, NULL, FI_ADDR_UNSPEC, NULL);
+		if (n > 0) {
+			sent += n;
+			continue;
+		}
+		if (n != -EAGAIN) {
+			c->err = n ? n : -EIO;
+			break;
+		}
+		/* The other sender may take the room first: try again. */
+		if (!wait_event_timeout(*c->wq, kstream_ep_poll(c->ep) &
+					(EPOLLOUT | EPOLLERR),
+					msecs_to_jiffies(KS_TIMEOUT))) {
+			c->err = -ETIMEDOUT;
+			break;
+		}
+	}
+	kfree(buf);
+	kthread_complete_and_exit(&c->done, 0);
+}
+
+static int ks_conc_recv(void *arg)
+{
+	const long all = 2 * KS_CONC_BYTES;
+	struct ks_conc *c = arg;
+	ssize_t n, i;
+	u8 *buf;
+
+	buf = kmalloc(KS_CONC_PIECE, GFP_KERNEL);
+	if (!buf) {
+		c->err = -ENOMEM;
+		kthread_complete_and_exit(&c->done, 0);
+	}
+	while (atomic_long_read(c->total) < all) {
+		n = fi_recv(c->ep, buf, 7000, NULL, FI_ADDR_UNSPEC, NULL);
+		if (n > 0) {
+			for (i = 0; i < n; i++)
+				c->count[buf[i] == 0x5a ? 0 :
+					 buf[i] == 0xa5 ? 1 : 2]++;
+			/* The other reader may be waiting for more. */
+			if (atomic_long_add_return(n, c->total) >= all)
+				wake_up_all(c->wq);
+			continue;
+		}
+		if (n != -EAGAIN) {
+			c->err = n ? n : -EPIPE;
+			break;
+		}
+		if (!wait_event_timeout(*c->wq,
+					(kstream_ep_poll(c->ep) &
+					 (EPOLLIN | EPOLLERR)) ||
+					atomic_long_read(c->total) >= all,
+					msecs_to_jiffies(KS_TIMEOUT))) {
+			c->err = -ETIMEDOUT;
+			break;
+		}
+	}
+	kfree(buf);
+	kthread_complete_and_exit(&c->done, 0);
+}
+
+/*
+ * Concurrent calls on one stream: a send copies into the send buffer and
+ * a receive out of the ring with the endpoint lock dropped, so each must
+ * keep its direction while it copies, and a call it turned away must be
+ * woken when it is done.  Every byte arrives once, none is garbled, and
+ * no thread is left waiting.
+ */
+static void kstream_concurrent_test(struct kunit *test)
+{
+	atomic_long_t total = ATOMIC_LONG_INIT(0);
+	wait_queue_head_t *swq = NULL, *cwq = NULL;
+	struct task_struct *task;
+	struct ks_conc c[4] = {};
+	struct ks t;
+	int i;
+
+	ks_connect(test, &t, NULL);
+	KUNIT_ASSERT_EQ(test, fi_control(&t.sep->fid, FI_GETWAIT, &swq), 0);
+	KUNIT_ASSERT_EQ(test, fi_control(&t.cep->fid, FI_GETWAIT, &cwq), 0);
+	for (i = 0; i < 4; i++) {
+		c[i].ep = i < 2 ? t.cep : t.sep;
+		c[i].wq = i < 2 ? cwq : swq;
+		c[i].total = &total;
+		c[i].val = i ? 0xa5 : 0x5a;
+		init_completion(&c[i].done);
+		task = kthread_run(i < 2 ? ks_conc_send : ks_conc_recv, &c[i],
+				   "ks_conc%d", i);
+		if (IS_ERR(task)) {
+			c[i].err = PTR_ERR(task);
+			complete(&c[i].done);
+		}
+	}
+	for (i = 0; i < 4; i++) {
+		wait_for_completion(&c[i].done);
+		KUNIT_EXPECT_EQ_MSG(test, c[i].err, 0, "thread %d", i);
+	}
+	KUNIT_EXPECT_EQ(test, c[2].count[0] + c[3].count[0],
+			(long)KS_CONC_BYTES);
+	KUNIT_EXPECT_EQ(test, c[2].count[1] + c[3].count[1],
+			(long)KS_CONC_BYTES);
+	KUNIT_EXPECT_EQ(test, c[2].count[2] + c[3].count[2], 0L);
+	/* Both readers got some: they did run side by side. */
+	KUNIT_EXPECT_GT(test, c[2].count[0] + c[2].count[1], 0L);
+	KUNIT_EXPECT_GT(test, c[3].count[0] + c[3].count[1], 0L);
 	ks_teardown(test, &t);
 }
 
@@ -1300,6 +1440,7 @@ static struct kunit_case kstream_cases[] = {
 	KUNIT_CASE(kstream_wrap_test),
 	KUNIT_CASE(kstream_large_test),
 	KUNIT_CASE(kstream_credits_test),
+	KUNIT_CASE(kstream_concurrent_test),
 	KUNIT_CASE(kstream_vectors_test),
 	KUNIT_CASE(kstream_shutdown_wr_test),
 	KUNIT_CASE(kstream_shutdown_rdwr_test),

@@ -23,6 +23,7 @@
 
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
+#include <linux/uio.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 #include <kofi/provider.h>
@@ -231,6 +232,9 @@ enum kstream_state {
  * @liomap_size: entries of the peer's iomap table
  * @iomap_pending: an entry of @liomap is still to be sent
  * @tiomap: the peer's mappings, checked copies of our iomap table
+ * @tx_busy: a send or iowrite is copying into @sbuf (kstream_data.c)
+ * @rx_busy: a receive is copying out of @rbuf
+ * @busy_waiters: KSTREAM_BUSY_WAITERS (atomic bit, outside the lock)
  */
 struct kstream_ep {
 	struct fid_ep ep;
@@ -311,6 +315,30 @@ struct kstream_ep {
 	u32 liomap_size;
 	bool iomap_pending;
 	struct kstream_iomap_ent *tiomap;
+	bool tx_busy;
+	bool rx_busy;
+	unsigned long busy_waiters;
+};
+
+/* kstream_ep.busy_waiters: a call or a poll found a direction busy */
+#define KSTREAM_BUSY_WAITERS	0
+
+/**
+ * struct kstream_vec - a caller's vector, walked by the copies
+ * @type: FI_IOV_KVEC, FI_IOV_BVEC or FI_IOV_SG
+ * @it: the iterator of a kvec or bvec vector
+ * @sg: the scatterlist of an FI_IOV_SG vector
+ * @nents: its entries
+ * @skip: bytes of it already walked
+ * @len: bytes in all
+ */
+struct kstream_vec {
+	enum fi_iov_type type;
+	struct iov_iter it;
+	struct scatterlist *sg;
+	unsigned int nents;
+	size_t skip;
+	size_t len;
 };
 
 static inline struct kstream_ep *kstream_ep(struct fid_ep *ep)
@@ -361,6 +389,13 @@ __poll_t kstream_poll_snapshot(struct kstream_ep *kep);
 int kstream_tx_check(struct kstream_ep *kep);
 int kstream_post_sbuf(struct kstream_ep *kep, u32 x, u64 addr, u64 key,
 		      u32 imm, unsigned long ctx, bool with_imm);
+int kstream_vec_init(struct kstream_vec *v, unsigned int dir,
+		     enum fi_iov_type type, const void *vec, size_t count);
+void kstream_vec_unget(struct kstream_vec *v, size_t len);
+void kstream_sbuf_copy(struct kstream_ep *kep, struct kstream_vec *v, u32 x);
+bool kstream_busy_claim(struct kstream_ep *kep, bool *busy);
+bool kstream_busy_end(struct kstream_ep *kep, bool *busy);
+bool kstream_tx_end(struct kstream_ep *kep);
 
 /* kstream_iomap.c */
 int kstream_iomap_init(struct kstream_ep *kep);

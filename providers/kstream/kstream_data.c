@@ -12,25 +12,36 @@
  * spinlock (a bottom-half lock: the core providers' data paths take
  * bottom-half locks too) and never sleeps: any context but hard interrupts
  * and interrupts disabled.
+ *
+ * The copies between the caller's buffers and the rings run with that
+ * lock dropped: a copy can be long, and the progress (core completions,
+ * credits) must not spin on the lock meanwhile with bottom halves off.
+ * While a send copies, tx_busy keeps the send side to it: other sends,
+ * iowrite, mapping announcements and control messages (which must follow
+ * the data) wait, and what the copy was planned on can only grow in the
+ * meantime.  While a receive copies, rx_busy keeps the ring's unread bytes
+ * to it.  A call that finds its direction busy returns -EAGAIN, as when
+ * nothing fits or nothing has arrived, and readiness says so; waiters are
+ * woken when it frees.
  */
 #include <linux/bvec.h>
 #include <linux/scatterlist.h>
 #include <linux/uio.h>
 #include "kstream.h"
 
-/* A user vector, walked by the copies. */
-struct kstream_vec {
-	enum fi_iov_type type;
-	struct iov_iter it;
-	struct scatterlist *sg;
-	unsigned int nents;
-	size_t skip;
-	size_t len;
-};
-
-static int kstream_vec_init(struct kstream_vec *v, unsigned int dir,
-			    enum fi_iov_type type, const void *vec,
-			    size_t count)
+/**
+ * kstream_vec_init() - wrap a caller's vector for the copies
+ * @v: the wrapper
+ * @dir: ITER_SOURCE (send) or ITER_DEST (receive)
+ * @type: FI_IOV_KVEC, FI_IOV_BVEC or FI_IOV_SG
+ * @vec: the vector
+ * @count: its entries, at most KSTREAM_IOV_LIMIT
+ *
+ * Context: any context.
+ * Return: 0, or -EINVAL for a bad vector; @v->len is at most INT_MAX.
+ */
+int kstream_vec_init(struct kstream_vec *v, unsigned int dir,
+		     enum fi_iov_type type, const void *vec, size_t count)
 {
 	const struct kvec *kv = vec;
 	const struct bio_vec *bv = vec;
@@ -82,13 +93,44 @@ static void kstream_vec_get(struct kstream_vec *v, void *dst, size_t len)
 	}
 }
 
-/* Undo the last kstream_vec_get() of @len bytes. */
-static void kstream_vec_unget(struct kstream_vec *v, size_t len)
+/**
+ * kstream_vec_unget() - undo the last @len bytes taken from a vector
+ * @v: the vector
+ * @len: bytes
+ *
+ * Context: any context.
+ */
+void kstream_vec_unget(struct kstream_vec *v, size_t len)
 {
 	if (v->type == FI_IOV_SG)
 		v->skip -= len;
 	else
 		iov_iter_revert(&v->it, len);
+}
+
+/**
+ * kstream_sbuf_copy() - copy the next @x bytes of a send into the buffer
+ * @kep: the endpoint (lock held, kep->tx_busy claimed by the caller)
+ * @v: the source, advanced by @x
+ * @x: bytes, as planned by kstream_tx_chunk()
+ *
+ * The bytes go to the send buffer at sbuf_off, which only the holder of
+ * tx_busy moves.  The lock is dropped for the copy and taken again: the
+ * caller checks the stream again before it posts the write.
+ *
+ * Context: any context but hard interrupts, endpoint lock held.
+ */
+void kstream_sbuf_copy(struct kstream_ep *kep, struct kstream_vec *v, u32 x)
+	__must_hold(&kep->lock)
+{
+	u32 off = kep->sbuf_off;
+	u32 first = min(x, kep->sbuf_size - off);
+
+	spin_unlock_bh(&kep->lock);
+	kstream_vec_get(v, kep->sbuf + off, first);
+	if (x > first)
+		kstream_vec_get(v, kep->sbuf, x - first);
+	spin_lock_bh(&kep->lock);
 }
 
 /* Copy @len bytes from @src into the vector. */
@@ -101,6 +143,54 @@ static void kstream_vec_put(struct kstream_vec *v, const void *src,
 	} else if (copy_to_iter(src, len, &v->it) != len) {
 		WARN_ON_ONCE(1);
 	}
+}
+
+/**
+ * kstream_busy_claim() - take a direction of the stream for a copy
+ * @kep: the endpoint (lock held)
+ * @busy: &kep->tx_busy or &kep->rx_busy
+ *
+ * Context: any context, endpoint lock held.
+ * Return: true if taken; false if another call has it (it wakes the
+ * waiters when done).
+ */
+bool kstream_busy_claim(struct kstream_ep *kep, bool *busy)
+{
+	if (*busy) {
+		set_bit(KSTREAM_BUSY_WAITERS, &kep->busy_waiters);
+		return false;
+	}
+	WRITE_ONCE(*busy, true);
+	return true;
+}
+
+/**
+ * kstream_busy_end() - give a direction back
+ * @kep: the endpoint (lock held)
+ * @busy: as claimed
+ *
+ * Context: any context, endpoint lock held.
+ * Return: true if a call or a poll found it busy: the caller then calls
+ * kstream_wake() once it has dropped the lock.
+ */
+bool kstream_busy_end(struct kstream_ep *kep, bool *busy)
+{
+	WRITE_ONCE(*busy, false);
+	/* Pairs with kstream_busy_now(): one of us sees the other. */
+	smp_mb();
+	return test_bit(KSTREAM_BUSY_WAITERS, &kep->busy_waiters) &&
+	       test_and_clear_bit(KSTREAM_BUSY_WAITERS, &kep->busy_waiters);
+}
+
+/* Lockless: is a direction busy?  If so, its end wakes the poller. */
+static bool kstream_busy_now(struct kstream_ep *kep, const bool *busy)
+{
+	if (!READ_ONCE(*busy))
+		return false;
+	set_bit(KSTREAM_BUSY_WAITERS, &kep->busy_waiters);
+	/* Pairs with kstream_busy_end(): the bit is seen, or busy is clear. */
+	smp_mb__after_atomic();
+	return READ_ONCE(*busy);
 }
 
 static void kstream_tx_state(struct kstream_ep *kep, struct kstream_tx_state *s)
@@ -193,74 +283,134 @@ static int kstream_tx_write(struct kstream_ep *kep, u32 x)
 	return 0;
 }
 
+/**
+ * kstream_tx_end() - a send or iowrite is done with the send buffer
+ * @kep: the endpoint (lock held, tx_busy claimed)
+ *
+ * Sends what waited for it: mapping announcements and a control message.
+ *
+ * Context: any context, endpoint lock held.
+ * Return: true if waiters are to be woken (kstream_wake() after unlocking).
+ */
+bool kstream_tx_end(struct kstream_ep *kep)
+{
+	bool wake = kstream_busy_end(kep, &kep->tx_busy);
+
+	if (kep->iomap_pending && !kstream_tx_check(kep))
+		kstream_iomap_flush(kep);
+	kstream_update_credits(kep);
+	return wake;
+}
+
 static ssize_t kstream_send_vec(struct kstream_ep *kep, struct kstream_vec *v,
 				u64 flags)
 {
 	struct kstream_tx_state s;
-	u32 olen, x, first;
+	bool wake = false;
 	size_t done = 0;
 	ssize_t ret;
+	u32 olen, x;
 	int err;
 
 	spin_lock_bh(&kep->lock);
 	ret = kstream_tx_check(kep);
 	if (ret || !v->len)
 		goto out;
-	/* As rsend(): mappings announced before the data that follows. */
-	if (kep->iomap_pending && !(flags & FI_PEEK))
-		kstream_iomap_flush(kep);
-	kstream_tx_state(kep, &s);
 	if (flags & FI_PEEK) {
-		done = kstream_tx_plan(&s, v->len);
+		kstream_tx_state(kep, &s);
+		done = kstream_busy_now(kep, &kep->tx_busy) ? 0 :
+		       kstream_tx_plan(&s, v->len);
 		ret = done ? done : -EAGAIN;
 		goto out;
 	}
-	olen = s.olen;
+	/* As rsend(): mappings announced before the data that follows. */
+	if (kep->iomap_pending)
+		kstream_iomap_flush(kep);
+	if (!kstream_busy_claim(kep, &kep->tx_busy)) {
+		ret = -EAGAIN;
+		goto out;
+	}
+	olen = kep->tx_olen;
 	while (done < v->len) {
+		/* Completions may have freed more while the lock was dropped. */
+		kstream_tx_state(kep, &s);
 		x = kstream_tx_chunk(&s, v->len - done, &olen);
 		if (!x)
 			break;
-		first = min(x, kep->sbuf_size - kep->sbuf_off);
-		kstream_vec_get(v, kep->sbuf + kep->sbuf_off, first);
-		if (x > first)
-			kstream_vec_get(v, kep->sbuf, x - first);
-		err = kstream_tx_write(kep, x);
+		kstream_sbuf_copy(kep, v, x);
+		err = kstream_tx_check(kep);
+		if (!err)
+			err = kstream_tx_write(kep, x);
 		if (err) {
 			kstream_vec_unget(v, x);
 			/* -ENOTCONN: the core's EQ event is on its way. */
-			if (err != -EAGAIN && err != -ENOTCONN)
+			if (err == -EAGAIN || err == -ENOTCONN)
+				err = 0;
+			else if (!kep->err && !kstream_tx_check(kep))
 				kstream_fail(kep, -err);
+			if (!done && err)
+				ret = err;
 			break;
 		}
 		done += x;
 	}
 	kep->tx_olen = olen;
-	ret = done ? done : -EAGAIN;
-	if (!done && kep->err)
-		ret = -kep->err;
+	wake = kstream_tx_end(kep);
+	if (done)
+		ret = done;
+	else if (!ret)
+		ret = kep->err ? -kep->err : -EAGAIN;
 out:
 	spin_unlock_bh(&kep->lock);
+	if (wake)
+		kstream_wake(kep);
 	return ret;
 }
 
-/* Copy @n ring bytes from @off into the vector (lock held). */
+/* Copy @n ring bytes from @off into the vector, the lock dropped. */
 static void kstream_rx_copy(struct kstream_ep *kep, struct kstream_vec *v,
 			    u32 off, u32 n)
+	__must_hold(&kep->lock)
 {
 	u32 first = min(n, kep->rbuf_size - off);
 
+	spin_unlock_bh(&kep->lock);
 	kstream_vec_put(v, kep->rbuf + off, first);
 	if (n > first)
 		kstream_vec_put(v, kep->rbuf, n - first);
+	spin_lock_bh(&kep->lock);
+}
+
+/* @n bytes at the head of the ring were read: give them back (lock held). */
+static void kstream_rx_consume(struct kstream_ep *kep, u32 n)
+{
+	u32 idx = kep->rmsg_head, m;
+
+	kep->rbuf_off += n;
+	if (kep->rbuf_off >= kep->rbuf_size)
+		kep->rbuf_off -= kep->rbuf_size;
+	kep->rbuf_avail += n;
+	kep->rbuf_data -= n;
+	while (n) {
+		m = min(n, kep->rmsg[idx]);
+		kep->rmsg[idx] -= m;
+		n -= m;
+		if (!kep->rmsg[idx]) {
+			kep->rseq_no++;
+			kep->rmsg_count--;
+			idx = (idx + 1) % kep->rmsg_size;
+		}
+	}
+	kep->rmsg_head = idx;
+	kstream_update_credits(kep);
 }
 
 static ssize_t kstream_recv_vec(struct kstream_ep *kep, struct kstream_vec *v,
 				u64 flags)
 {
-	bool peek = flags & FI_PEEK;
-	u32 idx, off, left, n, m;
-	size_t done = 0;
+	bool wake = false;
 	ssize_t ret;
+	u32 n;
 
 	spin_lock_bh(&kep->lock);
 	if (kep->err) {
@@ -279,39 +429,21 @@ static ssize_t kstream_recv_vec(struct kstream_ep *kep, struct kstream_vec *v,
 		ret = kep->rd_eof || kep->state == KSTREAM_DOWN ? 0 : -EAGAIN;
 		goto out;
 	}
-	left = min_t(size_t, v->len, kep->rbuf_data);
-	idx = kep->rmsg_head;
-	off = kep->rbuf_off;
-	while (left) {
-		m = kep->rmsg[idx];
-		n = min(left, m);
-		kstream_rx_copy(kep, v, off, n);
-		off += n;
-		if (off >= kep->rbuf_size)
-			off -= kep->rbuf_size;
-		left -= n;
-		done += n;
-		if (peek) {
-			idx = (idx + 1) % kep->rmsg_size;
-			continue;
-		}
-		kep->rmsg[idx] -= n;
-		kep->rbuf_avail += n;
-		kep->rbuf_data -= n;
-		if (!kep->rmsg[idx]) {
-			kep->rseq_no++;
-			kep->rmsg_count--;
-			idx = (idx + 1) % kep->rmsg_size;
-		}
+	if (!kstream_busy_claim(kep, &kep->rx_busy)) {
+		ret = -EAGAIN;
+		goto out;
 	}
-	if (!peek) {
-		kep->rmsg_head = idx;
-		kep->rbuf_off = off;
-		kstream_update_credits(kep);
-	}
-	ret = done;
+	/* The bytes stay put: the peer gets their room only once consumed. */
+	n = min_t(size_t, v->len, kep->rbuf_data);
+	kstream_rx_copy(kep, v, kep->rbuf_off, n);
+	if (!(flags & FI_PEEK))
+		kstream_rx_consume(kep, n);
+	wake = kstream_busy_end(kep, &kep->rx_busy);
+	ret = n;
 out:
 	spin_unlock_bh(&kep->lock);
+	if (wake)
+		kstream_wake(kep);
 	return ret;
 }
 
@@ -426,7 +558,10 @@ __poll_t kstream_poll_snapshot(struct kstream_ep *kep)
 		mask |= EPOLLERR;
 	if (state < KSTREAM_CONNECTED)
 		return mask;
-	if (READ_ONCE(kep->rbuf_data) || rd_eof || rd_shut || err)
+	/* As kstream_recv_vec() decides: error, end, or data not busy. */
+	if (err || rd_shut ||
+	    (READ_ONCE(kep->rbuf_data) ? !kstream_busy_now(kep, &kep->rx_busy) :
+	     rd_eof))
 		mask |= EPOLLIN | EPOLLRDNORM;
 	if (rd_eof)
 		mask |= EPOLLRDHUP;
@@ -440,7 +575,8 @@ __poll_t kstream_poll_snapshot(struct kstream_ep *kep)
 				  READ_ONCE(kep->sseq_no));
 		s.target = READ_ONCE(kep->target[ts].length);
 		s.target_next = READ_ONCE(kep->target[ts ^ 1].length);
-		if (kstream_tx_plan(&s, 1))
+		if (kstream_tx_plan(&s, 1) &&
+		    !kstream_busy_now(kep, &kep->tx_busy))
 			mask |= EPOLLOUT | EPOLLWRNORM;
 	}
 	if ((rd_eof || rd_shut) &&

@@ -110,7 +110,8 @@ static void kstream_sbuf_put(struct kstream_ep *kep, const void *src, u32 len)
  * @kep: the endpoint (lock held, stream writable)
  *
  * As many as send slots, send buffer and credits allow; the rest stays
- * pending for the next send, iowrite or completion.
+ * pending for the next send, iowrite or completion.  None while a send or
+ * iowrite copies its data (tx_busy): kstream_tx_end() flushes them.
  *
  * Context: any context, endpoint lock held.
  */
@@ -122,6 +123,9 @@ void kstream_iomap_flush(struct kstream_ep *kep)
 	u64 key;
 	u32 i;
 	int ret;
+
+	if (kep->tx_busy)
+		return;
 
 	for (i = 0; kep->liomap && i < kep->liomap_size; i++) {
 		m = &kep->liomap[i];
@@ -364,17 +368,21 @@ EXPORT_SYMBOL_GPL(kstream_ep_iowritable);
  *
  * Context: any context but hard interrupts; takes the endpoint lock.
  * Return: bytes written (> 0, possibly fewer than @count) or 0 for no
- * @count; -EAGAIN when no send slot or send buffer is free; -EINVAL for a
- * non-kstream @ep, a NULL @buf, a negative @offset or an @offset no peer
- * mapping holds (riowrite() returns 0 there); the stream's error,
- * -EPIPE, -ECONNRESET or -ENOTCONN as fi_send().
+ * @count; -EAGAIN when no send slot or send buffer is free, or another
+ * send is copying its data; -EINVAL for a non-kstream @ep, a NULL @buf, a
+ * negative @offset or an @offset no peer mapping holds (riowrite() returns
+ * 0 there); the stream's error, -EPIPE, -ECONNRESET or -ENOTCONN as
+ * fi_send().
  */
 ssize_t kstream_ep_iowrite(struct fid_ep *ep, const void *buf, size_t count,
 			   off_t offset)
 {
+	struct kvec kv = { .iov_base = (void *)buf, .iov_len = count };
 	u32 olen = KSTREAM_CHUNK_START, x;
-	const struct kstream_iomap_ent *e;
+	struct kstream_iomap_ent e;
 	struct kstream_ep *kep;
+	struct kstream_vec v;
+	bool wake = false;
 	size_t done = 0;
 	u64 off, room;
 	ssize_t ret;
@@ -383,13 +391,21 @@ ssize_t kstream_ep_iowrite(struct fid_ep *ep, const void *buf, size_t count,
 	if (!kstream_is_ep(ep) || (!buf && count) || offset < 0)
 		return -EINVAL;
 	kep = kstream_ep(ep);
-	count = min_t(size_t, count, INT_MAX);
+	kv.iov_len = min_t(size_t, count, INT_MAX);
+	ret = kstream_vec_init(&v, ITER_SOURCE, FI_IOV_KVEC, &kv, 1);
+	if (ret)
+		return ret;
+	count = v.len;
 	spin_lock_bh(&kep->lock);
 	ret = kstream_tx_check(kep);
 	if (ret || !count)
 		goto out;
 	if (kep->iomap_pending)
 		kstream_iomap_flush(kep);
+	if (!kstream_busy_claim(kep, &kep->tx_busy)) {
+		ret = -EAGAIN;
+		goto out;
+	}
 	while (done < count) {
 		off = (u64)offset + done;
 		idx = kep->tiomap ? kstream_iomap_find(kep->tiomap,
@@ -402,8 +418,9 @@ ssize_t kstream_ep_iowrite(struct fid_ep *ep, const void *buf, size_t count,
 		}
 		if (!kep->sqe_avail || kep->sbuf_avail < KSTREAM_SNDLOWAT)
 			break;
-		e = &kep->tiomap[idx];
-		room = e->offset + e->length - off;
+		/* A copy: the peer may replace it while the lock is dropped. */
+		e = kep->tiomap[idx];
+		room = e.offset + e.length - off;
 		if (olen < count - done) {
 			x = olen;
 			if (olen < KSTREAM_CHUNK_MAX)
@@ -412,25 +429,34 @@ ssize_t kstream_ep_iowrite(struct fid_ep *ep, const void *buf, size_t count,
 			x = count - done;
 		}
 		x = min_t(u64, min(x, kep->sbuf_avail), room);
-		kstream_sbuf_put(kep, buf + done, x);
-		ret = kstream_post_sbuf(kep, x, e->addr + (off - e->offset),
-					(u64)e->key_hi << 32 | e->key, 0,
-					(unsigned long)x << 2 | KSTREAM_TX_DATA,
-					false);
+		kstream_sbuf_copy(kep, &v, x);
+		ret = kstream_tx_check(kep);
+		if (!ret)
+			ret = kstream_post_sbuf(kep, x,
+						e.addr + (off - e.offset),
+						(u64)e.key_hi << 32 | e.key,
+						0, (unsigned long)x << 2 |
+						KSTREAM_TX_DATA, false);
 		if (ret) {
-			if (ret != -EAGAIN && ret != -ENOTCONN)
+			kstream_vec_unget(&v, x);
+			if (!kep->err && !kstream_tx_check(kep) &&
+			    ret != -EAGAIN && ret != -ENOTCONN)
 				kstream_fail(kep, -ret);
-			ret = 0;
+			if (ret == -EAGAIN || ret == -ENOTCONN || done)
+				ret = 0;
 			break;
 		}
 		done += x;
 	}
+	wake = kstream_tx_end(kep);
 	if (done)
 		ret = done;
 	else if (!ret)
 		ret = kep->err ? -kep->err : -EAGAIN;
 out:
 	spin_unlock_bh(&kep->lock);
+	if (wake)
+		kstream_wake(kep);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(kstream_ep_iowrite);

@@ -131,7 +131,7 @@ static bool kstream_ctrl_avail(struct kstream_ep *kep)
  * @ctrl: KSTREAM_CTRL_DISCONNECT or KSTREAM_CTRL_SHUTDOWN
  *
  * Without a free control slot the message is sent by the progress work as
- * soon as one frees.
+ * soon as one frees; while a send copies its data, when that send is done.
  *
  * Context: any context, endpoint lock held.
  * Return: 0 if posted; -EAGAIN if deferred; the core's error.
@@ -140,7 +140,8 @@ int kstream_send_ctrl(struct kstream_ep *kep, u32 ctrl)
 {
 	int ret;
 
-	if (!kstream_ctrl_avail(kep)) {
+	/* A send copying its data goes first: kstream_tx_end() sends it. */
+	if (!kstream_ctrl_avail(kep) || kep->tx_busy) {
 		kep->ctrl_pending = ctrl;
 		return -EAGAIN;
 	}
