@@ -108,6 +108,42 @@ void kstream_vec_unget(struct kstream_vec *v, size_t len)
 		iov_iter_revert(&v->it, len);
 }
 
+/* Copy @len bytes from @src into the vector. */
+static void kstream_vec_put(struct kstream_vec *v, const void *src,
+			    size_t len)
+{
+	if (v->type == FI_IOV_SG) {
+		sg_pcopy_from_buffer(v->sg, v->nents, src, len, v->skip);
+		v->skip += len;
+	} else if (copy_to_iter(src, len, &v->it) != len) {
+		WARN_ON_ONCE(1);
+	}
+}
+
+/*
+ * Copy @n bytes between the vector and @ring (@size bytes) at @off,
+ * wrapping at its end; into the ring if @in.  The lock is dropped for the
+ * copy and taken again.
+ */
+static void kstream_ring_copy(struct kstream_ep *kep, struct kstream_vec *v,
+			      u8 *ring, u32 size, u32 off, u32 n, bool in)
+	__must_hold(&kep->lock)
+{
+	u32 first = min(n, size - off);
+
+	spin_unlock_bh(&kep->lock);
+	if (in) {
+		kstream_vec_get(v, ring + off, first);
+		if (n > first)
+			kstream_vec_get(v, ring, n - first);
+	} else {
+		kstream_vec_put(v, ring + off, first);
+		if (n > first)
+			kstream_vec_put(v, ring, n - first);
+	}
+	spin_lock_bh(&kep->lock);
+}
+
 /**
  * kstream_sbuf_copy() - copy the next @x bytes of a send into the buffer
  * @kep: the endpoint (lock held, kep->tx_busy claimed by the caller)
@@ -123,26 +159,8 @@ void kstream_vec_unget(struct kstream_vec *v, size_t len)
 void kstream_sbuf_copy(struct kstream_ep *kep, struct kstream_vec *v, u32 x)
 	__must_hold(&kep->lock)
 {
-	u32 off = kep->sbuf_off;
-	u32 first = min(x, kep->sbuf_size - off);
-
-	spin_unlock_bh(&kep->lock);
-	kstream_vec_get(v, kep->sbuf + off, first);
-	if (x > first)
-		kstream_vec_get(v, kep->sbuf, x - first);
-	spin_lock_bh(&kep->lock);
-}
-
-/* Copy @len bytes from @src into the vector. */
-static void kstream_vec_put(struct kstream_vec *v, const void *src,
-			    size_t len)
-{
-	if (v->type == FI_IOV_SG) {
-		sg_pcopy_from_buffer(v->sg, v->nents, src, len, v->skip);
-		v->skip += len;
-	} else if (copy_to_iter(src, len, &v->it) != len) {
-		WARN_ON_ONCE(1);
-	}
+	kstream_ring_copy(kep, v, kep->sbuf, kep->sbuf_size, kep->sbuf_off, x,
+			  true);
 }
 
 /**
@@ -367,20 +385,6 @@ out:
 	return ret;
 }
 
-/* Copy @n ring bytes from @off into the vector, the lock dropped. */
-static void kstream_rx_copy(struct kstream_ep *kep, struct kstream_vec *v,
-			    u32 off, u32 n)
-	__must_hold(&kep->lock)
-{
-	u32 first = min(n, kep->rbuf_size - off);
-
-	spin_unlock_bh(&kep->lock);
-	kstream_vec_put(v, kep->rbuf + off, first);
-	if (n > first)
-		kstream_vec_put(v, kep->rbuf, n - first);
-	spin_lock_bh(&kep->lock);
-}
-
 /* @n bytes at the head of the ring were read: give them back (lock held). */
 static void kstream_rx_consume(struct kstream_ep *kep, u32 n)
 {
@@ -435,7 +439,8 @@ static ssize_t kstream_recv_vec(struct kstream_ep *kep, struct kstream_vec *v,
 	}
 	/* The bytes stay put: the peer gets their room only once consumed. */
 	n = min_t(size_t, v->len, kep->rbuf_data);
-	kstream_rx_copy(kep, v, kep->rbuf_off, n);
+	kstream_ring_copy(kep, v, kep->rbuf, kep->rbuf_size, kep->rbuf_off, n,
+			  false);
 	if (!(flags & FI_PEEK))
 		kstream_rx_consume(kep, n);
 	wake = kstream_busy_end(kep, &kep->rx_busy);
