@@ -391,10 +391,10 @@ int kstream_post_sbuf(struct kstream_ep *kep, u32 x, u64 addr, u64 key,
 		      u32 imm, unsigned long ctx, bool with_imm);
 int kstream_vec_init(struct kstream_vec *v, unsigned int dir,
 		     enum fi_iov_type type, const void *vec, size_t count);
-void kstream_vec_unget(struct kstream_vec *v, size_t len);
 void kstream_sbuf_copy(struct kstream_ep *kep, struct kstream_vec *v, u32 x);
+int kstream_tx_undo(struct kstream_ep *kep, struct kstream_vec *v, u32 x,
+		    int err);
 bool kstream_busy_claim(struct kstream_ep *kep, bool *busy);
-bool kstream_busy_end(struct kstream_ep *kep, bool *busy);
 bool kstream_tx_end(struct kstream_ep *kep);
 
 /* kstream_iomap.c */

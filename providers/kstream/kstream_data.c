@@ -93,14 +93,8 @@ static void kstream_vec_get(struct kstream_vec *v, void *dst, size_t len)
 	}
 }
 
-/**
- * kstream_vec_unget() - undo the last @len bytes taken from a vector
- * @v: the vector
- * @len: bytes
- *
- * Context: any context.
- */
-void kstream_vec_unget(struct kstream_vec *v, size_t len)
+/* Undo the last kstream_vec_get() of @len bytes. */
+static void kstream_vec_unget(struct kstream_vec *v, size_t len)
 {
 	if (v->type == FI_IOV_SG)
 		v->skip -= len;
@@ -164,6 +158,30 @@ void kstream_sbuf_copy(struct kstream_ep *kep, struct kstream_vec *v, u32 x)
 }
 
 /**
+ * kstream_tx_undo() - a write copied by kstream_sbuf_copy() did not go
+ * @kep: the endpoint (lock held)
+ * @v: its source, given its @x bytes back
+ * @x: bytes
+ * @err: why: the stream's state (kstream_tx_check()) or the core's error
+ *
+ * An error of the core other than a full queue or a connection going
+ * down (its EQ event is on its way) fails the stream.
+ *
+ * Context: any context, endpoint lock held.
+ * Return: @err to report, or 0 when the caller is just to try again later.
+ */
+int kstream_tx_undo(struct kstream_ep *kep, struct kstream_vec *v, u32 x,
+		    int err)
+{
+	kstream_vec_unget(v, x);
+	if (err == -EAGAIN || err == -ENOTCONN)
+		return 0;
+	if (!kstream_tx_check(kep))
+		kstream_fail(kep, -err);
+	return err;
+}
+
+/**
  * kstream_busy_claim() - take a direction of the stream for a copy
  * @kep: the endpoint (lock held)
  * @busy: &kep->tx_busy or &kep->rx_busy
@@ -182,16 +200,11 @@ bool kstream_busy_claim(struct kstream_ep *kep, bool *busy)
 	return true;
 }
 
-/**
- * kstream_busy_end() - give a direction back
- * @kep: the endpoint (lock held)
- * @busy: as claimed
- *
- * Context: any context, endpoint lock held.
- * Return: true if a call or a poll found it busy: the caller then calls
- * kstream_wake() once it has dropped the lock.
+/*
+ * Give a direction back (lock held).  True if a call or a poll found it
+ * busy: the caller then calls kstream_wake() once it has dropped the lock.
  */
-bool kstream_busy_end(struct kstream_ep *kep, bool *busy)
+static bool kstream_busy_end(struct kstream_ep *kep, bool *busy)
 {
 	WRITE_ONCE(*busy, false);
 	/* Pairs with kstream_busy_now(): one of us sees the other. */
@@ -360,13 +373,8 @@ static ssize_t kstream_send_vec(struct kstream_ep *kep, struct kstream_vec *v,
 		if (!err)
 			err = kstream_tx_write(kep, x);
 		if (err) {
-			kstream_vec_unget(v, x);
-			/* -ENOTCONN: the core's EQ event is on its way. */
-			if (err == -EAGAIN || err == -ENOTCONN)
-				err = 0;
-			else if (!kep->err && !kstream_tx_check(kep))
-				kstream_fail(kep, -err);
-			if (!done && err)
+			err = kstream_tx_undo(kep, v, x, err);
+			if (!done)
 				ret = err;
 			break;
 		}

@@ -438,11 +438,8 @@ ssize_t kstream_ep_iowrite(struct fid_ep *ep, const void *buf, size_t count,
 						0, (unsigned long)x << 2 |
 						KSTREAM_TX_DATA, false);
 		if (ret) {
-			kstream_vec_unget(&v, x);
-			if (!kep->err && !kstream_tx_check(kep) &&
-			    ret != -EAGAIN && ret != -ENOTCONN)
-				kstream_fail(kep, -ret);
-			if (ret == -EAGAIN || ret == -ENOTCONN || done)
+			ret = kstream_tx_undo(kep, &v, x, ret);
+			if (done)
 				ret = 0;
 			break;
 		}
