@@ -27,7 +27,7 @@ kofi_log "kunit.py run (build dir $build)"
 (cd "$src" && python3 tools/testing/kunit/kunit.py run \
 	--arch=x86_64 --kunitconfig="$KOFI_TOP/kunit/.kunitconfig" \
 	--build_dir="$build" --jobs="$KOFI_JOBS" --timeout=1200 \
-	--qemu_args="-smp 2 -cpu max" \
+	--qemu_args="-smp 2 -cpu Nehalem" --kernel_args=mitigations=off \
 	--json="$out/kunit.json" "$@") 2>&1 | tee "$out/kunit.out"
 rc=${PIPESTATUS[0]}
 
