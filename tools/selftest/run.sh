@@ -16,32 +16,28 @@ passed=0 failed=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
+# expect TOOL NAME RC WANT: count one case.
+expect() {
+	if [ "$3" -eq "$4" ]; then
+		echo "  PASS $1 $2 (exit $3)"
+		passed=$((passed + 1))
+	else
+		echo "  FAIL $1 $2: exit $3, expected $4"
+		failed=$((failed + 1))
+	fi
+}
+
 for log in "$here"/*.log; do
 	name=$(basename "$log" .log)
 	cp "$log" "$tmp/$name.log"
 	"$scan" "$tmp/$name.log" > /dev/null
 	rc=$?
 	if [ "$name" = clean ]; then want=0; else want=1; fi
-	if [ $rc -eq $want ]; then
-		echo "  PASS scan-splats $name (exit $rc)"
-		passed=$((passed + 1))
-	else
-		echo "  FAIL scan-splats $name: exit $rc, expected $want"
-		failed=$((failed + 1))
-	fi
-done
-for log in "$here"/*.log; do
-	name=$(basename "$log" .log)
+	expect scan-splats "$name" $rc $want
 	"$emu" "$log" > /dev/null
 	rc=$?
 	if [ "$name" = tcg-eflags ]; then want=0; else want=1; fi
-	if [ $rc -eq $want ]; then
-		echo "  PASS emulator-fault $name (exit $rc)"
-		passed=$((passed + 1))
-	else
-		echo "  FAIL emulator-fault $name: exit $rc, expected $want"
-		failed=$((failed + 1))
-	fi
+	expect emulator-fault "$name" $rc $want
 done
 echo "selftest: $passed passed, $failed failed"
 [ $failed -eq 0 ]
