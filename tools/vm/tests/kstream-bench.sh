@@ -10,6 +10,10 @@
 # The throughput runs use 512 KiB stream buffers (bufsize, SO_SNDBUF and
 # SO_RCVBUF), the size rstream's runs use: with the 32 KiB default one
 # ring's worth per credit round trip bounds the rate, not the engine.
+# Each one-way run moves BW_ITERS x 100 x 64 KiB (50 MiB by default): a
+# shorter one is within reach of a single stall of the emulator.  A round
+# measures the raw writes first and the stream second, the next round the
+# other way round, so that a drift over the run does not favour either.
 # Guest 1 prints "measure NAME METRIC VALUE UNIT" per measurement and
 # "ratio A/B METRIC VALUEx ... (target)" per comparison: the median of
 # the per-round ratios over ROUNDS rounds; tools/bench.sh shows the ratio
@@ -19,7 +23,8 @@
 . ./ksocket-lib.sh
 . ./kstream-lib.sh
 
-BW_ITERS=${BW_ITERS:-2}
+BW_ITERS=${BW_ITERS:-8}
+ECHO_ITERS=${ECHO_ITERS:-2}
 LAT_ITERS=${LAT_ITERS:-500}
 RS_PORT=7549
 BUFSIZE=${BUFSIZE:-524288}
@@ -94,30 +99,54 @@ done
 [ "$KOFI_HOST" = 0 ] && to="" || to="addr=$KOFI_PEER"
 : > /tmp/kbench
 
+# raw_bw, stream_bw, raw_lat, stream_lat: one measurement over $p.
+raw_bw() {
+	ks_pair "$p write bw $round" kofi_sample_bandwidth 7541 $to \
+		prov=$p op=write sizes=65536 iters=$((BW_ITERS * 100)) verify=0
+	[ "$KOFI_HOST" = 1 ] && kb "$p-write" bw64k "$(ks_column 65536 6)" MB/s
+}
+
+stream_bw() {
+	kt_pair "$p kstream bw $round" 7542 "prov=$p $srv echo=0 verify=0 bufsize=$BUFSIZE" \
+		"prov=$p oneway=1 sizes=65536 count=100 iters=$BW_ITERS verify=0 bufsize=$BUFSIZE"
+	[ "$KOFI_HOST" = 1 ] && kb "$p-kstream" bw64k \
+		"$(xfer_mb 65536 "$(kt_column 64k_oneway 9)")" MB/s
+}
+
+raw_lat() {
+	ks_pair "$p write lat $round" kofi_sample_pingpong 7543 $to \
+		prov=$p op=write sizes=64 iters=$LAT_ITERS verify=0
+	[ "$KOFI_HOST" = 1 ] && kb "$p-write" lat64 "$(ks_column 64 7)" usec
+}
+
+stream_lat() {
+	kt_pair "$p kstream lat $round" 7544 "prov=$p $srv verify=0" \
+		"prov=$p sizes=64 count=1 iters=$LAT_ITERS verify=0"
+	[ "$KOFI_HOST" = 1 ] && kb "$p-kstream" lat64 "$(kt_column 64_bw 9)" usec
+}
+
 round=1
 while [ $round -le $ROUNDS ]; do
 	for p in ib_verbs ksocket; do
 		[ $p = ib_verbs ] && srv="addr=$KOFI_SELF" || srv=""
 		[ "$KOFI_HOST" = 0 ] && to="$srv"
-		ks_pair "$p write bw $round" kofi_sample_bandwidth 7541 $to \
-			prov=$p op=write sizes=65536 iters=$((BW_ITERS * 100)) verify=0
-		[ "$KOFI_HOST" = 1 ] && kb "$p-write" bw64k "$(ks_column 65536 6)" MB/s
-		kt_pair "$p kstream bw $round" 7542 "prov=$p $srv echo=0 verify=0 bufsize=$BUFSIZE" \
-			"prov=$p oneway=1 sizes=65536 count=100 iters=$BW_ITERS verify=0 bufsize=$BUFSIZE"
-		[ "$KOFI_HOST" = 1 ] && kb "$p-kstream" bw64k \
-			"$(xfer_mb 65536 "$(kt_column 64k_oneway 9)")" MB/s
-		ks_pair "$p write lat $round" kofi_sample_pingpong 7543 $to \
-			prov=$p op=write sizes=64 iters=$LAT_ITERS verify=0
-		[ "$KOFI_HOST" = 1 ] && kb "$p-write" lat64 "$(ks_column 64 7)" usec
-		kt_pair "$p kstream lat $round" 7544 "prov=$p $srv verify=0" \
-			"prov=$p sizes=64 count=1 iters=$LAT_ITERS verify=0"
-		[ "$KOFI_HOST" = 1 ] && kb "$p-kstream" lat64 "$(kt_column 64_bw 9)" usec
+		if [ $((round % 2)) = 1 ]; then
+			raw_bw
+			stream_bw
+			raw_lat
+			stream_lat
+		else
+			stream_bw
+			raw_bw
+			stream_lat
+			raw_lat
+		fi
 	done
 	kt_pair "kstream echo bw $round" 7545 "prov=ib_verbs addr=$KOFI_SELF verify=0 bufsize=$BUFSIZE" \
-		"prov=ib_verbs sizes=65536 count=100 iters=$BW_ITERS verify=0 bufsize=$BUFSIZE"
+		"prov=ib_verbs sizes=65536 count=100 iters=$ECHO_ITERS verify=0 bufsize=$BUFSIZE"
 	[ "$KOFI_HOST" = 1 ] && kb ib_verbs-kstream echo64k \
 		"$(xfer_mb 65536 "$(kt_column 64k_bw 9)")" MB/s
-	rstream_pair "rstream bw $round" -S 65536 -C 100 -I $BW_ITERS
+	rstream_pair "rstream bw $round" -S 65536 -C 100 -I $ECHO_ITERS
 	[ "$KOFI_HOST" = 1 ] && kb rstream echo64k "$(xfer_mb 65536 "$(rs_col 8)")" MB/s
 	rstream_pair "rstream lat $round" -S 64 -C 1 -I $LAT_ITERS
 	[ "$KOFI_HOST" = 1 ] && kb rstream lat64 "$(rs_col 8)" usec
