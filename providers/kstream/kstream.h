@@ -15,6 +15,11 @@
  *   completion handlers, the core EQ's event handler and the keepalive
  *   timer; it reads the core queues, updates the stream under the lock and
  *   posts control messages.  Data calls post their writes themselves.
+ * - A caller waiting in the socket-like calls is woken by the core CQs'
+ *   handlers too and drains the CQs itself (kstream_ep_progress()) unless
+ *   another context is at it, as rsockets' calls read their CQ: its data
+ *   then does not wait for the work.  kstream_ep.poll_mutex makes one
+ *   context at a time drain the CQs, so completions are taken in order.
  * - Every readiness change wakes kstream_ep.wq (fi_control(FI_GETWAIT)) and
  *   calls kstream_ep.notify, if set.
  */
@@ -178,6 +183,9 @@ enum kstream_state {
  * @iomap_size: entries of our iomap table (after @tsgl), offered to the peer
  * @iomap_stride: bytes of an iomap entry on the wire (both tables)
  * @iomap_mutex: serializes kstream_ep_iomap() and kstream_ep_iounmap()
+ * @poll_mutex: held while the core CQs are drained (the work, or a waiting
+ *	caller in kstream_ep_progress())
+ * @kicks: completion signals of the core CQs, for waiting callers
  * @wq: readiness wait queue (FI_GETWAIT)
  * @notify: called after every readiness change, or NULL
  * @notify_arg: its argument
@@ -263,6 +271,8 @@ struct kstream_ep {
 	u32 iomap_size;
 	u32 iomap_stride;
 	struct mutex iomap_mutex;	/* see above */
+	struct mutex poll_mutex;	/* see above */
+	atomic_t kicks;
 	wait_queue_head_t wq;
 	void (*notify)(void *arg);
 	void *notify_arg;
@@ -371,6 +381,7 @@ void kstream_wait_tx(struct kstream_ep *kep);
 
 /* kstream_progress.c */
 void kstream_progress_work(struct work_struct *work);
+bool kstream_ep_progress(struct kstream_ep *kep);
 void kstream_keepalive_work(struct work_struct *work);
 void kstream_fail(struct kstream_ep *kep, int err);
 bool kstream_after_disconnect(struct kstream_ep *kep);

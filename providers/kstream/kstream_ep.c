@@ -104,6 +104,9 @@ static void kstream_cq_handler(struct fid_cq *cq, void *context)
 	struct kstream_ep *kep = context;
 
 	queue_work(kstream_wq, &kep->work);
+	/* A caller waiting for the stream may take the completions itself. */
+	atomic_inc(&kep->kicks);
+	wake_up_all(&kep->wq);
 }
 
 static void kstream_eq_handler(struct fid_eq *eq, void *context)
@@ -131,6 +134,9 @@ static void kstream_release_core(struct kstream_ep *kep)
 	spin_unlock_bh(&kep->lock);
 	cancel_delayed_work_sync(&kep->keepalive);
 	cancel_work_sync(&kep->work);
+	/* A waiting caller draining the CQs sees closing from now on. */
+	mutex_lock(&kep->poll_mutex);
+	mutex_unlock(&kep->poll_mutex);
 	if (kep->core_ep)
 		kstream_close_fid(&kep->core_ep->fid);
 	kep->core_ep = NULL;
@@ -571,6 +577,7 @@ int kstream_ep_open(struct fid_domain *domain, struct fi_info *info,
 	}
 	spin_lock_init(&kep->lock);
 	mutex_init(&kep->iomap_mutex);
+	mutex_init(&kep->poll_mutex);
 	init_waitqueue_head(&kep->wq);
 	INIT_WORK(&kep->work, kstream_progress_work);
 	INIT_DELAYED_WORK(&kep->keepalive, kstream_keepalive_work);

@@ -413,8 +413,11 @@ static bool kstream_poll_cq(struct kstream_ep *kep, struct fid_cq *cq,
 	return any;
 }
 
-/* Drain both core CQs (receives first), repost receives, send what is due. */
-static void kstream_progress_poll(struct kstream_ep *kep)
+/*
+ * Drain both core CQs (receives first), repost receives, send what is due
+ * (poll_mutex held).
+ */
+static void kstream_progress_poll_locked(struct kstream_ep *kep)
 {
 	bool rx;
 	int err;
@@ -445,6 +448,39 @@ static void kstream_progress_poll(struct kstream_ep *kep)
 	if (kep->iomap_pending && !kstream_tx_check(kep))
 		kstream_iomap_flush(kep);
 	spin_unlock_bh(&kep->lock);
+}
+
+static void kstream_progress_poll(struct kstream_ep *kep)
+{
+	mutex_lock(&kep->poll_mutex);
+	kstream_progress_poll_locked(kep);
+	mutex_unlock(&kep->poll_mutex);
+}
+
+/**
+ * kstream_ep_progress() - drain the core CQs from a waiting caller
+ * @kep: the endpoint
+ *
+ * Unless another context is draining them (it then wakes the waiters when
+ * done), or the stream is not connected or closing.
+ *
+ * Context: process context, the task running (the core provider may
+ * wait briefly for its socket); no lock of the stream held.
+ * Return: true if the CQs were drained here.
+ */
+bool kstream_ep_progress(struct kstream_ep *kep)
+{
+	bool go;
+
+	if (!mutex_trylock(&kep->poll_mutex))
+		return false;
+	spin_lock_bh(&kep->lock);
+	go = kep->state == KSTREAM_CONNECTED && !kep->closing && kep->core_ep;
+	spin_unlock_bh(&kep->lock);
+	if (go)
+		kstream_progress_poll_locked(kep);
+	mutex_unlock(&kep->poll_mutex);
+	return go;
 }
 
 /**
