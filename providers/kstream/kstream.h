@@ -381,7 +381,7 @@ void kstream_wait_tx(struct kstream_ep *kep);
 
 /* kstream_progress.c */
 void kstream_progress_work(struct work_struct *work);
-bool kstream_ep_progress(struct kstream_ep *kep);
+void kstream_ep_progress(struct kstream_ep *kep);
 void kstream_keepalive_work(struct work_struct *work);
 void kstream_fail(struct kstream_ep *kep, int err);
 bool kstream_after_disconnect(struct kstream_ep *kep);
