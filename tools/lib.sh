@@ -21,11 +21,14 @@ kofi_kroot() { readlink -f "$KOFI_CACHE/kroot-$1"; }
 # Kernel source tree used for kunit.py and the debug kernel.
 kofi_ksrc() { echo "$KOFI_CACHE/src/linux-source-$KOFI_SRC_SERIES"; }
 
-# kofi_sync_tree DEST: copy the project's kernel sources to DEST, keeping
-# timestamps so that kbuild rebuilds only what changed.
+# kofi_sync_tree DEST: copy the project's kernel sources to DEST so that
+# kbuild rebuilds only what changed: a file whose content differs is
+# written anew (its time now, newer than any object built from the old
+# one), an unchanged file is left alone.  Comparing content, not times,
+# also holds when DEST was last filled from another checkout.
 kofi_sync_tree() {
 	mkdir -p "$1"
-	rsync -a --delete \
+	rsync -rl --checksum --delete \
 		--exclude=.git --exclude='*.o' --exclude='*.ko' --exclude='*.cmd' \
 		--exclude='*.mod' --exclude='*.mod.c' --exclude='*.symvers' \
 		--exclude=modules.order --exclude=/build --exclude=/tools \
