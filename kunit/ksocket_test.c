@@ -831,6 +831,68 @@ static void ksocket_raw_peer_test(struct kunit *test)
 	kst_teardown(test, &t);
 }
 
+/*
+ * A receiver that ends the connection right after a message that asked for
+ * delivery completion still sends its ACK, ahead of the FIN: with
+ * fi_shutdown() (@close false) or fi_close() of the endpoint.
+ */
+static void kst_ack_then_end(struct kunit *test, bool close)
+{
+	struct {
+		struct ksock_base_hdr hdr;
+		char data[4];
+	} __packed in = {
+		.hdr = {
+			.version = KSOCK_PROTO_VERSION,
+			.op = KSOCK_OP_MSG,
+			.flags = KSOCK_FLAG_DELIVERY_COMPLETE,
+			.hdr_size = sizeof(struct ksock_base_hdr),
+			.size = sizeof(in),
+		},
+		.data = "fin",
+	};
+	struct ksock_base_hdr ack;
+	struct fi_cq_data_entry e;
+	struct kst_cm_entry entry;
+	struct socket *sock;
+	char rbuf[8] = {};
+	struct kst t;
+
+	kst_listen(test, &t);
+	sock = kst_raw_peer(test, &t);
+	KUNIT_ASSERT_EQ(test, fi_recv(t.sep, rbuf, sizeof(rbuf), NULL,
+				      FI_ADDR_UNSPEC, rbuf), 0);
+	KUNIT_ASSERT_EQ(test, kst_raw_send(sock, &in, sizeof(in)),
+			(int)sizeof(in));
+	KUNIT_ASSERT_EQ(test, kst_comp(t.srx, &e, NULL), 0);
+	KUNIT_EXPECT_STREQ(test, rbuf, "fin");
+	if (close) {
+		KUNIT_EXPECT_EQ(test, fi_close(&t.sep->fid), 0);
+		t.sep = NULL;
+	} else {
+		KUNIT_EXPECT_EQ(test, fi_shutdown(t.sep, 0), 0);
+		KUNIT_EXPECT_EQ(test, kst_event(t.seq, &entry, NULL, NULL),
+				FI_SHUTDOWN);
+	}
+	KUNIT_ASSERT_EQ(test, kst_raw_recv(sock, &ack, sizeof(ack)),
+			(int)sizeof(ack));
+	KUNIT_EXPECT_EQ(test, ack.version, KSOCK_PROTO_VERSION);
+	KUNIT_EXPECT_EQ(test, ack.op, KSOCK_OP_MSG);
+	KUNIT_EXPECT_EQ(test, ack.op_data, KSOCK_OP_DATA_ACK);
+	KUNIT_EXPECT_EQ(test, ack.hdr_size, sizeof(ack));
+	KUNIT_EXPECT_EQ(test, ack.size, (u64)sizeof(ack));
+	/* and then the end of the stream */
+	KUNIT_EXPECT_EQ(test, kst_raw_recv(sock, &ack, 1), 0);
+	sock_release(sock);
+	kst_teardown(test, &t);
+}
+
+static void ksocket_ack_before_end_test(struct kunit *test)
+{
+	kst_ack_then_end(test, false);
+	kst_ack_then_end(test, true);
+}
+
 /* A connection request the listener cannot accept never becomes an event. */
 static void ksocket_bad_connreq_test(struct kunit *test)
 {
@@ -870,6 +932,7 @@ static struct kunit_case ksocket_cases[] = {
 	KUNIT_CASE(ksocket_msg_variants_test),
 	KUNIT_CASE(ksocket_rma_test),
 	KUNIT_CASE(ksocket_raw_peer_test),
+	KUNIT_CASE(ksocket_ack_before_end_test),
 	KUNIT_CASE_PARAM(ksocket_malformed_test, kst_bad_gen_params),
 	KUNIT_CASE(ksocket_bad_connreq_test),
 	{}

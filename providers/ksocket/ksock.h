@@ -426,6 +426,7 @@ int ksock_cm_progress(struct ksock_ep *ep);
 /* ksock_tx.c */
 int ksock_tx_progress(struct ksock_ep *ep, size_t *budget);
 void ksock_tx_direct(struct ksock_ep *ep);
+void ksock_tx_flush_acks(struct ksock_ep *ep);
 void ksock_tx_writable(struct ksock_ep *ep);
 void ksock_tx_build_hdr(struct ksock_ep *ep, struct ksock_req *req, u8 op,
 			u16 flags, const struct fi_rma_iov *rma,

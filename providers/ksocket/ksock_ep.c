@@ -404,8 +404,11 @@ void ksock_ep_down(struct ksock_ep *ep, int err, int prov_errno,
 	ksock_dbg("ep %p down from state %d: err %d prov_errno %d\n", ep,
 		  prev, err, prov_errno);
 
-	if (ep->sock)
+	if (ep->sock) {
+		if (!err && prev == KSOCK_EP_CONNECTED)
+			ksock_tx_flush_acks(ep);
 		kernel_sock_shutdown(ep->sock, SHUT_RDWR);
+	}
 	ksock_ep_flush(ep);
 	if (!ep->eq)
 		return;
@@ -546,14 +549,18 @@ static void ksock_ep_free(struct ksock_ep *ep)
 static int ksock_ep_close(struct fid *fid)
 {
 	struct ksock_ep *ep = container_of(fid, struct ksock_ep, ep.fid);
+	enum ksock_ep_state prev;
 	unsigned long flags;
 
 	spin_lock_irqsave(&ep->lock, flags);
+	prev = ep->state;
 	ep->state = KSOCK_EP_CLOSING;
 	spin_unlock_irqrestore(&ep->lock, flags);
 	if (ep->sock)
 		ksock_ep_sock_detach(ep);
 	cancel_work_sync(&ep->io_work);
+	if (prev == KSOCK_EP_CONNECTED)
+		ksock_tx_flush_acks(ep);
 	ksock_ep_flush(ep);
 	ksock_ep_free(ep);
 	return 0;

@@ -270,6 +270,36 @@ static void ksock_tx_set_blocked(struct ksock_ep *ep, bool blocked)
 }
 
 /**
+ * ksock_tx_flush_acks() - send the ACKs still owed, before the socket goes
+ * @ep: the endpoint, its connection ending in order (fi_shutdown(),
+ *	fi_close(), the peer's end of stream)
+ *
+ * A message or write that asked for delivery completion completes at the
+ * receiver once it is placed; its ACK waits for the transmit engine.  When
+ * the receiver shuts down or closes right after, the ACK must still go
+ * ahead of the FIN, or the sender's operation fails although its data
+ * arrived - as TCP's close still sends what was queued.  Best effort: not
+ * in the middle of a frame, and only as far as the socket's send buffer
+ * takes it without waiting.
+ *
+ * Context: process context, with the endpoint's work not running and
+ * ep->tx_mutex not held; takes it.
+ */
+void ksock_tx_flush_acks(struct ksock_ep *ep)
+{
+	unsigned long flags;
+	bool more = true;
+
+	mutex_lock(&ep->tx_mutex);
+	while (!ep->tx_cur && more && ksock_tx_ack(ep) > 0) {
+		spin_lock_irqsave(&ep->lock, flags);
+		more = ep->acks;
+		spin_unlock_irqrestore(&ep->lock, flags);
+	}
+	mutex_unlock(&ep->tx_mutex);
+}
+
+/**
  * ksock_tx_progress() - send what can be sent
  * @ep: a connected endpoint
  * @budget: bytes it may still move; decreased
