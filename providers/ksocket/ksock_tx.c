@@ -282,8 +282,8 @@ static void ksock_tx_set_blocked(struct ksock_ep *ep, bool blocked)
  * in the middle of a frame, and only as far as the socket's send buffer
  * takes it without waiting.
  *
- * Context: process context, with the endpoint's work not running and
- * ep->tx_mutex not held; takes it.
+ * Context: process context: the endpoint's work, or its caller with the
+ * work stopped; ep->tx_mutex not held (taken here).
  */
 void ksock_tx_flush_acks(struct ksock_ep *ep)
 {
