@@ -763,6 +763,17 @@ static void ksocket_malformed_test(struct kunit *test)
 	kst_teardown(test, &t);
 }
 
+/* The raw peer sends @frame into a receive of @rlen bytes at @rbuf. */
+static void kst_raw_deliver(struct kunit *test, struct kst *t,
+			    struct socket *sock, const void *frame, size_t len,
+			    void *rbuf, size_t rlen, struct fi_cq_data_entry *e)
+{
+	KUNIT_ASSERT_EQ(test, fi_recv(t->sep, rbuf, rlen, NULL, FI_ADDR_UNSPEC,
+				      rbuf), 0);
+	KUNIT_ASSERT_EQ(test, kst_raw_send(sock, frame, len), (int)len);
+	KUNIT_ASSERT_EQ(test, kst_comp(t->srx, e, NULL), 0);
+}
+
 /* The raw peer itself: a valid message each way, with an ACK. */
 static void ksocket_raw_peer_test(struct kunit *test)
 {
@@ -802,11 +813,7 @@ static void ksocket_raw_peer_test(struct kunit *test)
 
 	kst_listen(test, &t);
 	sock = kst_raw_peer(test, &t);
-	KUNIT_ASSERT_EQ(test, fi_recv(t.sep, rbuf, sizeof(rbuf), NULL,
-				      FI_ADDR_UNSPEC, rbuf), 0);
-	KUNIT_ASSERT_EQ(test, kst_raw_send(sock, &in, sizeof(in)),
-			(int)sizeof(in));
-	KUNIT_ASSERT_EQ(test, kst_comp(t.srx, &e, NULL), 0);
+	kst_raw_deliver(test, &t, sock, &in, sizeof(in), rbuf, sizeof(rbuf), &e);
 	KUNIT_EXPECT_EQ(test, e.len, (size_t)10);
 	KUNIT_EXPECT_EQ(test, e.data, 42ULL);
 	KUNIT_EXPECT_STREQ(test, rbuf, "raw hello");
@@ -860,11 +867,7 @@ static void kst_ack_then_end(struct kunit *test, bool close)
 
 	kst_listen(test, &t);
 	sock = kst_raw_peer(test, &t);
-	KUNIT_ASSERT_EQ(test, fi_recv(t.sep, rbuf, sizeof(rbuf), NULL,
-				      FI_ADDR_UNSPEC, rbuf), 0);
-	KUNIT_ASSERT_EQ(test, kst_raw_send(sock, &in, sizeof(in)),
-			(int)sizeof(in));
-	KUNIT_ASSERT_EQ(test, kst_comp(t.srx, &e, NULL), 0);
+	kst_raw_deliver(test, &t, sock, &in, sizeof(in), rbuf, sizeof(rbuf), &e);
 	KUNIT_EXPECT_STREQ(test, rbuf, "fin");
 	if (close) {
 		KUNIT_EXPECT_EQ(test, fi_close(&t.sep->fid), 0);
