@@ -569,6 +569,30 @@ static void ksocket_rma_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, e.data, 0xabcULL);
 	KUNIT_ASSERT_EQ(test, kst_comp(t.ctx, &e, NULL), 0);
 
+	/*
+	 * Injected writes: the source is free on return and neither side
+	 * sees a completion but for the remote CQ data; the in-order stream
+	 * puts the first write in place before the second's completion.
+	 */
+	memcpy(rbuf, "inject-1", 8);
+	KUNIT_ASSERT_EQ(test, fi_inject_write(t.cep, rbuf, 8, FI_ADDR_UNSPEC,
+					      1000 + 8192, key), 0);
+	memcpy(rbuf, "inject-2", 8);
+	KUNIT_ASSERT_EQ(test, fi_recv(t.sep, local, 8, NULL, FI_ADDR_UNSPEC,
+				      local), 0);
+	KUNIT_ASSERT_EQ(test, fi_inject_writedata(t.cep, rbuf, 8, 0xdef,
+						  FI_ADDR_UNSPEC, 1000 + 8200,
+						  key), 0);
+	memset(rbuf, 0, sizeof(rbuf));
+	KUNIT_ASSERT_EQ(test, kst_comp(t.srx, &e, NULL), 0);
+	KUNIT_EXPECT_EQ(test, e.flags, FI_RMA | FI_REMOTE_WRITE |
+			FI_REMOTE_CQ_DATA);
+	KUNIT_EXPECT_EQ(test, e.data, 0xdefULL);
+	KUNIT_EXPECT_EQ(test, memcmp(region + 8192, "inject-1inject-2", 16), 0);
+	KUNIT_EXPECT_EQ(test, fi_cq_read(t.ctx, &e, 1), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, fi_inject_write(t.cep, local, 65, FI_ADDR_UNSPEC,
+					      1000, key), -EMSGSIZE);
+
 	/* Reading the read-only region works ... */
 	kst_fill(ro_buf, sizeof(ro_buf), 8);
 	KUNIT_ASSERT_EQ(test, fi_read(t.cep, local, 64, NULL, FI_ADDR_UNSPEC,

@@ -414,6 +414,9 @@ void ksock_req_fail(struct ksock_ep *ep, struct ksock_req *req, int err,
 int ksock_req_iter(struct ksock_req *req, unsigned int dir,
 		   enum fi_iov_type type, const void *vec, size_t count);
 void ksock_req_release_keys(struct ksock_req *req);
+int ksock_req_inject(struct ksock_req *req, enum fi_iov_type type,
+		     const void *vec, size_t count);
+int ksock_ep_postable(struct ksock_ep *ep);
 bool ksock_post_tx(struct ksock_ep *ep, struct ksock_req *req);
 
 /* ksock_cm.c */
@@ -428,6 +431,7 @@ int ksock_tx_progress(struct ksock_ep *ep, size_t *budget);
 void ksock_tx_direct(struct ksock_ep *ep);
 void ksock_tx_flush_acks(struct ksock_ep *ep);
 void ksock_tx_writable(struct ksock_ep *ep);
+u16 ksock_tx_wire_flags(u64 flags);
 void ksock_tx_build_hdr(struct ksock_ep *ep, struct ksock_req *req, u8 op,
 			u16 flags, const struct fi_rma_iov *rma,
 			size_t rma_cnt);

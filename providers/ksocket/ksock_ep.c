@@ -302,6 +302,58 @@ int ksock_req_iter(struct ksock_req *req, unsigned int dir,
 }
 
 /**
+ * ksock_req_inject() - copy an injected operation's payload into a request
+ * @req: the request
+ * @type: the vector's type; injection takes FI_IOV_KVEC only
+ * @vec: the vector: none or one kvec of at most KSOCK_INJECT_SIZE bytes
+ * @count: its entries
+ *
+ * The payload is copied into req->inject, so the caller's buffer is free
+ * again on return.  Sets req->iter[0], req->nseg and req->len.
+ *
+ * Context: any context.
+ * Return: 0; -EINVAL for another vector type; -EMSGSIZE for more than one
+ * entry or more than KSOCK_INJECT_SIZE bytes.
+ */
+int ksock_req_inject(struct ksock_req *req, enum fi_iov_type type,
+		     const void *vec, size_t count)
+{
+	const struct kvec *kv = vec;
+
+	if (type != FI_IOV_KVEC)
+		return -EINVAL;
+	if (count > 1 || (count && kv[0].iov_len > KSOCK_INJECT_SIZE))
+		return -EMSGSIZE;
+	req->len = count ? kv[0].iov_len : 0;
+	if (req->len)
+		memcpy(req->inject, kv[0].iov_base, req->len);
+	req->vec.kv[1].iov_base = req->inject;
+	req->vec.kv[1].iov_len = req->len;
+	iov_iter_kvec(&req->iter[0], ITER_SOURCE, &req->vec.kv[1], 1,
+		      req->len);
+	req->nseg = 1;
+	return 0;
+}
+
+/**
+ * ksock_ep_postable() - may the endpoint take new operations
+ * @ep: the endpoint, ep->lock held
+ *
+ * Context: any context.
+ * Return: 0; -EINVAL before fi_enable(); -ENOTCONN once the connection is
+ * down or the endpoint closing.
+ */
+int ksock_ep_postable(struct ksock_ep *ep)
+{
+	lockdep_assert_held(&ep->lock);
+	if (!ep->enabled)
+		return -EINVAL;
+	if (ep->state == KSOCK_EP_DOWN || ep->state == KSOCK_EP_CLOSING)
+		return -ENOTCONN;
+	return 0;
+}
+
+/**
  * ksock_post_tx() - queue a transmit request built by a data call
  * @ep: the endpoint
  * @req: the request, taken from ep->tx_free with ep->lock held

@@ -14,35 +14,12 @@
  */
 #include "ksock.h"
 
-/* May the endpoint take new operations?  ep->lock held. */
-static int ksock_ep_postable(struct ksock_ep *ep)
-{
-	if (!ep->enabled)
-		return -EINVAL;
-	if (ep->state == KSOCK_EP_DOWN || ep->state == KSOCK_EP_CLOSING)
-		return -ENOTCONN;
-	return 0;
-}
-
-static u16 ksock_tx_wire_flags(u64 flags)
-{
-	u16 wire = 0;
-
-	if (flags & FI_REMOTE_CQ_DATA)
-		wire |= KSOCK_FLAG_CQ_DATA;
-	if (flags & (FI_TRANSMIT_COMPLETE | FI_DELIVERY_COMPLETE))
-		wire |= KSOCK_FLAG_DELIVERY_COMPLETE;
-	return wire;
-}
-
 static ssize_t ksock_send_common(struct ksock_ep *ep, enum fi_iov_type type,
 				 const void *vec, size_t count, u64 data,
 				 u64 flags, void *context)
 {
 	struct ksock_req *req;
 	unsigned long irqflags;
-	bool inject = flags & FI_INJECT;
-	const struct kvec *kv;
 	bool direct;
 	u16 wire;
 	int ret;
@@ -57,22 +34,10 @@ static ssize_t ksock_send_common(struct ksock_ep *ep, enum fi_iov_type type,
 		goto out;
 	}
 	req->kind = KSOCK_REQ_SEND;
-	if (inject) {
-		/* Inject takes a kvec vector; copy the data now. */
-		kv = vec;
-		if (type != FI_IOV_KVEC || count > 1 ||
-		    (count && kv[0].iov_len > KSOCK_INJECT_SIZE)) {
-			ret = type != FI_IOV_KVEC ? -EINVAL : -EMSGSIZE;
+	if (flags & FI_INJECT) {
+		ret = ksock_req_inject(req, type, vec, count);
+		if (ret)
 			goto put;
-		}
-		req->len = count ? kv[0].iov_len : 0;
-		if (req->len)
-			memcpy(req->inject, kv[0].iov_base, req->len);
-		req->vec.kv[1].iov_base = req->inject;
-		req->vec.kv[1].iov_len = req->len;
-		iov_iter_kvec(&req->iter[0], ITER_SOURCE, &req->vec.kv[1], 1,
-			      req->len);
-		req->nseg = 1;
 	} else {
 		ret = ksock_req_iter(req, ITER_SOURCE, type, vec, count);
 		if (ret)

@@ -64,8 +64,6 @@ static ssize_t ksock_rma_common(struct ksock_ep *ep, bool read,
 {
 	struct ksock_req *req;
 	unsigned long irqflags;
-	bool inject = flags & FI_INJECT;
-	const struct kvec *kv;
 	bool direct;
 	size_t i, rlen = 0;
 	u16 wire = 0;
@@ -77,30 +75,19 @@ static ssize_t ksock_rma_common(struct ksock_ep *ep, bool read,
 		rlen += rma[i].len;
 
 	spin_lock_irqsave(&ep->lock, irqflags);
-	ret = -EINVAL;
-	if (!ep->enabled)
-		goto out;
-	ret = -ENOTCONN;
-	if (ep->state == KSOCK_EP_DOWN || ep->state == KSOCK_EP_CLOSING)
+	ret = ksock_ep_postable(ep);
+	if (ret)
 		goto out;
 	req = ksock_req_get(ep, &ep->tx_free);
 	ret = -EAGAIN;
 	if (!req)
 		goto out;
 	req->kind = read ? KSOCK_REQ_READ : KSOCK_REQ_WRITE;
-	if (inject) {
-		kv = vec;
-		ret = -EMSGSIZE;
-		if (read || type != FI_IOV_KVEC || count != 1 ||
-		    kv[0].iov_len > KSOCK_INJECT_SIZE)
+	/* fi_readmsg() takes no FI_INJECT: a read's data is not the caller's */
+	if (!read && (flags & FI_INJECT)) {
+		ret = ksock_req_inject(req, type, vec, count);
+		if (ret)
 			goto put;
-		req->len = kv[0].iov_len;
-		memcpy(req->inject, kv[0].iov_base, req->len);
-		req->vec.kv[1].iov_base = req->inject;
-		req->vec.kv[1].iov_len = req->len;
-		iov_iter_kvec(&req->iter[0], ITER_SOURCE, &req->vec.kv[1], 1,
-			      req->len);
-		req->nseg = 1;
 	} else {
 		ret = ksock_req_iter(req, read ? ITER_DEST : ITER_SOURCE,
 				     type, vec, count);
@@ -116,12 +103,8 @@ static ssize_t ksock_rma_common(struct ksock_ep *ep, bool read,
 	req->op.context = context;
 	req->op.flags = FI_RMA | (read ? FI_READ : FI_WRITE);
 	req->data = data;
-	if (!read) {
-		if (flags & FI_REMOTE_CQ_DATA)
-			wire |= KSOCK_FLAG_CQ_DATA;
-		if (flags & (FI_TRANSMIT_COMPLETE | FI_DELIVERY_COMPLETE))
-			wire |= KSOCK_FLAG_DELIVERY_COMPLETE;
-	}
+	if (!read)
+		wire = ksock_tx_wire_flags(flags);
 	req->need_ack = !!(wire & KSOCK_FLAG_DELIVERY_COMPLETE);
 	ksock_tx_build_hdr(ep, req, read ? KSOCK_OP_READ_REQ : KSOCK_OP_WRITE,
 			   wire, rma, rma_cnt);

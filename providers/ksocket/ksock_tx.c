@@ -25,6 +25,28 @@
 #include "ksock.h"
 
 /**
+ * ksock_tx_wire_flags() - the header flags a send or write asks for
+ * @flags: the call's flags: FI_REMOTE_CQ_DATA, FI_TRANSMIT_COMPLETE and
+ *	FI_DELIVERY_COMPLETE count
+ *
+ * Either completion level asks the peer for an ACK: ksocket's transmit
+ * completion only says that the data is in the socket.
+ *
+ * Context: any context.
+ * Return: KSOCK_FLAG_* for ksock_tx_build_hdr().
+ */
+u16 ksock_tx_wire_flags(u64 flags)
+{
+	u16 wire = 0;
+
+	if (flags & FI_REMOTE_CQ_DATA)
+		wire |= KSOCK_FLAG_CQ_DATA;
+	if (flags & (FI_TRANSMIT_COMPLETE | FI_DELIVERY_COMPLETE))
+		wire |= KSOCK_FLAG_DELIVERY_COMPLETE;
+	return wire;
+}
+
+/**
  * ksock_tx_build_hdr() - encode a request's header
  * @ep: the endpoint (byte order)
  * @req: the request: kind, len and data set
