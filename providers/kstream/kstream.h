@@ -18,7 +18,10 @@
  * - A caller waiting in the socket-like calls is woken by the core CQs'
  *   handlers too and drains the CQs itself (kstream_ep_progress()) unless
  *   another context is at it, as rsockets' calls read their CQ: its data
- *   then does not wait for the work.  kstream_ep.poll_mutex makes one
+ *   then does not wait for the work, and while such a caller waits the
+ *   handlers do not queue the work at all (kstream_ep.pollers), sparing a
+ *   second thread woken per completion; a waiter that could not drain, or
+ *   leaves, queues the work for what came since it last drained.  kstream_ep.poll_mutex makes one
  *   context at a time drain the CQs, so completions are taken in order.
  * - Every readiness change wakes kstream_ep.wq (fi_control(FI_GETWAIT)) and
  *   calls kstream_ep.notify, if set.
@@ -186,6 +189,9 @@ enum kstream_state {
  * @poll_mutex: held while the core CQs are drained (the work, or a waiting
  *	caller in kstream_ep_progress())
  * @kicks: completion signals of the core CQs, for waiting callers
+ * @pollers: callers waiting in ksk_wait_until(), which take the core's
+ *	completions themselves: while there is one, the CQ handlers leave
+ *	the progress work alone
  * @wq: readiness wait queue (FI_GETWAIT)
  * @notify: called after every readiness change, or NULL
  * @notify_arg: its argument
@@ -273,6 +279,7 @@ struct kstream_ep {
 	struct mutex iomap_mutex;	/* see above */
 	struct mutex poll_mutex;	/* see above */
 	atomic_t kicks;
+	atomic_t pollers;
 	wait_queue_head_t wq;
 	void (*notify)(void *arg);
 	void *notify_arg;
@@ -381,7 +388,7 @@ void kstream_wait_tx(struct kstream_ep *kep);
 
 /* kstream_progress.c */
 void kstream_progress_work(struct work_struct *work);
-void kstream_ep_progress(struct kstream_ep *kep);
+bool kstream_ep_progress(struct kstream_ep *kep);
 void kstream_keepalive_work(struct work_struct *work);
 void kstream_fail(struct kstream_ep *kep, int err);
 bool kstream_after_disconnect(struct kstream_ep *kep);

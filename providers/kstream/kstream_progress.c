@@ -466,19 +466,22 @@ static void kstream_progress_poll(struct kstream_ep *kep)
  *
  * Context: process context, the task running (the core provider may
  * wait briefly for its socket); no lock of the stream held.
+ * Return: true if it drained them: every completion signalled (kicks)
+ * before the call has been taken.
  */
-void kstream_ep_progress(struct kstream_ep *kep)
+bool kstream_ep_progress(struct kstream_ep *kep)
 {
 	bool go;
 
 	if (!mutex_trylock(&kep->poll_mutex))
-		return;
+		return false;
 	spin_lock_bh(&kep->lock);
 	go = kep->state == KSTREAM_CONNECTED && !kep->closing && kep->core_ep;
 	spin_unlock_bh(&kep->lock);
 	if (go)
 		kstream_progress_poll_locked(kep);
 	mutex_unlock(&kep->poll_mutex);
+	return go;
 }
 
 /**

@@ -7,7 +7,10 @@
  * a missed wake-up costs at most one slice.  Each check first takes what
  * the core provider completed (kstream_ep_progress()), and a completion
  * wakes the sleeper, so that its data need not wait for the progress
- * work.
+ * work.  While a caller waits here it counts in kstream_ep.pollers and
+ * the core's completion handlers do not queue the work; what the caller
+ * could not take (another context had the CQs, or the stream was not up)
+ * or what came after it last drained when it leaves, it hands to the work.
  */
 #include <linux/jiffies.h>
 #include <linux/ktime.h>
@@ -30,18 +33,28 @@ static int ksk_kicks(struct kstream_ep *kep)
 	return kep ? atomic_read(&kep->kicks) : 0;
 }
 
-/* Take the core's completions, if no one else is at it, then check. */
+/*
+ * Take the core's completions, then check.  @clean: the kicks the last
+ * drain covered; kicks past it that this call cannot take go to the work.
+ */
 static bool ksk_ready_now(struct kstream_sock *ks, struct kstream_ep *kep,
-			  ksk_ready_fn ready, __poll_t arg)
+			  int *clean, ksk_ready_fn ready, __poll_t arg)
 {
-	if (kep)
-		kstream_ep_progress(kep);
+	int k;
+
+	if (kep) {
+		k = atomic_read(&kep->kicks);
+		if (kstream_ep_progress(kep))
+			*clean = k;
+		else if (atomic_read(&kep->kicks) != *clean)
+			queue_work(kstream_wq, &kep->work);
+	}
 	return ready(ks, arg);
 }
 
 /* Busy-poll @ready for polling_time microseconds at most. */
 static bool ksk_poll_briefly(struct kstream_sock *ks, struct kstream_ep *kep,
-			     ksk_ready_fn ready, __poll_t arg)
+			     int *clean, ksk_ready_fn ready, __poll_t arg)
 {
 	unsigned int us = READ_ONCE(kstream_polling_time);
 	u64 end;
@@ -50,13 +63,66 @@ static bool ksk_poll_briefly(struct kstream_sock *ks, struct kstream_ep *kep,
 		return false;
 	end = ktime_get_ns() + (u64)us * NSEC_PER_USEC;
 	while (ktime_get_ns() < end) {
-		if (ksk_ready_now(ks, kep, ready, arg))
+		if (ksk_ready_now(ks, kep, clean, ready, arg))
 			return true;
 		if (need_resched() || signal_pending(current))
 			break;
 		cpu_relax();
 	}
 	return false;
+}
+
+/* Count in kstream_ep.pollers; returns the kicks already covered. */
+static int ksk_poller_enter(struct kstream_ep *kep)
+{
+	if (!kep)
+		return 0;
+	atomic_inc(&kep->pollers);
+	/* Kicks from here on the handlers leave to us; read after counting. */
+	smp_mb__after_atomic();
+	return atomic_read(&kep->kicks);
+}
+
+/* Leave, handing to the work what came since the last drain. */
+static void ksk_poller_leave(struct kstream_ep *kep, int clean)
+{
+	if (!kep)
+		return;
+	atomic_dec(&kep->pollers);
+	/* Pairs with kstream_cq_handler(): its kick is seen here, or us gone. */
+	smp_mb__after_atomic();
+	if (atomic_read(&kep->kicks) != clean)
+		queue_work(kstream_wq, &kep->work);
+}
+
+static long ksk_wait_loop(struct kstream_sock *ks, struct kstream_ep *kep,
+			  int *clean, ksk_ready_fn ready, __poll_t arg,
+			  long timeo)
+{
+	long slice, w;
+	int kicks;
+
+	if (ksk_ready_now(ks, kep, clean, ready, arg) ||
+	    ksk_poll_briefly(ks, kep, clean, ready, arg))
+		return timeo;
+	while (timeo > 0) {
+		slice = msecs_to_jiffies(READ_ONCE(kstream_wake_up_interval));
+		slice = clamp(slice, 1L, timeo);
+		/* A completion after this is a reason to look again. */
+		kicks = ksk_kicks(kep);
+		w = wait_event_interruptible_timeout(ks->wq, ready(ks, arg) ||
+						     ksk_kicks(kep) != kicks,
+						     slice);
+		if (w < 0)
+			return ksk_intr_errno(timeo);
+		if (timeo != MAX_SCHEDULE_TIMEOUT)
+			timeo -= slice - w;
+		if (ksk_ready_now(ks, kep, clean, ready, arg))
+			return max(timeo, 1L);
+		if (signal_pending(current))
+			return ksk_intr_errno(timeo);
+	}
+	return 0;
 }
 
 /**
@@ -74,28 +140,10 @@ long ksk_wait_until(struct kstream_sock *ks, ksk_ready_fn ready,
 		    __poll_t arg, long timeo)
 {
 	struct kstream_ep *kep = ksk_kep(ks);
-	long slice, w;
-	int kicks;
+	int clean = ksk_poller_enter(kep);
+	long ret;
 
-	if (ksk_ready_now(ks, kep, ready, arg) ||
-	    ksk_poll_briefly(ks, kep, ready, arg))
-		return timeo;
-	while (timeo > 0) {
-		slice = msecs_to_jiffies(READ_ONCE(kstream_wake_up_interval));
-		slice = clamp(slice, 1L, timeo);
-		/* A completion after this is a reason to look again. */
-		kicks = ksk_kicks(kep);
-		w = wait_event_interruptible_timeout(ks->wq, ready(ks, arg) ||
-						     ksk_kicks(kep) != kicks,
-						     slice);
-		if (w < 0)
-			return ksk_intr_errno(timeo);
-		if (timeo != MAX_SCHEDULE_TIMEOUT)
-			timeo -= slice - w;
-		if (ksk_ready_now(ks, kep, ready, arg))
-			return max(timeo, 1L);
-		if (signal_pending(current))
-			return ksk_intr_errno(timeo);
-	}
-	return 0;
+	ret = ksk_wait_loop(ks, kep, &clean, ready, arg, timeo);
+	ksk_poller_leave(kep, clean);
+	return ret;
 }
