@@ -421,13 +421,7 @@ ssize_t kstream_ep_iowrite(struct fid_ep *ep, const void *buf, size_t count,
 		/* A copy: the peer may replace it while the lock is dropped. */
 		e = kep->tiomap[idx];
 		room = e.offset + e.length - off;
-		if (olen < count - done) {
-			x = olen;
-			if (olen < KSTREAM_CHUNK_MAX)
-				olen <<= 1;
-		} else {
-			x = count - done;
-		}
+		x = kstream_chunk_next(&olen, count - done);
 		x = min_t(u64, min(x, kep->sbuf_avail), room);
 		kstream_sbuf_copy(kep, &v, x);
 		ret = kstream_tx_check(kep);

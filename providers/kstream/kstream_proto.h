@@ -458,6 +458,29 @@ struct kstream_tx_state {
 };
 
 /**
+ * kstream_chunk_next() - the next chunk size of a send, before its limits
+ * @olen: in/out: the chunk size, starting at KSTREAM_CHUNK_START and
+ *	doubling to KSTREAM_CHUNK_MAX with each chunk that leaves more
+ * @left: bytes still to send, not 0
+ *
+ * As rsockets' rs_send(): a send starts small and doubles its writes, so
+ * that a small send goes at once and a large one in few writes.
+ *
+ * Context: any context.
+ * Return: @left if it fits in @olen, else @olen as it was.
+ */
+static inline u32 kstream_chunk_next(u32 *olen, size_t left)
+{
+	u32 x = *olen;
+
+	if (x >= left)
+		return left;
+	if (x < KSTREAM_CHUNK_MAX)
+		*olen = x << 1;
+	return x;
+}
+
+/**
  * kstream_tx_chunk() - size of the next write of a send
  * @s: the limits; consumed by the chunk returned
  * @left: bytes still to send
@@ -485,14 +508,7 @@ static inline u32 kstream_tx_chunk(struct kstream_tx_state *s, size_t left,
 		if (!s->target)
 			return 0;
 	}
-	if (*olen < left) {
-		xfer = *olen;
-		if (*olen < KSTREAM_CHUNK_MAX)
-			*olen <<= 1;
-	} else {
-		xfer = left;
-	}
-	xfer = min3(xfer, s->sbuf_avail, s->target);
+	xfer = min3(kstream_chunk_next(olen, left), s->sbuf_avail, s->target);
 	s->sbuf_avail -= xfer;
 	s->target -= xfer;
 	s->sqe_avail--;
