@@ -95,6 +95,11 @@ static void ksk_poller_leave(struct kstream_ep *kep, int clean)
 		queue_work(kstream_wq, &kep->work);
 }
 
+/*
+ * The kicks are read before each check: a completion that comes after
+ * the check's drain changed them and ends the wait at once, as none but
+ * this caller takes it while it counts in kstream_ep.pollers.
+ */
 static long ksk_wait_loop(struct kstream_sock *ks, struct kstream_ep *kep,
 			  int *clean, ksk_ready_fn ready, __poll_t arg,
 			  long timeo)
@@ -102,14 +107,18 @@ static long ksk_wait_loop(struct kstream_sock *ks, struct kstream_ep *kep,
 	long slice, w;
 	int kicks;
 
-	if (ksk_ready_now(ks, kep, clean, ready, arg) ||
-	    ksk_poll_briefly(ks, kep, clean, ready, arg))
+	if (ksk_poll_briefly(ks, kep, clean, ready, arg))
 		return timeo;
-	while (timeo > 0) {
+	for (;;) {
+		kicks = ksk_kicks(kep);
+		if (ksk_ready_now(ks, kep, clean, ready, arg))
+			return max(timeo, 1L);
+		if (timeo <= 0)
+			return 0;
+		if (signal_pending(current))
+			return ksk_intr_errno(timeo);
 		slice = msecs_to_jiffies(READ_ONCE(kstream_wake_up_interval));
 		slice = clamp(slice, 1L, timeo);
-		/* A completion after this is a reason to look again. */
-		kicks = ksk_kicks(kep);
 		w = wait_event_interruptible_timeout(ks->wq, ready(ks, arg) ||
 						     ksk_kicks(kep) != kicks,
 						     slice);
@@ -117,12 +126,7 @@ static long ksk_wait_loop(struct kstream_sock *ks, struct kstream_ep *kep,
 			return ksk_intr_errno(timeo);
 		if (timeo != MAX_SCHEDULE_TIMEOUT)
 			timeo -= slice - w;
-		if (ksk_ready_now(ks, kep, clean, ready, arg))
-			return max(timeo, 1L);
-		if (signal_pending(current))
-			return ksk_intr_errno(timeo);
 	}
-	return 0;
 }
 
 /**
