@@ -74,11 +74,16 @@ kt_column() {
 	awk -v s="$1" -v n="$2" '$2 == s { v = $n } END { print v }' /tmp/kt_rows
 }
 
-# kt_load PROVIDER: kofi, the core provider and kstream.
+# kt_load PROVIDER: kofi, the core provider and kstream.  A blocked
+# socket-like call looks at the stream again every wake_up_interval
+# however it is woken, which would hide a lost wake-up behind a delay of
+# that slice (5 s by default); the tests make it 10 minutes, so that a
+# lost wake-up fails the sample waiting for it (60 s limit per wait).
 kt_load() {
 	check "insmod kofi" insmod $KT_M/kofi.ko
 	check "insmod kofi_$1" insmod "$KT_M/kofi_$1.ko"
-	check "insmod kofi_kstream" insmod $KT_M/kofi_kstream.ko
+	check "insmod kofi_kstream" insmod $KT_M/kofi_kstream.ko \
+		wake_up_interval=600000
 	check_output "$1;kstream is registered" kstream \
 		cat /sys/kernel/debug/kofi/providers
 }
