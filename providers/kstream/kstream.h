@@ -21,8 +21,9 @@
  *   then does not wait for the work, and while such a caller waits the
  *   handlers do not queue the work at all (kstream_ep.pollers), sparing a
  *   second thread woken per completion; a waiter that could not drain, or
- *   leaves, queues the work for what came since it last drained.  kstream_ep.poll_mutex makes one
- *   context at a time drain the CQs, so completions are taken in order.
+ *   leaves, queues the work for what came since it last drained.
+ *   kstream_ep.poll_mutex makes one context at a time drain the CQs, so
+ *   completions are taken in order.
  * - Every readiness change wakes kstream_ep.wq (fi_control(FI_GETWAIT)) and
  *   calls kstream_ep.notify, if set.
  */

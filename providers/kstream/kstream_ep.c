@@ -103,10 +103,10 @@ static void kstream_cq_handler(struct fid_cq *cq, void *context)
 {
 	struct kstream_ep *kep = context;
 
-	/* A caller waiting for the stream takes them itself (ksk_wait_until()). */
 	atomic_inc(&kep->kicks);
 	/* Pairs with a waiter leaving: it sees this kick, or this sees it gone. */
 	smp_mb__after_atomic();
+	/* A caller waiting for the stream takes them itself (ksk_wait_until()). */
 	if (!atomic_read(&kep->pollers))
 		queue_work(kstream_wq, &kep->work);
 	wake_up_all(&kep->wq);

@@ -33,21 +33,27 @@ static int ksk_kicks(struct kstream_ep *kep)
 	return kep ? atomic_read(&kep->kicks) : 0;
 }
 
+/* Hand the work the completions signalled since the last drain, if any. */
+static void ksk_hand_over(struct kstream_ep *kep, int clean)
+{
+	if (atomic_read(&kep->kicks) != clean)
+		queue_work(kstream_wq, &kep->work);
+}
+
 /*
- * Take the core's completions, then check.  @clean: the kicks the last
- * drain covered; kicks past it that this call cannot take go to the work.
+ * Take the core's completions, then check.  @kicks: the kicks read just
+ * before; @clean: the kicks the last drain covered, @kicks once this one
+ * drains; if it cannot, what came past @clean goes to the work.
  */
 static bool ksk_ready_now(struct kstream_sock *ks, struct kstream_ep *kep,
-			  int *clean, ksk_ready_fn ready, __poll_t arg)
+			  int kicks, int *clean, ksk_ready_fn ready,
+			  __poll_t arg)
 {
-	int k;
-
 	if (kep) {
-		k = atomic_read(&kep->kicks);
 		if (kstream_ep_progress(kep))
-			*clean = k;
-		else if (atomic_read(&kep->kicks) != *clean)
-			queue_work(kstream_wq, &kep->work);
+			*clean = kicks;
+		else
+			ksk_hand_over(kep, *clean);
 	}
 	return ready(ks, arg);
 }
@@ -63,7 +69,7 @@ static bool ksk_poll_briefly(struct kstream_sock *ks, struct kstream_ep *kep,
 		return false;
 	end = ktime_get_ns() + (u64)us * NSEC_PER_USEC;
 	while (ktime_get_ns() < end) {
-		if (ksk_ready_now(ks, kep, clean, ready, arg))
+		if (ksk_ready_now(ks, kep, ksk_kicks(kep), clean, ready, arg))
 			return true;
 		if (need_resched() || signal_pending(current))
 			break;
@@ -91,14 +97,14 @@ static void ksk_poller_leave(struct kstream_ep *kep, int clean)
 	atomic_dec(&kep->pollers);
 	/* Pairs with kstream_cq_handler(): its kick is seen here, or us gone. */
 	smp_mb__after_atomic();
-	if (atomic_read(&kep->kicks) != clean)
-		queue_work(kstream_wq, &kep->work);
+	ksk_hand_over(kep, clean);
 }
 
 /*
- * The kicks are read before each check: a completion that comes after
- * the check's drain changed them and ends the wait at once, as none but
- * this caller takes it while it counts in kstream_ep.pollers.
+ * The kicks are read before each check's drain and the sleep lasts while
+ * they stand: a completion that comes after the drain ends the wait at
+ * once, as none but this caller takes it while it counts in
+ * kstream_ep.pollers.
  */
 static long ksk_wait_loop(struct kstream_sock *ks, struct kstream_ep *kep,
 			  int *clean, ksk_ready_fn ready, __poll_t arg,
@@ -111,7 +117,7 @@ static long ksk_wait_loop(struct kstream_sock *ks, struct kstream_ep *kep,
 		return timeo;
 	for (;;) {
 		kicks = ksk_kicks(kep);
-		if (ksk_ready_now(ks, kep, clean, ready, arg))
+		if (ksk_ready_now(ks, kep, kicks, clean, ready, arg))
 			return max(timeo, 1L);
 		if (timeo <= 0)
 			return 0;
