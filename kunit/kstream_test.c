@@ -5,13 +5,14 @@
  * The rsockets protocol logic alone (connection data, immediates, credits,
  * chunk sizes), then real streams: getinfo, connection, stream semantics,
  * partial reads and writes, FI_PEEK on both sides, ring wrap-around with
- * small rings, credit exhaustion, several MiB checked byte for byte, the
- * vector forms, shutdown variants, settings, and a raw ksocket endpoint
- * playing a peer that sends nonsense: each must end the stream with an
- * error, never a splat.
+ * small rings, credit exhaustion and the bytes it leaves queued, several
+ * MiB checked byte for byte, the vector forms, shutdown variants,
+ * settings, and a raw ksocket endpoint playing a peer that sends nonsense:
+ * each must end the stream with an error, never a splat.
  *
  * Only exported symbols are used (the suite is also built as a module);
- * kofi_ksocket and kofi_kstream must be loaded or built in.
+ * the credit test reads the engine's counters (kstream.h) to count the
+ * writes.  kofi_ksocket and kofi_kstream must be loaded or built in.
  */
 #include <kunit/test.h>
 #include <linux/module.h>
@@ -36,7 +37,7 @@
 #include <kofi/fi_rma.h>
 #include <kofi/fi_errno.h>
 #include <kofi/kstream.h>
-#include "../providers/kstream/kstream_proto.h"
+#include "../providers/kstream/kstream.h"
 #include "kofi_test_net.h"
 
 #define KS_TIMEOUT	5000	/* ms, every wait */
@@ -399,17 +400,14 @@ static void kstream_proto_credits_test(struct kunit *test)
 
 static void kstream_proto_chunk_test(struct kunit *test)
 {
-	struct kstream_tx_state s = {
-		.sbuf_avail = 1 << 20, .sqe_avail = 100, .credits = 100,
-		.target = 1 << 20, .target_next = 0,
-	};
+	struct kstream_tx_state s = { .sbuf_avail = 1 << 20 };
 	static const u32 want[] = { 2048, 4096, 8192, 16384, 32768, 65536,
 				    65536 };
 	struct kstream_tx_state c;
 	u32 olen = KSTREAM_CHUNK_START;
 	unsigned int i;
 
-	/* 2 KiB, doubling up to 64 KiB. */
+	/* A send copies 2 KiB, doubling up to 64 KiB. */
 	for (i = 0; i < ARRAY_SIZE(want); i++)
 		KUNIT_EXPECT_EQ(test, kstream_tx_chunk(&s, 1 << 20, &olen),
 				want[i]);
@@ -417,42 +415,62 @@ static void kstream_proto_chunk_test(struct kunit *test)
 	olen = KSTREAM_CHUNK_START;
 	KUNIT_EXPECT_EQ(test, kstream_tx_chunk(&s, 100, &olen), 100U);
 
-	/* Never across a target entry; the next entry is used after. */
-	s = (struct kstream_tx_state){ .sbuf_avail = 1 << 20, .sqe_avail = 9,
-				       .credits = 9, .target = 3000,
-				       .target_next = 5000 };
+	/* What the send buffer has free, nothing below the low-water mark. */
+	c = (struct kstream_tx_state){ .sbuf_avail = 3000 };
 	olen = 65536;
-	KUNIT_EXPECT_EQ(test, kstream_tx_chunk(&s, 10000, &olen), 3000U);
-	KUNIT_EXPECT_EQ(test, kstream_tx_chunk(&s, 7000, &olen), 5000U);
-	KUNIT_EXPECT_EQ(test, kstream_tx_chunk(&s, 2000, &olen), 0U);
-
-	/* Send buffer below the low-water mark, no credit, no slot. */
-	c = (struct kstream_tx_state){ .sbuf_avail = 2047, .sqe_avail = 1,
-				       .credits = 1, .target = 4096 };
-	olen = KSTREAM_CHUNK_START;
+	KUNIT_EXPECT_EQ(test, kstream_tx_chunk(&c, 10000, &olen), 3000U);
+	KUNIT_EXPECT_EQ(test, kstream_tx_chunk(&c, 10, &olen), 0U);
+	c.sbuf_avail = 2047;
 	KUNIT_EXPECT_EQ(test, kstream_tx_chunk(&c, 10, &olen), 0U);
 	c.sbuf_avail = 2048;
-	c.credits = 0;
-	KUNIT_EXPECT_EQ(test, kstream_tx_chunk(&c, 10, &olen), 0U);
-	c.credits = 1;
-	c.sqe_avail = 0;
-	KUNIT_EXPECT_EQ(test, kstream_tx_chunk(&c, 10, &olen), 0U);
+	KUNIT_EXPECT_EQ(test, kstream_tx_chunk(&c, 10, &olen), 10U);
 
-	/* The plan (FI_PEEK on send) is limited the same way. */
-	c = (struct kstream_tx_state){ .sbuf_avail = 32768, .sqe_avail = 100,
-				       .credits = 3, .target = 16384,
-				       .target_next = 16384 };
-	KUNIT_EXPECT_EQ(test, kstream_tx_plan(&c, 1 << 20),
-			(size_t)(2048 + 4096 + 8192));
-	c = (struct kstream_tx_state){ .sbuf_avail = 10000, .sqe_avail = 100,
-				       .credits = 100, .target = 16384 };
-	KUNIT_EXPECT_EQ(test, kstream_tx_plan(&c, 1 << 20), (size_t)10000);
-
-	/* A chunk size grown by earlier sends carries over (tx_olen). */
-	c = (struct kstream_tx_state){ .olen = 65536, .sbuf_avail = 32768,
-				       .sqe_avail = 100, .credits = 3,
-				       .target = 16384, .target_next = 16384 };
+	/*
+	 * The plan (FI_PEEK on send) is what the send buffer takes: the
+	 * peer's ring, credits and send slots limit the writes, not the send.
+	 */
+	c = (struct kstream_tx_state){ .sbuf_avail = 32768 };
 	KUNIT_EXPECT_EQ(test, kstream_tx_plan(&c, 1 << 20), (size_t)32768);
+	c = (struct kstream_tx_state){ .sbuf_avail = 10000 };
+	KUNIT_EXPECT_EQ(test, kstream_tx_plan(&c, 1 << 20), (size_t)10000);
+	c = (struct kstream_tx_state){ .sbuf_avail = 4000 };
+	KUNIT_EXPECT_EQ(test, kstream_tx_plan(&c, 1 << 20), (size_t)2048);
+	/* A chunk size grown by earlier sends carries over (tx_olen). */
+	c = (struct kstream_tx_state){ .olen = 65536, .sbuf_avail = 4000 };
+	KUNIT_EXPECT_EQ(test, kstream_tx_plan(&c, 1 << 20), (size_t)4000);
+}
+
+static void kstream_proto_write_test(struct kunit *test)
+{
+	struct kstream_tx_state w;
+
+	/* Never across a target entry; the next entry is used after. */
+	w = (struct kstream_tx_state){ .sqe_avail = 9, .credits = 9,
+				       .target = 3000, .target_next = 5000 };
+	KUNIT_EXPECT_EQ(test, kstream_tx_write_size(&w, 10000), 3000U);
+	KUNIT_EXPECT_EQ(test, kstream_tx_write_size(&w, 7000), 5000U);
+	KUNIT_EXPECT_EQ(test, kstream_tx_write_size(&w, 2000), 0U);
+	KUNIT_EXPECT_EQ(test, w.sqe_avail, 7U);
+	KUNIT_EXPECT_EQ(test, w.credits, 7U);
+
+	/* Queued bytes go in one write, up to KSTREAM_WRITE_MAX. */
+	w = (struct kstream_tx_state){ .sqe_avail = 9, .credits = 9,
+				       .target = 4 << 20 };
+	KUNIT_EXPECT_EQ(test, kstream_tx_write_size(&w, 300000), 300000U);
+	KUNIT_EXPECT_EQ(test, kstream_tx_write_size(&w, 3 << 20),
+			KSTREAM_WRITE_MAX);
+
+	/* No credit, no send slot or nothing queued: no write. */
+	w = (struct kstream_tx_state){ .sqe_avail = 1, .credits = 0,
+				       .target = 4096 };
+	KUNIT_EXPECT_EQ(test, kstream_tx_write_size(&w, 10), 0U);
+	w.credits = 1;
+	w.sqe_avail = 0;
+	KUNIT_EXPECT_EQ(test, kstream_tx_write_size(&w, 10), 0U);
+	w.sqe_avail = 1;
+	KUNIT_EXPECT_EQ(test, kstream_tx_write_size(&w, 0), 0U);
+	KUNIT_EXPECT_EQ(test, kstream_tx_write_size(&w, 10), 10U);
+	KUNIT_EXPECT_EQ(test, w.target, 4086U);
 }
 
 /* ---- getinfo ---- */
@@ -796,33 +814,74 @@ static void kstream_concurrent_test(struct kunit *test)
 	ks_teardown(test, &t);
 }
 
+/* Bytes the receiver has now, without taking them. */
+static ssize_t ks_peek(struct fid_ep *ep, char *buf, size_t len)
+{
+	struct kvec kv = { .iov_base = buf, .iov_len = len };
+	struct fi_msg m = { .iov_type = FI_IOV_KVEC, .msg_iov = &kv,
+			    .iov_count = 1, .addr = FI_ADDR_UNSPEC };
+
+	return fi_recvmsg(ep, &m, FI_PEEK);
+}
+
 static void kstream_credits_test(struct kunit *test)
 {
 	const struct ks_opts o = { .rq = 16 };
-	unsigned int i, ok = 0;
+	unsigned long deadline;
+	struct kstream_ep *kep;
 	struct ks t;
 	char buf[64];
-	ssize_t n;
+	unsigned int i;
+	u16 seq;
 
 	ks_connect(test, &t, &o);
-	KUNIT_ASSERT_TRUE(test, ks_wait(t.cep, EPOLLOUT));
-	/* One message per send: 16 credits, then nothing goes. */
+	kep = kstream_ep(t.cep);
+	/* The peer's first ring update brings the credits. */
+	deadline = jiffies + msecs_to_jiffies(KS_TIMEOUT);
+	while (READ_ONCE(kep->sseq_comp) != 16 &&
+	       time_before(jiffies, deadline))
+		msleep(20);
+	KUNIT_ASSERT_EQ(test, READ_ONCE(kep->sseq_comp), 16);
+	/*
+	 * One write per send while the 16 credits last; the sends after
+	 * them are taken into the send buffer and wait there.
+	 */
 	for (i = 0; i < 40; i++) {
-		n = fi_send(t.cep, "x", 1, NULL, FI_ADDR_UNSPEC, NULL);
-		if (n != 1)
-			break;
-		ok++;
+		buf[0] = 'a' + i;
+		KUNIT_ASSERT_EQ(test, fi_send(t.cep, buf, 1, NULL,
+					      FI_ADDR_UNSPEC, NULL), 1);
 	}
-	KUNIT_EXPECT_EQ(test, ok, 16U);
-	KUNIT_EXPECT_EQ(test, n, (ssize_t)-EAGAIN);
-	KUNIT_EXPECT_FALSE(test, kstream_ep_poll(t.cep) & EPOLLOUT);
-	/* Reading gives them back. */
+	KUNIT_EXPECT_TRUE(test, kstream_ep_poll(t.cep) & EPOLLOUT);
+	deadline = jiffies + msecs_to_jiffies(KS_TIMEOUT);
+	while (ks_peek(t.sep, buf, sizeof(buf)) < 16 &&
+	       time_before(jiffies, deadline))
+		msleep(20);
+	msleep(50);
+	KUNIT_EXPECT_EQ(test, ks_peek(t.sep, buf, sizeof(buf)), 16);
+	spin_lock_bh(&kep->lock);
+	seq = kep->sseq_no;
+	KUNIT_EXPECT_EQ(test, kep->sbuf_queued, 24U);
+	spin_unlock_bh(&kep->lock);
+	KUNIT_EXPECT_EQ(test, seq, 16);
+
+	/* Reading gives the credits back: the 24 bytes go in one write. */
 	KUNIT_ASSERT_EQ(test, ks_recv_all(t.sep, buf, 16), 16);
-	KUNIT_ASSERT_TRUE(test, ks_wait(t.cep, EPOLLOUT));
+	for (i = 0; i < 16; i++)
+		KUNIT_EXPECT_EQ(test, buf[i], (char)('a' + i));
+	KUNIT_ASSERT_EQ(test, ks_recv_all(t.sep, buf, 24), 24);
+	for (i = 0; i < 24; i++)
+		KUNIT_EXPECT_EQ(test, buf[i], (char)('a' + 16 + i));
+	spin_lock_bh(&kep->lock);
+	KUNIT_EXPECT_EQ(test, kep->sseq_no, (u16)(seq + 1));
+	KUNIT_EXPECT_EQ(test, kep->sbuf_queued, 0U);
+	spin_unlock_bh(&kep->lock);
+
+	/* With credits back, a send is written at once again. */
 	KUNIT_EXPECT_EQ(test, fi_send(t.cep, "y", 1, NULL, FI_ADDR_UNSPEC,
 				      NULL), 1);
 	KUNIT_ASSERT_EQ(test, ks_recv_all(t.sep, buf, 1), 1);
 	KUNIT_EXPECT_EQ(test, buf[0], 'y');
+	KUNIT_EXPECT_EQ(test, READ_ONCE(kep->sseq_no), (u16)(seq + 2));
 	ks_teardown(test, &t);
 }
 
@@ -1434,6 +1493,7 @@ static struct kunit_case kstream_cases[] = {
 	KUNIT_CASE(kstream_proto_msg_test),
 	KUNIT_CASE(kstream_proto_credits_test),
 	KUNIT_CASE(kstream_proto_chunk_test),
+	KUNIT_CASE(kstream_proto_write_test),
 	KUNIT_CASE(kstream_getinfo_test),
 	KUNIT_CASE(kstream_stream_test),
 	KUNIT_CASE(kstream_peek_test),

@@ -48,6 +48,8 @@
 #define KSTREAM_QSIZE_MAX	0xfffe
 #define KSTREAM_INLINE_MAX	65536
 #define KSTREAM_KEEPALIVE_MAX	86400
+/* Seconds a close waits at most for queued bytes to go. */
+#define KSTREAM_LINGER_MAX	10
 
 extern struct workqueue_struct *kstream_wq;
 extern struct kofi_provider kstream_prov;
@@ -222,8 +224,10 @@ enum kstream_state {
  * @target: our copy of the peer's ring entries we write to
  * @target_sge: entry of @target in use
  * @next_update: entry of @tsgl the peer writes next
- * @sbuf_off: where the next send is copied into @sbuf
- * @sbuf_avail: free bytes of @sbuf
+ * @sbuf_off: start of the bytes of @sbuf not written yet (queued)
+ * @sbuf_queued: bytes copied into @sbuf at @sbuf_off, not written yet:
+ *	the peer's ring, a credit or a send slot was short
+ * @sbuf_avail: free bytes of @sbuf (neither queued nor in flight)
  * @sqe_avail: free data send slots
  * @tx_olen: size of the next full send chunk; it grows from
  *	KSTREAM_CHUNK_START as rsockets' does, but across send calls
@@ -310,6 +314,7 @@ struct kstream_ep {
 	u32 target_sge;
 	u32 next_update;
 	u32 sbuf_off;
+	u32 sbuf_queued;
 	u32 sbuf_avail;
 	u32 sqe_avail;
 	u32 tx_olen;
@@ -415,6 +420,7 @@ int kstream_tx_undo(struct kstream_ep *kep, struct kstream_vec *v, u32 x,
 		    int err);
 bool kstream_busy_claim(struct kstream_ep *kep, bool *busy);
 bool kstream_tx_end(struct kstream_ep *kep);
+void kstream_tx_push(struct kstream_ep *kep);
 
 /* kstream_iomap.c */
 int kstream_iomap_init(struct kstream_ep *kep);

@@ -4,10 +4,13 @@
  * v/msg forms, FI_PEEK, readiness (kstream_ep_poll()).
  *
  * A send copies what fits into the send buffer and writes it into the
- * peer's receive ring at once (rsockets' rsend()); a receive copies out of
- * the receive ring (rrecv()).  Both return the byte count (partial counts
- * allowed), -EAGAIN when nothing fits or nothing has arrived, 0 at the end
- * of the stream, a negative errno after an error.  No completions are
+ * peer's receive ring at once where the ring has room (rsockets' rsend());
+ * bytes the ring has no room for yet stay queued in the send buffer and go
+ * as soon as the peer gives room back, in as few writes as the ring allows
+ * (kstream_tx_push()).  A receive copies out of the receive ring
+ * (rrecv()).  Both return the byte count (partial counts allowed), -EAGAIN
+ * when nothing fits or nothing has arrived, 0 at the end of the stream, a
+ * negative errno after an error.  No completions are
  * written: kstream has no CQs.  Every call takes only the endpoint's
  * spinlock (a bottom-half lock: the core providers' data paths take
  * bottom-half locks too) and never sleeps: any context but hard interrupts
@@ -19,7 +22,9 @@
  * While a send copies, tx_busy keeps the send side to it: other sends,
  * iowrite, mapping announcements and control messages (which must follow
  * the data) wait, and what the copy was planned on can only grow in the
- * meantime.  While a receive copies, rx_busy keeps the ring's unread bytes
+ * meantime; the progress may write queued bytes meanwhile, which are
+ * before the copy's.  Iowrite, mapping announcements and control messages
+ * also wait for the queue to empty.  While a receive copies, rx_busy keeps the ring's unread bytes
  * to it.  A call that finds its direction busy returns -EAGAIN, as when
  * nothing fits or nothing has arrived, and readiness says so; waiters are
  * woken when it frees.
@@ -144,17 +149,22 @@ static void kstream_ring_copy(struct kstream_ep *kep, struct kstream_vec *v,
  * @v: the source, advanced by @x
  * @x: bytes, as planned by kstream_tx_chunk()
  *
- * The bytes go to the send buffer at sbuf_off, which only the holder of
- * tx_busy moves.  The lock is dropped for the copy and taken again: the
- * caller checks the stream again before it posts the write.
+ * The bytes go to the send buffer after the queued ones, an end that only
+ * the holder of tx_busy moves (the progress writing queued bytes moves
+ * sbuf_off and sbuf_queued together).  The lock is dropped for the copy
+ * and taken again: the caller checks the stream again before it queues
+ * the bytes.
  *
  * Context: any context but hard interrupts, endpoint lock held.
  */
 void kstream_sbuf_copy(struct kstream_ep *kep, struct kstream_vec *v, u32 x)
 	__must_hold(&kep->lock)
 {
-	kstream_ring_copy(kep, v, kep->sbuf, kep->sbuf_size, kep->sbuf_off, x,
-			  true);
+	u32 tail = kep->sbuf_off + kep->sbuf_queued;
+
+	if (tail >= kep->sbuf_size)
+		tail -= kep->sbuf_size;
+	kstream_ring_copy(kep, v, kep->sbuf, kep->sbuf_size, tail, x, true);
 }
 
 /**
@@ -267,7 +277,8 @@ int kstream_tx_check(struct kstream_ep *kep)
  * @ctx: transmit context; its completion gives the bytes and slot back
  * @with_imm: false for a plain write (kstream_ep_iowrite())
  *
- * Takes a data send slot and @x bytes of the send buffer.
+ * Takes a data send slot; the caller has taken the @x bytes out of
+ * sbuf_avail.
  *
  * Context: any context, endpoint lock held.
  * Return: 0 or the core's error.
@@ -290,12 +301,11 @@ int kstream_post_sbuf(struct kstream_ep *kep, u32 x, u64 addr, u64 key,
 	kep->sbuf_off += x;
 	if (kep->sbuf_off >= kep->sbuf_size)
 		kep->sbuf_off -= kep->sbuf_size;
-	kep->sbuf_avail -= x;
 	kep->sqe_avail--;
 	return 0;
 }
 
-/* Write @x bytes of the send buffer at sbuf_off to the peer (lock held). */
+/* Write @x queued bytes of the send buffer to the peer (lock held). */
 static int kstream_tx_write(struct kstream_ep *kep, u32 x)
 {
 	struct kstream_sge *t = &kep->target[kep->target_sge];
@@ -307,11 +317,53 @@ static int kstream_tx_write(struct kstream_ep *kep, u32 x)
 	if (ret)
 		return ret;
 	kep->sseq_no++;
+	kep->sbuf_queued -= x;
 	t->addr += x;
 	t->length -= x;
 	if (!t->length)
 		kep->target_sge ^= 1;
 	return 0;
+}
+
+/**
+ * kstream_tx_push() - write the queued bytes of the send buffer
+ * @kep: the endpoint (lock held)
+ *
+ * As many writes as send slots, credits and the peer's ring allow
+ * (kstream_tx_write_size()).  Once the stream can no longer send (an
+ * error, the peer's DISCONNECT), the queued bytes are dropped: nothing
+ * will take them.  Not stopped by a local SHUT_WR: the bytes sent before
+ * it still go, then the SHUTDOWN.
+ *
+ * Context: any context, endpoint lock held.
+ */
+void kstream_tx_push(struct kstream_ep *kep)
+{
+	struct kstream_tx_state s;
+	u32 x;
+	int err;
+
+	while (kep->sbuf_queued) {
+		if (kep->err || kep->peer_gone || kep->tx_lost ||
+		    kep->state != KSTREAM_CONNECTED) {
+			kep->sbuf_avail += kep->sbuf_queued;
+			kep->sbuf_off += kep->sbuf_queued;
+			if (kep->sbuf_off >= kep->sbuf_size)
+				kep->sbuf_off -= kep->sbuf_size;
+			kep->sbuf_queued = 0;
+			return;
+		}
+		kstream_tx_state(kep, &s);
+		x = kstream_tx_write_size(&s, kep->sbuf_queued);
+		if (!x)
+			return;
+		err = kstream_tx_write(kep, x);
+		if (err) {
+			if (err != -EAGAIN && err != -ENOTCONN)
+				kstream_fail(kep, -err);
+			return;
+		}
+	}
 }
 
 /**
@@ -370,14 +422,15 @@ static ssize_t kstream_send_vec(struct kstream_ep *kep, struct kstream_vec *v,
 			break;
 		kstream_sbuf_copy(kep, v, x);
 		err = kstream_tx_check(kep);
-		if (!err)
-			err = kstream_tx_write(kep, x);
 		if (err) {
 			err = kstream_tx_undo(kep, v, x, err);
 			if (!done)
 				ret = err;
 			break;
 		}
+		kep->sbuf_avail -= x;
+		kep->sbuf_queued += x;
+		kstream_tx_push(kep);
 		done += x;
 	}
 	kep->tx_olen = olen;
@@ -559,13 +612,12 @@ const struct fi_ops_msg kstream_msg_ops = {
  */
 __poll_t kstream_poll_snapshot(struct kstream_ep *kep)
 {
-	struct kstream_tx_state s;
+	struct kstream_tx_state s = {};
 	enum kstream_state state = READ_ONCE(kep->state);
 	bool rd_eof = READ_ONCE(kep->rd_eof);
 	bool rd_shut = READ_ONCE(kep->rd_shut);
 	int err = READ_ONCE(kep->err);
 	__poll_t mask = 0;
-	u32 ts;
 
 	if (err)
 		mask |= EPOLLERR;
@@ -580,14 +632,8 @@ __poll_t kstream_poll_snapshot(struct kstream_ep *kep)
 		mask |= EPOLLRDHUP;
 	if (state == KSTREAM_CONNECTED && !err && !READ_ONCE(kep->wr_shut) &&
 	    !READ_ONCE(kep->peer_gone)) {
-		ts = READ_ONCE(kep->target_sge) & 1;
 		s.olen = READ_ONCE(kep->tx_olen);
 		s.sbuf_avail = READ_ONCE(kep->sbuf_avail);
-		s.sqe_avail = READ_ONCE(kep->sqe_avail);
-		s.credits = (u16)(READ_ONCE(kep->sseq_comp) -
-				  READ_ONCE(kep->sseq_no));
-		s.target = READ_ONCE(kep->target[ts].length);
-		s.target_next = READ_ONCE(kep->target[ts ^ 1].length);
 		if (kstream_tx_plan(&s, 1) &&
 		    !kstream_busy_now(kep, &kep->tx_busy))
 			mask |= EPOLLOUT | EPOLLWRNORM;

@@ -273,6 +273,7 @@ static int kstream_ep_enable(struct kstream_ep *kep)
 	spin_lock_bh(&kep->lock);
 	kep->closing = false;
 	kep->sbuf_off = 0;
+	kep->sbuf_queued = 0;
 	kep->sbuf_avail = kep->sbuf_size;
 	kep->sqe_avail = kep->sq_size - KSTREAM_CTRL_SLOTS;
 	kep->tx_olen = KSTREAM_CHUNK_START;
@@ -455,26 +456,41 @@ static int kstream_ep_getopt(struct fid *fid, int level, int optname,
 	return 0;
 }
 
+/* Nothing of ours left to post or to complete (takes the lock). */
+static bool kstream_tx_idle(struct kstream_ep *kep)
+{
+	bool idle;
+
+	spin_lock_bh(&kep->lock);
+	idle = (!kep->tx_out && kep->ctrl_pending < 0) ||
+	       kep->state != KSTREAM_CONNECTED;
+	spin_unlock_bh(&kep->lock);
+	return idle;
+}
+
 /**
- * kstream_wait_tx() - wait (at most a second) for our sends to finish
+ * kstream_wait_tx() - wait for our sends to finish
  * @kep: the endpoint
  *
  * Until nothing is outstanding at the core and no control message (a
- * DISCONNECT waiting for a free control slot) is still to be posted, or
- * the connection is down.
+ * DISCONNECT waiting for a free control slot or for the bytes queued
+ * before it) is still to be posted, or the connection is down.  Bytes
+ * still queued go as the peer makes room: the wait goes on while a second
+ * does not pass without a write, for KSTREAM_LINGER_MAX seconds at most.
  *
  * Context: process context, sleeps; the endpoint lock not held.
  */
 void kstream_wait_tx(struct kstream_ep *kep)
 {
-	bool idle;
+	unsigned int i;
+	u16 seq;
 
-	wait_event_timeout(kep->wq, ({
-		spin_lock_bh(&kep->lock);
-		idle = (!kep->tx_out && kep->ctrl_pending < 0) ||
-		       kep->state != KSTREAM_CONNECTED;
-		spin_unlock_bh(&kep->lock);
-		idle; }), HZ);
+	for (i = 0; i < KSTREAM_LINGER_MAX; i++) {
+		seq = READ_ONCE(kep->sseq_no);
+		if (wait_event_timeout(kep->wq, kstream_tx_idle(kep), HZ) ||
+		    READ_ONCE(kep->sseq_no) == seq)
+			return;
+	}
 }
 
 static int kstream_ep_close(struct fid *fid)

@@ -111,7 +111,8 @@ static void kstream_sbuf_put(struct kstream_ep *kep, const void *src, u32 len)
  *
  * As many as send slots, send buffer and credits allow; the rest stays
  * pending for the next send, iowrite or completion.  None while a send or
- * iowrite copies its data (tx_busy): kstream_tx_end() flushes them.
+ * iowrite copies its data (tx_busy): kstream_tx_end() flushes them; none
+ * while sent bytes are queued: they go first, then the progress flushes.
  *
  * Context: any context, endpoint lock held.
  */
@@ -124,7 +125,7 @@ void kstream_iomap_flush(struct kstream_ep *kep)
 	u32 i;
 	int ret;
 
-	if (kep->tx_busy)
+	if (kep->tx_busy || kep->sbuf_queued)
 		return;
 
 	for (i = 0; kep->liomap && i < kep->liomap_size; i++) {
@@ -159,6 +160,7 @@ void kstream_iomap_flush(struct kstream_ep *kep)
 				kstream_fail(kep, -ret);
 			break;
 		}
+		kep->sbuf_avail -= kep->iomap_stride;
 		kep->sseq_no++;
 		m->pending = false;
 	}
@@ -334,8 +336,8 @@ EXPORT_SYMBOL_GPL(kstream_ep_iounmap);
  *
  * Context: any context but hard interrupts; takes the endpoint lock.
  * Return: true when a send slot and at least 2 KiB of send buffer are
- * free, or when the stream has ended (the write then says why); false
- * otherwise and for a non-kstream @ep.
+ * free and no sent bytes wait in it, or when the stream has ended (the
+ * write then says why); false otherwise and for a non-kstream @ep.
  */
 bool kstream_ep_iowritable(struct fid_ep *ep)
 {
@@ -347,7 +349,8 @@ bool kstream_ep_iowritable(struct fid_ep *ep)
 	kep = kstream_ep(ep);
 	spin_lock_bh(&kep->lock);
 	ok = kstream_tx_check(kep) ||
-	     (kep->sqe_avail && kep->sbuf_avail >= KSTREAM_SNDLOWAT);
+	     (kep->sqe_avail && kep->sbuf_avail >= KSTREAM_SNDLOWAT &&
+	      !kep->sbuf_queued);
 	spin_unlock_bh(&kep->lock);
 	return ok;
 }
@@ -368,8 +371,9 @@ EXPORT_SYMBOL_GPL(kstream_ep_iowritable);
  *
  * Context: any context but hard interrupts; takes the endpoint lock.
  * Return: bytes written (> 0, possibly fewer than @count) or 0 for no
- * @count; -EAGAIN when no send slot or send buffer is free, or another
- * send is copying its data; -EINVAL for a non-kstream @ep, a NULL @buf, a
+ * @count; -EAGAIN when no send slot or send buffer is free, bytes sent
+ * on the stream before still wait for the peer's ring, or another send is
+ * copying its data; -EINVAL for a non-kstream @ep, a NULL @buf, a
  * negative @offset or an @offset no peer mapping holds (riowrite() returns
  * 0 there); the stream's error, -EPIPE, -ECONNRESET or -ENOTCONN as
  * fi_send().
@@ -416,7 +420,8 @@ ssize_t kstream_ep_iowrite(struct fid_ep *ep, const void *buf, size_t count,
 				ret = -EINVAL;
 			break;
 		}
-		if (!kep->sqe_avail || kep->sbuf_avail < KSTREAM_SNDLOWAT)
+		if (!kep->sqe_avail || kep->sbuf_avail < KSTREAM_SNDLOWAT ||
+		    kep->sbuf_queued)
 			break;
 		/* A copy: the peer may replace it while the lock is dropped. */
 		e = kep->tiomap[idx];
@@ -437,6 +442,7 @@ ssize_t kstream_ep_iowrite(struct fid_ep *ep, const void *buf, size_t count,
 				ret = 0;
 			break;
 		}
+		kep->sbuf_avail -= x;
 		done += x;
 	}
 	wake = kstream_tx_end(kep);

@@ -131,7 +131,8 @@ static bool kstream_ctrl_avail(struct kstream_ep *kep)
  * @ctrl: KSTREAM_CTRL_DISCONNECT or KSTREAM_CTRL_SHUTDOWN
  *
  * Without a free control slot the message is sent by the progress work as
- * soon as one frees; while a send copies its data, when that send is done.
+ * soon as one frees; while a send copies its data, when that send is done;
+ * while bytes are queued in the send buffer, once they are written.
  *
  * Context: any context, endpoint lock held.
  * Return: 0 if posted; -EAGAIN if deferred; the core's error.
@@ -140,8 +141,8 @@ int kstream_send_ctrl(struct kstream_ep *kep, u32 ctrl)
 {
 	int ret;
 
-	/* A send copying its data goes first: kstream_tx_end() sends it. */
-	if (!kstream_ctrl_avail(kep) || kep->tx_busy) {
+	/* The data goes first: kstream_tx_end() or the progress sends it. */
+	if (!kstream_ctrl_avail(kep) || kep->tx_busy || kep->sbuf_queued) {
 		kep->ctrl_pending = ctrl;
 		return -EAGAIN;
 	}
@@ -217,7 +218,9 @@ static int kstream_send_credits(struct kstream_ep *kep)
  * @kep: the endpoint (lock held)
  *
  * As rsockets: when half the ring or half the credits were consumed and a
- * control slot is free.
+ * control slot is free.  A control message waiting for a slot goes
+ * first; one waiting for queued data does not hold the updates back: the
+ * peer may need them to make the room that data waits for.
  *
  * Context: any context, endpoint lock held.
  */
@@ -232,7 +235,8 @@ void kstream_update_credits(struct kstream_ep *kep)
 		if (ret && ret != -EAGAIN && ret != -ENOTCONN)
 			kstream_fail(kep, -ret);
 	}
-	while (kstream_ctrl_avail(kep) && kep->ctrl_pending < 0 &&
+	while (kstream_ctrl_avail(kep) &&
+	       (kep->ctrl_pending < 0 || kep->sbuf_queued) &&
 	       (kep->rbuf_avail >= kep->rbuf_size / 2 ||
 		(s16)(kep->rseq_no - kep->rseq_comp) >= 0)) {
 		ret = kstream_send_credits(kep);
@@ -444,6 +448,7 @@ static void kstream_progress_poll_locked(struct kstream_ep *kep)
 	if (rx)
 		kstream_post_recvs(kep);
 	spin_lock_bh(&kep->lock);
+	kstream_tx_push(kep);
 	kstream_update_credits(kep);
 	if (kep->iomap_pending && !kstream_tx_check(kep))
 		kstream_iomap_flush(kep);

@@ -24,6 +24,7 @@
 #include <linux/errno.h>
 #include <linux/kernel.h>
 #include <linux/minmax.h>
+#include <linux/sizes.h>
 #include <linux/string.h>
 #include <linux/swab.h>
 #include <linux/types.h>
@@ -56,6 +57,8 @@
 #define KSTREAM_CHUNK_START	2048
 #define KSTREAM_CHUNK_MAX	65536
 #define KSTREAM_SNDLOWAT	2048
+/* Largest write of bytes that waited in the send buffer. */
+#define KSTREAM_WRITE_MAX	((u32)SZ_1M)
 /* Largest iomap size the connection data can express. */
 #define KSTREAM_IOMAP_MAX	(0x7f << 8)
 
@@ -440,7 +443,7 @@ static inline bool kstream_sge_valid(const struct kstream_sge *s,
 }
 
 /**
- * struct kstream_tx_state - what limits the next send
+ * struct kstream_tx_state - what limits the next send and the next write
  * @olen: the endpoint's next chunk size (0: KSTREAM_CHUNK_START)
  * @sbuf_avail: free bytes of the send buffer
  * @sqe_avail: free data send slots
@@ -463,7 +466,7 @@ struct kstream_tx_state {
  *	doubling to KSTREAM_CHUNK_MAX with each chunk that leaves more
  * @left: bytes still to send, not 0
  *
- * As rsockets' rs_send(): a send starts small and doubles its writes, so
+ * As rsockets' rs_send(): a send starts small and doubles its chunks, so
  * that a small send goes at once and a large one in few writes.
  *
  * Context: any context.
@@ -481,38 +484,28 @@ static inline u32 kstream_chunk_next(u32 *olen, size_t left)
 }
 
 /**
- * kstream_tx_chunk() - size of the next write of a send
+ * kstream_tx_chunk() - size of the next chunk a send copies
  * @s: the limits; consumed by the chunk returned
  * @left: bytes still to send
  * @olen: in/out: the chunk size, starting at KSTREAM_CHUNK_START and
  *	doubling to KSTREAM_CHUNK_MAX
  *
- * As rsockets: a send may go when a slot, a credit, at least
- * KSTREAM_SNDLOWAT bytes of send buffer and a non-empty target entry are
- * there; a chunk never spans two target entries.
+ * A send takes bytes while at least KSTREAM_SNDLOWAT bytes of send buffer
+ * are free (rsockets' low-water mark); each chunk is written as soon as
+ * the peer's ring, a credit and a send slot allow (kstream_tx_write_size()).
  *
  * Context: any context.
- * Return: bytes of the next write, 0 if nothing can be sent now.
+ * Return: bytes of the next chunk, 0 if the send buffer is full.
  */
 static inline u32 kstream_tx_chunk(struct kstream_tx_state *s, size_t left,
 				   u32 *olen)
 {
 	u32 xfer;
 
-	if (!left || !s->sqe_avail || !s->credits ||
-	    s->sbuf_avail < KSTREAM_SNDLOWAT)
+	if (!left || s->sbuf_avail < KSTREAM_SNDLOWAT)
 		return 0;
-	if (!s->target) {
-		s->target = s->target_next;
-		s->target_next = 0;
-		if (!s->target)
-			return 0;
-	}
-	xfer = min3(kstream_chunk_next(olen, left), s->sbuf_avail, s->target);
+	xfer = min(kstream_chunk_next(olen, left), s->sbuf_avail);
 	s->sbuf_avail -= xfer;
-	s->target -= xfer;
-	s->sqe_avail--;
-	s->credits--;
 	return xfer;
 }
 
@@ -536,6 +529,41 @@ static inline size_t kstream_tx_plan(struct kstream_tx_state *s, size_t len)
 		done += x;
 	}
 	return done;
+}
+
+/**
+ * kstream_tx_write_size() - size of the next write of copied bytes
+ * @s: the limits; consumed by the write returned
+ * @queued: bytes copied into the send buffer and not yet written
+ *
+ * As rsockets: a write needs a slot, a credit and a non-empty target
+ * entry, and never spans two target entries.  Bytes that waited for them
+ * go in one write, up to KSTREAM_WRITE_MAX: while the peer's ring is full
+ * the sends go on filling the send buffer, and the peer then takes what
+ * they copied in one write, one completion and one wake-up of its reader,
+ * instead of one per chunk.
+ *
+ * Context: any context.
+ * Return: bytes of the next write, 0 if nothing can be written now.
+ */
+static inline u32 kstream_tx_write_size(struct kstream_tx_state *s,
+					u32 queued)
+{
+	u32 xfer;
+
+	if (!queued || !s->sqe_avail || !s->credits)
+		return 0;
+	if (!s->target) {
+		s->target = s->target_next;
+		s->target_next = 0;
+		if (!s->target)
+			return 0;
+	}
+	xfer = min3(queued, s->target, KSTREAM_WRITE_MAX);
+	s->target -= xfer;
+	s->sqe_avail--;
+	s->credits--;
+	return xfer;
 }
 
 #endif /* _KSTREAM_PROTO_H */
