@@ -10,11 +10,10 @@
  * (kstream_tx_push()).  A receive copies out of the receive ring
  * (rrecv()).  Both return the byte count (partial counts allowed), -EAGAIN
  * when nothing fits or nothing has arrived, 0 at the end of the stream, a
- * negative errno after an error.  No completions are
- * written: kstream has no CQs.  Every call takes only the endpoint's
- * spinlock (a bottom-half lock: the core providers' data paths take
- * bottom-half locks too) and never sleeps: any context but hard interrupts
- * and interrupts disabled.
+ * negative errno after an error.  No completions are written: kstream has
+ * no CQs.  Every call takes only the endpoint's spinlock (a bottom-half
+ * lock: the core providers' data paths take bottom-half locks too) and
+ * never sleeps: any context but hard interrupts and interrupts disabled.
  *
  * The copies between the caller's buffers and the rings run with that
  * lock dropped: a copy can be long, and the progress (core completions,
@@ -24,10 +23,10 @@
  * the data) wait, and what the copy was planned on can only grow in the
  * meantime; the progress may write queued bytes meanwhile, which are
  * before the copy's.  Iowrite, mapping announcements and control messages
- * also wait for the queue to empty.  While a receive copies, rx_busy keeps the ring's unread bytes
- * to it.  A call that finds its direction busy returns -EAGAIN, as when
- * nothing fits or nothing has arrived, and readiness says so; waiters are
- * woken when it frees.
+ * also wait for the queue to empty.  While a receive copies, rx_busy
+ * keeps the ring's unread bytes to it.  A call that finds its direction
+ * busy returns -EAGAIN, as when nothing fits or nothing has arrived, and
+ * readiness says so; waiters are woken when it frees.
  */
 #include <linux/bvec.h>
 #include <linux/scatterlist.h>

@@ -4,13 +4,17 @@
 # (rdmacm-utils) as server with the kstream throughput sample as client,
 # and the kstream echo sample as server with rstream as client, each with
 # rstream's verification (-T v: one continuous byte counter per
-# direction, checked on both sides) and in blocking mode (-T b).  Guest 0
-# serves, guest 1 connects.
+# direction, checked on both sides) and in blocking mode (-T b), and with
+# 512 KiB buffers, where kstream's writes grow past rsockets' 64 KiB.
+# Guest 0 serves, guest 1 connects.
 . ./lib.sh
 . ./kstream-lib.sh
 
 SIZE=65536 COUNT=20 ITERS=2
 RS_ARGS="-S $SIZE -C $COUNT -I $ITERS"
+
+# Extra arguments of the kstream throughput client (rstream_vs_kstream).
+KT_XARGS=
 
 # rs_row FILE: rstream printed its result row.
 rs_row() { cat "$1"; grep -q -E '^custom +64k +20 +2 ' "$1"; }
@@ -43,9 +47,10 @@ rstream_vs_kstream() {
 	else
 		barrier "$_n"
 		_from=$(dmesg | wc -l)
+		# shellcheck disable=SC2086
 		check "$_n: kstream client" kt_tput_ok prov=ib_verbs \
 			addr="$KOFI_PEER" port="$_port" sizes=$SIZE \
-			count=$COUNT iters=$ITERS
+			count=$COUNT iters=$ITERS $KT_XARGS
 		kt_rows "$_from" $KT_TPUT
 		kt_show
 		rmmod $KT_TPUT 2> /dev/null
@@ -87,6 +92,13 @@ kt_load ib_verbs
 
 rstream_vs_kstream "rstream server -T v" 7521 -T v
 rstream_vs_kstream "rstream server -T b" 7522 -T v -T b
+# 512 KiB buffers on both sides (1 MiB rings): the client's sends beyond
+# the 1 MiB the server's ring takes wait in its send buffer and go as
+# writes larger than rsockets' 64 KiB when the server hands a half back.
+KT_XARGS="bufsize=524288"
+rstream_vs_kstream "rstream server -T v, 512 KiB buffers" 7525 -T v \
+	-B 524288
+KT_XARGS=
 kstream_vs_rstream "rstream client -T v" 7523 1 -T v
 kstream_vs_rstream "rstream client -T b" 7524 1 -T v -T b
 
