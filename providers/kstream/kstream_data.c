@@ -142,6 +142,12 @@ static void kstream_ring_copy(struct kstream_ep *kep, struct kstream_vec *v,
 	spin_lock_bh(&kep->lock);
 }
 
+/* Offset @off of the send buffer, wrapped once (@off < 2 x its size). */
+static u32 kstream_sbuf_wrap(const struct kstream_ep *kep, u32 off)
+{
+	return off >= kep->sbuf_size ? off - kep->sbuf_size : off;
+}
+
 /**
  * kstream_sbuf_copy() - copy the next @x bytes of a send into the buffer
  * @kep: the endpoint (lock held, kep->tx_busy claimed by the caller)
@@ -159,11 +165,9 @@ static void kstream_ring_copy(struct kstream_ep *kep, struct kstream_vec *v,
 void kstream_sbuf_copy(struct kstream_ep *kep, struct kstream_vec *v, u32 x)
 	__must_hold(&kep->lock)
 {
-	u32 tail = kep->sbuf_off + kep->sbuf_queued;
-
-	if (tail >= kep->sbuf_size)
-		tail -= kep->sbuf_size;
-	kstream_ring_copy(kep, v, kep->sbuf, kep->sbuf_size, tail, x, true);
+	kstream_ring_copy(kep, v, kep->sbuf, kep->sbuf_size,
+			  kstream_sbuf_wrap(kep, kep->sbuf_off + kep->sbuf_queued),
+			  x, true);
 }
 
 /**
@@ -297,9 +301,7 @@ int kstream_post_sbuf(struct kstream_ep *kep, u32 x, u64 addr, u64 key,
 				 imm, ctx, with_imm);
 	if (ret)
 		return ret;
-	kep->sbuf_off += x;
-	if (kep->sbuf_off >= kep->sbuf_size)
-		kep->sbuf_off -= kep->sbuf_size;
+	kep->sbuf_off = kstream_sbuf_wrap(kep, kep->sbuf_off + x);
 	kep->sqe_avail--;
 	return 0;
 }
@@ -346,9 +348,8 @@ void kstream_tx_push(struct kstream_ep *kep)
 		if (kep->err || kep->peer_gone || kep->tx_lost ||
 		    kep->state != KSTREAM_CONNECTED) {
 			kep->sbuf_avail += kep->sbuf_queued;
-			kep->sbuf_off += kep->sbuf_queued;
-			if (kep->sbuf_off >= kep->sbuf_size)
-				kep->sbuf_off -= kep->sbuf_size;
+			kep->sbuf_off = kstream_sbuf_wrap(kep, kep->sbuf_off +
+							  kep->sbuf_queued);
 			kep->sbuf_queued = 0;
 			return;
 		}

@@ -330,6 +330,16 @@ int kstream_ep_iounmap(struct fid_ep *ep, void *buf, size_t len)
 }
 EXPORT_SYMBOL_GPL(kstream_ep_iounmap);
 
+/*
+ * Room for an iowrite chunk (lock held): a send slot, 2 KiB of send buffer
+ * and no stream bytes queued before it.
+ */
+static bool kstream_iowrite_room(const struct kstream_ep *kep)
+{
+	return kep->sqe_avail && kep->sbuf_avail >= KSTREAM_SNDLOWAT &&
+	       !kep->sbuf_queued;
+}
+
 /**
  * kstream_ep_iowritable() - could kstream_ep_iowrite() post a write now?
  * @ep: a kstream endpoint
@@ -348,9 +358,7 @@ bool kstream_ep_iowritable(struct fid_ep *ep)
 		return false;
 	kep = kstream_ep(ep);
 	spin_lock_bh(&kep->lock);
-	ok = kstream_tx_check(kep) ||
-	     (kep->sqe_avail && kep->sbuf_avail >= KSTREAM_SNDLOWAT &&
-	      !kep->sbuf_queued);
+	ok = kstream_tx_check(kep) || kstream_iowrite_room(kep);
 	spin_unlock_bh(&kep->lock);
 	return ok;
 }
@@ -420,8 +428,7 @@ ssize_t kstream_ep_iowrite(struct fid_ep *ep, const void *buf, size_t count,
 				ret = -EINVAL;
 			break;
 		}
-		if (!kep->sqe_avail || kep->sbuf_avail < KSTREAM_SNDLOWAT ||
-		    kep->sbuf_queued)
+		if (!kstream_iowrite_room(kep))
 			break;
 		/* A copy: the peer may replace it while the lock is dropped. */
 		e = kep->tiomap[idx];
