@@ -18,6 +18,7 @@
 #include <linux/completion.h>
 #include <linux/dma-mapping.h>
 #include <linux/inet.h>
+#include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
@@ -445,8 +446,15 @@ static inline void vb_close(struct vb_conn *c)
 	if (c->mapped)
 		ib_dma_unmap_single(c->id->device, c->dma, 2 * c->half,
 				    DMA_BIDIRECTIONAL);
-	if (c->cq)
+	if (c->cq) {
+		/*
+		 * The softirq poll that ran the drain's completion may still
+		 * be re-arming the CQ after ib_free_cq() can take the poll
+		 * back; a grace period outlasts it.
+		 */
+		synchronize_rcu();
 		ib_free_cq(c->cq);
+	}
 	if (c->pd)
 		ib_dealloc_pd(c->pd);
 	if (c->id && c->id != c->listen)

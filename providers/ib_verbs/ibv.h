@@ -237,7 +237,6 @@ struct ibv_req {
  * @inline_size: inline data the QP was created with
  * @iov_limit: SGEs per request
  * @max_rd_atomic: outstanding RDMA reads the QP allows
- * @connected_once: FI_CONNECTED was reported
  * @keepalive_ms: keepalive interval, 0 = off
  * @keepalive: keepalive timer work
  * @ka_pending: a keepalive write is outstanding
@@ -280,7 +279,6 @@ struct ibv_ep {
 	u32 inline_size;
 	u32 iov_limit;
 	u32 max_rd_atomic;
-	bool connected_once;
 	unsigned int keepalive_ms;
 	struct delayed_work keepalive;
 	bool ka_pending;
@@ -378,6 +376,7 @@ void ibv_req_unmap(struct ibv_ep *ep, struct ibv_req *req);
 void ibv_tx_done(struct ib_cq *cq, struct ib_wc *wc);
 void ibv_rx_done(struct ib_cq *cq, struct ib_wc *wc);
 void ibv_internal_done(struct ib_cq *cq, struct ib_wc *wc);
+void ibv_cq_free(struct ib_cq *cq);
 
 /**
  * struct ibv_xfer - a transmit (send or RMA) to post

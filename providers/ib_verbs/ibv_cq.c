@@ -17,6 +17,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/dma-mapping.h>
+#include <linux/rcupdate.h>
 #include "ibv.h"
 
 /**
@@ -198,4 +199,24 @@ void ibv_internal_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	req->status = wc->status;
 	complete(req->done);
+}
+
+/**
+ * ibv_cq_free() - free an IB_POLL_SOFTIRQ CQ once its QPs are gone
+ * @cq: the CQ; every QP that used it is drained (or never completed a
+ *	work request) and destroyed
+ *
+ * ib_poll_handler() gives the poll back (irq_poll_complete()) before it
+ * re-arms the CQ with ib_req_notify_cq(), so ib_free_cq(), which takes
+ * the poll in irq_poll_disable(), can free the CQ while the last poll
+ * still re-arms it.  That poll runs in softirq context, an RCU read-side
+ * section, so a grace period outlasts it; with the QPs drained and
+ * destroyed no completion can schedule another poll.
+ *
+ * Context: process context, sleeps.
+ */
+void ibv_cq_free(struct ib_cq *cq)
+{
+	synchronize_rcu();
+	ib_free_cq(cq);
 }

@@ -75,7 +75,7 @@ static void ibv_regqp_destroy(struct ibv_domain *dom)
 	if (dom->reg_qp)
 		ib_destroy_qp(dom->reg_qp);
 	if (dom->reg_cq)
-		ib_free_cq(dom->reg_cq);
+		ibv_cq_free(dom->reg_cq);
 	dom->reg_qp = NULL;
 	dom->reg_cq = NULL;
 	kfree(dom->reg_req);

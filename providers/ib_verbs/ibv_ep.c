@@ -163,13 +163,17 @@ struct rdma_cm_id *ibv_ep_release(struct ibv_ep *ep)
 			  ep->state == IBV_EP_CONNECTING))
 		rdma_disconnect(ep->cm_id);
 	if (ep->qp) {
-		if (ep->connected_once)
-			ib_drain_qp(ep->qp);
+		/*
+		 * Drained even if it never connected: rdma_cm moves a QP to
+		 * the error state on a reject or a failed connection, which
+		 * flushes posted receives through the CQ.
+		 */
+		ib_drain_qp(ep->qp);
 		rdma_destroy_qp(ep->cm_id);
 		ep->qp = NULL;
 	}
 	if (ep->cq) {
-		ib_free_cq(ep->cq);
+		ibv_cq_free(ep->cq);
 		ep->cq = NULL;
 	}
 	ibv_ep_flush_reqs(ep);
@@ -217,7 +221,6 @@ void ibv_ep_set_connected(struct ibv_ep *ep)
 {
 	lockdep_assert_held(&ep->mutex);
 	ep->state = IBV_EP_CONNECTED;
-	ep->connected_once = true;
 	spin_lock_bh(&ep->lock);
 	ep->can_send = true;
 	spin_unlock_bh(&ep->lock);
