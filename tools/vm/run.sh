@@ -55,8 +55,11 @@ if [ "$series" = debug ]; then
 	# starved of host CPU is not reported as stalled, while a real lockup
 	# still is.
 	cmdline+=" pci=noacpi rcupdate.rcu_cpu_stall_timeout=300"
+	boot_limit=300
 fi
 timeout=${timeout:-300}
+# Seconds a guest may take to print KOFI-BOOTED (~10 under TCG).
+boot_limit=${boot_limit:-120}
 
 kver=$(kofi_kver "$series") || kofi_die "kernel $series not set up"
 # Two runs of one test on one kernel would share its log files.
@@ -133,6 +136,31 @@ wait_guests() {
 	pids=()
 }
 
+# boot_watch: wait until every guest has printed KOFI-BOOTED or ended.
+# Return 1, having stopped the guests, if one is still silent after
+# $boot_limit seconds.
+boot_watch() {
+	local h log t=$SECONDS silent
+
+	while :; do
+		silent=
+		for h in $(seq 0 $((guests - 1))); do
+			log=$logs/vm-$series-$test-h$h.log
+			grep -a -q '^KOFI-BOOTED' "$log" && continue
+			kill -0 "${pids[$h]}" 2>/dev/null && silent=$h
+		done
+		[ -z "$silent" ] && return 0
+		[ $((SECONDS - t)) -ge "$boot_limit" ] && break
+		sleep 1
+	done
+	log=$logs/vm-$series-$test-h$silent.log
+	echo "  NOTE host$silent: not booted after ${boot_limit}s, before any kOFI code ran; its console ends:"
+	tail -n 3 "$log" | tr -d '\r' | sed 's/^/    /'
+	for h in "${pids[@]}"; do kill "$h" 2>/dev/null; done
+	wait_guests
+	return 1
+}
+
 # boot_report: a kernel report before KOFI-BOOTED, i.e. while the stock
 # kernel and its own modules were coming up and before any kOFI code ran.
 boot_report() {
@@ -164,7 +192,15 @@ emulator_report() {
 	return 1
 }
 
+# QEMU's TCG now and then stalls a guest early in the stock kernel's
+# boot (its console stops in PCI set-up).  Such a boot says nothing about
+# kOFI: it is shown and the guests boot once more; a second one fails the
+# run by its timeout.
 launch
+if ! boot_watch; then
+	echo "  NOTE: booting the guests again"
+	launch
+fi
 wait_guests
 # The sanitizer kernel under TCG now and then reports while booting (an
 # early interrupt during CPU identification).  Such a boot says nothing
