@@ -247,6 +247,25 @@ static void kstream_tx_state(struct kstream_ep *kep, struct kstream_tx_state *s)
 	s->target_next = kep->target[kep->target_sge ^ 1].length;
 }
 
+/*
+ * Why nothing more can be written to the peer, a local SHUT_WR aside: the
+ * stream's error, -EPIPE, -ECONNRESET or -ENOTCONN; 0 if it can (lock held).
+ */
+static int kstream_tx_down(struct kstream_ep *kep)
+{
+	if (kep->err)
+		return -kep->err;
+	if (kep->tx_lost)
+		return -EPIPE;
+	if (kep->peer_gone)
+		return -ECONNRESET;
+	if (kep->state == KSTREAM_DOWN)
+		return -EPIPE;
+	if (kep->state != KSTREAM_CONNECTED)
+		return -ENOTCONN;
+	return 0;
+}
+
 /**
  * kstream_tx_check() - why a send cannot go at all
  * @kep: the endpoint (lock held)
@@ -257,17 +276,9 @@ static void kstream_tx_state(struct kstream_ep *kep, struct kstream_tx_state *s)
  */
 int kstream_tx_check(struct kstream_ep *kep)
 {
-	if (kep->err)
-		return -kep->err;
-	if (kep->wr_shut || kep->tx_lost)
+	if (!kep->err && kep->wr_shut)
 		return -EPIPE;
-	if (kep->peer_gone)
-		return -ECONNRESET;
-	if (kep->state == KSTREAM_DOWN)
-		return -EPIPE;
-	if (kep->state != KSTREAM_CONNECTED)
-		return -ENOTCONN;
-	return 0;
+	return kstream_tx_down(kep);
 }
 
 /**
@@ -345,8 +356,7 @@ void kstream_tx_push(struct kstream_ep *kep)
 	int err;
 
 	while (kep->sbuf_queued) {
-		if (kep->err || kep->peer_gone || kep->tx_lost ||
-		    kep->state != KSTREAM_CONNECTED) {
+		if (kstream_tx_down(kep)) {
 			kep->sbuf_avail += kep->sbuf_queued;
 			kep->sbuf_off = kstream_sbuf_wrap(kep, kep->sbuf_off +
 							  kep->sbuf_queued);
