@@ -55,7 +55,7 @@ if [ "$series" = debug ]; then
 	# starved of host CPU is not reported as stalled, while a real lockup
 	# still is.
 	cmdline+=" pci=noacpi rcupdate.rcu_cpu_stall_timeout=300"
-	boot_limit=300
+	boot_limit=${boot_limit:-300}
 fi
 timeout=${timeout:-300}
 # Seconds a guest may take to print KOFI-BOOTED (~10 under TCG).
@@ -72,9 +72,13 @@ base=$("$KOFI_TOP/tools/vm/mkinitramfs.sh" "$series") || exit 1
 logs=$KOFI_CACHE/logs
 work=$(mktemp -d)
 pids=()
-cleanup() {
+# stop_guests: end every guest still running (pids[]).
+stop_guests() {
 	local p
 	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+}
+cleanup() {
+	stop_guests
 	rm -rf "$work"
 }
 trap cleanup EXIT
@@ -156,7 +160,7 @@ boot_watch() {
 	log=$logs/vm-$series-$test-h$silent.log
 	echo "  NOTE host$silent: not booted after ${boot_limit}s, before any kOFI code ran; its console ends:"
 	tail -n 3 "$log" | tr -d '\r' | sed 's/^/    /'
-	for h in "${pids[@]}"; do kill "$h" 2>/dev/null; done
+	stop_guests
 	wait_guests
 	return 1
 }
