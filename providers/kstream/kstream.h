@@ -253,7 +253,8 @@ enum kstream_state {
  * @tiomap: the peer's mappings, checked copies of our iomap table
  * @tx_busy: a send or iowrite is copying into @sbuf (kstream_data.c)
  * @rx_busy: a receive is copying out of @rbuf
- * @busy_waiters: KSTREAM_BUSY_WAITERS (atomic bit, outside the lock)
+ * @waiters: KSTREAM_BUSY_WAITERS, KSTREAM_TX_WAITERS (atomic bits,
+ *	outside the lock)
  */
 struct kstream_ep {
 	struct fid_ep ep;
@@ -340,11 +341,17 @@ struct kstream_ep {
 	struct kstream_iomap_ent *tiomap;
 	bool tx_busy;
 	bool rx_busy;
-	unsigned long busy_waiters;
+	unsigned long waiters;
 };
 
-/* kstream_ep.busy_waiters: a call or a poll found a direction busy */
+/* kstream_ep.waiters: a call or a poll found a direction busy */
 #define KSTREAM_BUSY_WAITERS	0
+/*
+ * kstream_ep.waiters: something waits for a transmit completion (room in
+ * the send buffer, a send or control slot): the transmit CQ handler wakes
+ * the callers waiting in ksk_wait_until() to take it, and clears the bit.
+ */
+#define KSTREAM_TX_WAITERS	1
 
 /**
  * struct kstream_vec - a caller's vector, walked by the copies
@@ -403,6 +410,8 @@ void kstream_post_recvs(struct kstream_ep *kep);
 void kstream_connected(struct kstream_ep *kep);
 int kstream_send_ctrl(struct kstream_ep *kep, u32 ctrl);
 void kstream_update_credits(struct kstream_ep *kep);
+void kstream_tx_waiter(struct kstream_ep *kep);
+void kstream_call_done(struct kstream_ep *kep, bool wake);
 int kstream_post_write(struct kstream_ep *kep, struct kvec *iov,
 		       void **desc, size_t cnt, u64 addr, u64 key,
 		       u32 imm, unsigned long ctx, bool with_imm);

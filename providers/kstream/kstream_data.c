@@ -206,7 +206,7 @@ int kstream_tx_undo(struct kstream_ep *kep, struct kstream_vec *v, u32 x,
 bool kstream_busy_claim(struct kstream_ep *kep, bool *busy)
 {
 	if (*busy) {
-		set_bit(KSTREAM_BUSY_WAITERS, &kep->busy_waiters);
+		set_bit(KSTREAM_BUSY_WAITERS, &kep->waiters);
 		return false;
 	}
 	WRITE_ONCE(*busy, true);
@@ -222,8 +222,8 @@ static bool kstream_busy_end(struct kstream_ep *kep, bool *busy)
 	WRITE_ONCE(*busy, false);
 	/* Pairs with kstream_busy_now(): one of us sees the other. */
 	smp_mb();
-	return test_bit(KSTREAM_BUSY_WAITERS, &kep->busy_waiters) &&
-	       test_and_clear_bit(KSTREAM_BUSY_WAITERS, &kep->busy_waiters);
+	return test_bit(KSTREAM_BUSY_WAITERS, &kep->waiters) &&
+	       test_and_clear_bit(KSTREAM_BUSY_WAITERS, &kep->waiters);
 }
 
 /* Lockless: is a direction busy?  If so, its end wakes the poller. */
@@ -231,7 +231,7 @@ static bool kstream_busy_now(struct kstream_ep *kep, const bool *busy)
 {
 	if (!READ_ONCE(*busy))
 		return false;
-	set_bit(KSTREAM_BUSY_WAITERS, &kep->busy_waiters);
+	set_bit(KSTREAM_BUSY_WAITERS, &kep->waiters);
 	/* Pairs with kstream_busy_end(): the bit is seen, or busy is clear. */
 	smp_mb__after_atomic();
 	return READ_ONCE(*busy);
@@ -451,8 +451,7 @@ static ssize_t kstream_send_vec(struct kstream_ep *kep, struct kstream_vec *v,
 		ret = kep->err ? -kep->err : -EAGAIN;
 out:
 	spin_unlock_bh(&kep->lock);
-	if (wake)
-		kstream_wake(kep);
+	kstream_call_done(kep, wake);
 	return ret;
 }
 
@@ -518,8 +517,7 @@ static ssize_t kstream_recv_vec(struct kstream_ep *kep, struct kstream_vec *v,
 	ret = n;
 out:
 	spin_unlock_bh(&kep->lock);
-	if (wake)
-		kstream_wake(kep);
+	kstream_call_done(kep, wake);
 	return ret;
 }
 
@@ -644,8 +642,10 @@ __poll_t kstream_poll_snapshot(struct kstream_ep *kep)
 	    !READ_ONCE(kep->peer_gone)) {
 		s.olen = READ_ONCE(kep->tx_olen);
 		s.sbuf_avail = READ_ONCE(kep->sbuf_avail);
-		if (kstream_tx_plan(&s, 1) &&
-		    !kstream_busy_now(kep, &kep->tx_busy))
+		/* As tcp_poll() sets SOCK_NOSPACE: room comes back by completions. */
+		if (!kstream_tx_plan(&s, 1))
+			kstream_tx_waiter(kep);
+		else if (!kstream_busy_now(kep, &kep->tx_busy))
 			mask |= EPOLLOUT | EPOLLWRNORM;
 	}
 	if ((rd_eof || rd_shut) &&

@@ -99,16 +99,47 @@ int kstream_ep_set_peer(struct kstream_ep *kep, const void *data, size_t len)
 	return 0;
 }
 
-static void kstream_cq_handler(struct fid_cq *cq, void *context)
+/*
+ * Count a completion signal of the core; true if a caller waits for the
+ * stream in ksk_wait_until() and takes the completions itself, false once
+ * the progress work has been queued.
+ */
+static bool kstream_cq_kick(struct kstream_ep *kep)
 {
-	struct kstream_ep *kep = context;
-
 	atomic_inc(&kep->kicks);
 	/* Pairs with a waiter leaving: it sees this kick, or this sees it gone. */
 	smp_mb__after_atomic();
-	/* A caller waiting for the stream takes them itself (ksk_wait_until()). */
-	if (!atomic_read(&kep->pollers))
-		queue_work(kstream_wq, &kep->work);
+	if (atomic_read(&kep->pollers))
+		return true;
+	queue_work(kstream_wq, &kep->work);
+	return false;
+}
+
+static void kstream_rx_cq_handler(struct fid_cq *cq, void *context)
+{
+	struct kstream_ep *kep = context;
+
+	kstream_cq_kick(kep);
+	wake_up_all(&kep->wq);
+}
+
+/*
+ * A transmit completion gives back send buffer room, a send slot or a
+ * control slot.  A caller waiting in ksk_wait_until() for data to read
+ * needs none of them: it is woken only if something waits for one
+ * (KSTREAM_TX_WAITERS: a writer, a control message or ring update without
+ * a slot, queued bytes, a mapping announcement, a close); otherwise the
+ * completion waits in the CQ for its next wake-up, or for the work it
+ * hands over when it leaves.  This saves the receiver of a stream a
+ * wake-up per ring update it sends.
+ */
+static void kstream_tx_cq_handler(struct fid_cq *cq, void *context)
+{
+	struct kstream_ep *kep = context;
+
+	if (kstream_cq_kick(kep) &&
+	    !test_and_clear_bit(KSTREAM_TX_WAITERS, &kep->waiters))
+		return;
 	wake_up_all(&kep->wq);
 }
 
@@ -184,7 +215,7 @@ static int kstream_open_core(struct kstream_ep *kep)
 	};
 	struct fi_cq_attr cq_attr = {
 		.format = FI_CQ_FORMAT_DATA,
-		.comp_handler = kstream_cq_handler,
+		.comp_handler = kstream_tx_cq_handler,
 	};
 	size_t raw = 1;
 	int ret;
@@ -197,6 +228,7 @@ static int kstream_open_core(struct kstream_ep *kep)
 	if (ret)
 		return ret;
 	cq_attr.size = kep->rq_size + KSTREAM_CTRL_SLOTS;
+	cq_attr.comp_handler = kstream_rx_cq_handler;
 	ret = fi_cq_open(dom->core, &cq_attr, &kep->rx_cq, kep);
 	if (ret)
 		return ret;
@@ -464,6 +496,8 @@ static bool kstream_tx_idle(struct kstream_ep *kep)
 	spin_lock_bh(&kep->lock);
 	idle = (!kep->tx_out && kep->ctrl_pending < 0) ||
 	       kep->state != KSTREAM_CONNECTED;
+	if (!idle)
+		kstream_tx_waiter(kep);
 	spin_unlock_bh(&kep->lock);
 	return idle;
 }

@@ -284,7 +284,10 @@ off_t kstream_ep_iomap(struct fid_ep *ep, void *buf, size_t len, int prot,
 	kep->iomap_pending = true;
 	if (!kstream_tx_check(kep))
 		kstream_iomap_flush(kep);
+	if (kep->iomap_pending)
+		kstream_tx_waiter(kep);
 	spin_unlock_bh(&kep->lock);
+	kstream_call_done(kep, false);
 out:
 	mutex_unlock(&kep->iomap_mutex);
 	return ret ? ret : (off_t)off;
@@ -359,6 +362,8 @@ bool kstream_ep_iowritable(struct fid_ep *ep)
 	kep = kstream_ep(ep);
 	spin_lock_bh(&kep->lock);
 	ok = kstream_tx_check(kep) || kstream_iowrite_room(kep);
+	if (!ok)
+		kstream_tx_waiter(kep);
 	spin_unlock_bh(&kep->lock);
 	return ok;
 }
@@ -459,8 +464,7 @@ ssize_t kstream_ep_iowrite(struct fid_ep *ep, const void *buf, size_t count,
 		ret = kep->err ? -kep->err : -EAGAIN;
 out:
 	spin_unlock_bh(&kep->lock);
-	if (wake)
-		kstream_wake(kep);
+	kstream_call_done(kep, wake);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(kstream_ep_iowrite);

@@ -126,6 +126,65 @@ static bool kstream_ctrl_avail(struct kstream_ep *kep)
 }
 
 /**
+ * kstream_tx_waiter() - note that something waits for a transmit completion
+ * @kep: the endpoint
+ *
+ * Sets KSTREAM_TX_WAITERS and orders it before what the caller reads
+ * next: the transmit CQ handler sees the bit, or the caller sees the
+ * handler's kick (kstream_ep.kicks) and takes the completion itself.
+ *
+ * Context: any context.
+ */
+void kstream_tx_waiter(struct kstream_ep *kep)
+{
+	set_bit(KSTREAM_TX_WAITERS, &kep->waiters);
+	/* Pairs with kstream_tx_cq_handler(). */
+	smp_mb__after_atomic();
+}
+
+/*
+ * Note what is left waiting for a transmit completion (lock held): a
+ * control message, a ring update due without a free control slot, bytes
+ * queued without a free send slot, a mapping announcement.
+ */
+static void kstream_tx_note(struct kstream_ep *kep)
+{
+	bool due = kep->rbuf_avail >= kep->rbuf_size / 2 ||
+		   (s16)(kep->rseq_no - kep->rseq_comp) >= 0;
+
+	if (kep->ctrl_pending >= 0 || kep->iomap_pending ||
+	    (kep->sbuf_queued && !kep->sqe_avail) ||
+	    (due && !kstream_ctrl_avail(kep)))
+		kstream_tx_waiter(kep);
+}
+
+/**
+ * kstream_call_done() - the end of a call that may leave work waiting for
+ * a transmit completion
+ * @kep: the endpoint
+ * @wake: wake the waiters first (kstream_wake())
+ *
+ * While callers wait in ksk_wait_until(), a transmit completion wakes
+ * them only if KSTREAM_TX_WAITERS is set (kstream_tx_cq_handler()); one
+ * that came before this call set the bit stayed in the CQ.  If the bit is
+ * set and such callers wait, the progress work takes what is there.  The
+ * progress needs no such step: its caller takes the completions again
+ * before it sleeps, or wakes the waiters when done.
+ *
+ * Context: any context; the endpoint lock must not be held.
+ */
+void kstream_call_done(struct kstream_ep *kep, bool wake)
+{
+	if (wake)
+		kstream_wake(kep);
+	/* Pairs with kstream_tx_cq_handler(): it sees the bit, or we it. */
+	smp_mb();
+	if (test_bit(KSTREAM_TX_WAITERS, &kep->waiters) &&
+	    atomic_read(&kep->pollers))
+		queue_work(kstream_wq, &kep->work);
+}
+
+/**
  * kstream_send_ctrl() - send a CTRL message (lock held)
  * @kep: the endpoint
  * @ctrl: KSTREAM_CTRL_DISCONNECT or KSTREAM_CTRL_SHUTDOWN
@@ -144,6 +203,7 @@ int kstream_send_ctrl(struct kstream_ep *kep, u32 ctrl)
 	/* The data goes first: kstream_tx_end() or the progress sends it. */
 	if (!kstream_ctrl_avail(kep) || kep->tx_busy || kep->sbuf_queued) {
 		kep->ctrl_pending = ctrl;
+		kstream_tx_waiter(kep);
 		return -EAGAIN;
 	}
 	ret = kstream_post_write(kep, NULL, NULL, 0, kep->remote_sgl.addr,
@@ -220,7 +280,8 @@ static int kstream_send_credits(struct kstream_ep *kep)
  * As rsockets: when half the ring or half the credits were consumed and a
  * control slot is free.  A control message waiting for a slot goes
  * first; one waiting for queued data does not hold the updates back: the
- * peer may need them to make the room that data waits for.
+ * peer may need them to make the room that data waits for.  What is then
+ * left waiting for a transmit completion is noted (kstream_tx_waiter()).
  *
  * Context: any context, endpoint lock held.
  */
@@ -246,6 +307,7 @@ void kstream_update_credits(struct kstream_ep *kep)
 			break;
 		}
 	}
+	kstream_tx_note(kep);
 }
 
 /**

@@ -7,10 +7,14 @@
  * a missed wake-up costs at most one slice.  Each check first takes what
  * the core provider completed (kstream_ep_progress()), and a completion
  * wakes the sleeper, so that its data need not wait for the progress
- * work.  While a caller waits here it counts in kstream_ep.pollers and
- * the core's completion handlers do not queue the work; what the caller
- * could not take (another context had the CQs, or the stream was not up)
- * or what came after it last drained when it leaves, it hands to the work.
+ * work: every receive completion, a transmit completion only if something
+ * waits for one (KSTREAM_TX_WAITERS; a reader needs none, a writer's
+ * check of the send buffer's room notes itself through
+ * kstream_poll_snapshot()).  While a caller waits here it counts in
+ * kstream_ep.pollers and the core's completion handlers do not queue the
+ * work; what the caller could not take (another context had the CQs, or
+ * the stream was not up) or what came after it last drained when it
+ * leaves, it hands to the work.
  */
 #include <linux/jiffies.h>
 #include <linux/ktime.h>
@@ -95,7 +99,7 @@ static void ksk_poller_leave(struct kstream_ep *kep, int clean)
 	if (!kep)
 		return;
 	atomic_dec(&kep->pollers);
-	/* Pairs with kstream_cq_handler(): its kick is seen here, or us gone. */
+	/* Pairs with kstream_cq_kick(): its kick is seen here, or us gone. */
 	smp_mb__after_atomic();
 	ksk_hand_over(kep, clean);
 }
