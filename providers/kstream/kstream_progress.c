@@ -279,8 +279,9 @@ static int kstream_send_credits(struct kstream_ep *kep)
  *
  * As rsockets: when half the ring or half the credits were consumed and a
  * control slot is free.  A control message waiting for a slot goes
- * first; one waiting for queued data does not hold the updates back: the
- * peer may need them to make the room that data waits for.  What is then
+ * first; one waiting for data (queued, or a send still copying) does not
+ * hold the updates back: the peer may need them to make the room that
+ * data waits for, and the message cannot go before the data.  What is then
  * left waiting for a transmit completion is noted (kstream_tx_waiter()).
  *
  * Context: any context, endpoint lock held.
@@ -297,7 +298,7 @@ void kstream_update_credits(struct kstream_ep *kep)
 			kstream_fail(kep, -ret);
 	}
 	while (kstream_ctrl_avail(kep) &&
-	       (kep->ctrl_pending < 0 || kep->sbuf_queued) &&
+	       (kep->ctrl_pending < 0 || kep->sbuf_queued || kep->tx_busy) &&
 	       (kep->rbuf_avail >= kep->rbuf_size / 2 ||
 		(s16)(kep->rseq_no - kep->rseq_comp) >= 0)) {
 		ret = kstream_send_credits(kep);
