@@ -188,7 +188,7 @@ emulator_report() {
 	for h in $(seq 0 $((guests - 1))); do
 		if line=$("$KOFI_TOP/tools/vm/emulator-fault.sh" \
 			  "$logs/vm-$series-$test-h$h.log"); then
-			echo "  NOTE host$h: the emulator set EFLAGS bits no x86 CPU sets:"
+			echo "  NOTE host$h: a fault of the emulator, not of the guest:"
 			echo "    $line"
 			return 0
 		fi
@@ -215,7 +215,8 @@ if boot_report; then
 	launch
 	wait_guests
 fi
-# QEMU's TCG now and then corrupts a guest CPU's EFLAGS (see
+# QEMU's TCG now and then corrupts a guest CPU's EFLAGS or runs a
+# breakpoint the kernel's code patching had removed (see
 # tools/vm/emulator-fault.sh) and the guest oopses.  Such a run says
 # nothing about kOFI: it is shown above and the test runs once more; a
 # second report of any kind fails the run.
