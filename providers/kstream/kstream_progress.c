@@ -142,6 +142,13 @@ void kstream_tx_waiter(struct kstream_ep *kep)
 	smp_mb__after_atomic();
 }
 
+/* Half the ring or half the credits were consumed (lock held). */
+static bool kstream_update_due(struct kstream_ep *kep)
+{
+	return kep->rbuf_avail >= kep->rbuf_size / 2 ||
+	       (s16)(kep->rseq_no - kep->rseq_comp) >= 0;
+}
+
 /*
  * Note what is left waiting for a transmit completion (lock held): a
  * control message, a ring update due without a free control slot, bytes
@@ -149,12 +156,9 @@ void kstream_tx_waiter(struct kstream_ep *kep)
  */
 static void kstream_tx_note(struct kstream_ep *kep)
 {
-	bool due = kep->rbuf_avail >= kep->rbuf_size / 2 ||
-		   (s16)(kep->rseq_no - kep->rseq_comp) >= 0;
-
 	if (kep->ctrl_pending >= 0 || kep->iomap_pending ||
 	    (kep->sbuf_queued && !kep->sqe_avail) ||
-	    (due && !kstream_ctrl_avail(kep)))
+	    (kstream_update_due(kep) && !kstream_ctrl_avail(kep)))
 		kstream_tx_waiter(kep);
 }
 
@@ -299,8 +303,7 @@ void kstream_update_credits(struct kstream_ep *kep)
 	}
 	while (kstream_ctrl_avail(kep) &&
 	       (kep->ctrl_pending < 0 || kep->sbuf_queued || kep->tx_busy) &&
-	       (kep->rbuf_avail >= kep->rbuf_size / 2 ||
-		(s16)(kep->rseq_no - kep->rseq_comp) >= 0)) {
+	       kstream_update_due(kep)) {
 		ret = kstream_send_credits(kep);
 		if (ret) {
 			if (ret != -EAGAIN && ret != -ENOTCONN)
