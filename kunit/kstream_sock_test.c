@@ -81,21 +81,30 @@ static void kss_timeouts(struct kunit *test, struct kstream_sock *ks)
 						 sizeof(tv)), 0);
 }
 
-static void kss_release(struct kss_pair *p)
+/* KUnit action: release what kss_connect() created, at the test's end. */
+static void kss_release(void *arg)
 {
+	struct kss_pair *p = arg;
+
 	if (p->c)
 		kstream_release(p->c);
 	if (p->s)
 		kstream_release(p->s);
 	if (p->l)
 		kstream_release(p->l);
-	memset(p, 0, sizeof(*p));
+}
+
+/* KUnit action: free a buffer of kss_begin(). */
+static void kss_vfree(void *buf)
+{
+	vfree(buf);
 }
 
 /*
  * Connect over 127.0.0.1: the client with a send buffer of 2 x @sndbuf
  * and a send queue of @sqsize (0: the default), the server (through its
- * listener) with a receive ring of 2 x @rcvbuf.
+ * listener) with a receive ring of 2 x @rcvbuf.  The sockets are released
+ * when the test ends.
  */
 static void kss_connect(struct kunit *test, struct kss_pair *p, int sndbuf,
 			int rcvbuf, int sqsize)
@@ -107,6 +116,8 @@ static void kss_connect(struct kunit *test, struct kss_pair *p, int sndbuf,
 	struct sockaddr_storage name = {};
 
 	memset(p, 0, sizeof(*p));
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, kss_release, p),
+			0);
 	KUNIT_ASSERT_EQ(test, kstream_sock_create(AF_INET, "ksocket",
 						  &p->l), 0);
 	kss_opt(test, p->l, SOL_SOCKET, SO_RCVBUF, rcvbuf);
@@ -202,27 +213,67 @@ static void kss_fill(u8 *buf, size_t len)
 		buf[i] = (u8)(i * 7 + i / 251);
 }
 
-/*
- * The peer reads @len bytes (and the end of the stream if @eof), checks
- * them and answers one byte; the reader blocked on the client must be
- * woken by it, and the writer (if any) must be done.
- */
-static void kss_answer(struct kunit *test, struct kss_pair *p,
-		       struct kss_thread *reader, const u8 *sent, u8 *buf,
-		       size_t len, bool eof)
+/* A case: a connected pair, a reader blocked on the client, two buffers. */
+struct kss_case {
+	struct kss_pair p;
+	struct kss_thread reader;
+	u8 *sent;
+	u8 *buf;
+	size_t len;
+};
+
+static u8 *kss_vmalloc(struct kunit *test, size_t len)
 {
+	u8 *buf = vmalloc(len);
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, kss_vfree, buf),
+			0);
+	return buf;
+}
+
+/*
+ * Set a case up: @len bytes to send (filled) and as many to receive them
+ * into, a pair as kss_connect() makes it, and a reader blocked on the
+ * client.  Everything is released when the test ends.
+ */
+static struct kss_case *kss_begin(struct kunit *test, size_t len, int sndbuf,
+				  int rcvbuf, int sqsize)
+{
+	struct kss_case *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	c->len = len;
+	c->sent = kss_vmalloc(test, len);
+	c->buf = kss_vmalloc(test, len);
+	kss_fill(c->sent, len);
+	kss_connect(test, &c->p, sndbuf, rcvbuf, sqsize);
+	c->reader.ks = c->p.c;
+	kss_start(test, &c->reader, kss_reader, "kss_reader");
+	KUNIT_EXPECT_TRUE(test, kss_pollers(c->p.c, 1));
+	return c;
+}
+
+/*
+ * The peer reads the case's bytes (and the end of the stream if @eof),
+ * checks them and answers one byte; the reader blocked on the client must
+ * be woken by it.
+ */
+static void kss_answer(struct kunit *test, struct kss_case *c, bool eof)
+{
+	struct kss_pair *p = &c->p;
 	u8 one = 0x5a;
 
-	KUNIT_EXPECT_EQ(test, kss_xfer(p->s, buf, len, false, MSG_WAITALL),
-			(int)len);
-	KUNIT_EXPECT_EQ(test, memcmp(buf, sent, len), 0);
+	KUNIT_EXPECT_EQ(test, kss_xfer(p->s, c->buf, c->len, false,
+				       MSG_WAITALL), (int)c->len);
+	KUNIT_EXPECT_EQ(test, memcmp(c->buf, c->sent, c->len), 0);
 	if (eof)
-		KUNIT_EXPECT_EQ(test, kss_xfer(p->s, buf, 1, false, 0),
+		KUNIT_EXPECT_EQ(test, kss_xfer(p->s, c->buf, 1, false, 0),
 				-ECONNRESET);
 	KUNIT_EXPECT_EQ(test, kss_xfer(p->s, &one, 1, true, 0), 1);
-	wait_for_completion(&reader->done);
-	KUNIT_EXPECT_GT(test, reader->ret, 0);
-	KUNIT_EXPECT_TRUE(test, reader->ret & EPOLLIN);
+	wait_for_completion(&c->reader.done);
+	KUNIT_EXPECT_GT(test, c->reader.ret, 0);
+	KUNIT_EXPECT_TRUE(test, c->reader.ret & EPOLLIN);
 	one = 0;
 	KUNIT_EXPECT_EQ(test, kss_xfer(p->c, &one, 1, false, MSG_DONTWAIT), 1);
 	KUNIT_EXPECT_EQ(test, one, 0x5a);
@@ -237,32 +288,13 @@ static void kss_answer(struct kunit *test, struct kss_pair *p,
  */
 static void kss_queued(struct kunit *test, bool shut)
 {
-	const size_t len = SZ_1M;
-	struct kss_thread reader = {};
-	struct kss_pair p;
-	u8 *sent, *buf;
+	struct kss_case *c = kss_begin(test, SZ_1M, SZ_1M, SZ_1M, KSS_SQSIZE);
 
-	sent = vmalloc(len);
-	buf = vmalloc(len);
-	if (!sent || !buf) {
-		vfree(sent);
-		vfree(buf);
-		KUNIT_FAIL(test, "no memory");
-		return;
-	}
-	kss_fill(sent, len);
-	kss_connect(test, &p, SZ_1M, SZ_1M, KSS_SQSIZE);
-	reader.ks = p.c;
-	kss_start(test, &reader, kss_reader, "kss_reader");
-	KUNIT_EXPECT_TRUE(test, kss_pollers(p.c, 1));
-	KUNIT_EXPECT_EQ(test, kss_xfer(p.c, sent, len, true, MSG_DONTWAIT),
-			(int)len);
+	KUNIT_EXPECT_EQ(test, kss_xfer(c->p.c, c->sent, c->len, true,
+				       MSG_DONTWAIT), (int)c->len);
 	if (shut)
-		KUNIT_EXPECT_EQ(test, kstream_shutdown(p.c, SHUT_WR), 0);
-	kss_answer(test, &p, &reader, sent, buf, len, shut);
-	kss_release(&p);
-	vfree(sent);
-	vfree(buf);
+		KUNIT_EXPECT_EQ(test, kstream_shutdown(c->p.c, SHUT_WR), 0);
+	kss_answer(test, c, shut);
 }
 
 static void kstream_sock_queued_test(struct kunit *test)
@@ -281,34 +313,17 @@ static void kstream_sock_shutdown_queued_test(struct kunit *test)
  */
 static void kstream_sock_writer_test(struct kunit *test)
 {
-	const size_t len = SZ_512K;
-	struct kss_thread reader = {}, writer = {};
-	struct kss_pair p;
-	u8 *sent, *buf;
+	struct kss_case *c = kss_begin(test, SZ_512K, SZ_32K, SZ_1M, 0);
+	struct kss_thread writer = {
+		.ks = c->p.c,
+		.buf = c->sent,
+		.len = c->len,
+	};
 
-	sent = vmalloc(len);
-	buf = vmalloc(len);
-	if (!sent || !buf) {
-		vfree(sent);
-		vfree(buf);
-		KUNIT_FAIL(test, "no memory");
-		return;
-	}
-	kss_fill(sent, len);
-	kss_connect(test, &p, SZ_32K, SZ_1M, 0);
-	reader.ks = p.c;
-	kss_start(test, &reader, kss_reader, "kss_reader");
-	KUNIT_EXPECT_TRUE(test, kss_pollers(p.c, 1));
-	writer.ks = p.c;
-	writer.buf = sent;
-	writer.len = len;
 	kss_start(test, &writer, kss_writer, "kss_writer");
-	kss_answer(test, &p, &reader, sent, buf, len, false);
+	kss_answer(test, c, false);
 	wait_for_completion(&writer.done);
-	KUNIT_EXPECT_EQ(test, writer.ret, (int)len);
-	kss_release(&p);
-	vfree(sent);
-	vfree(buf);
+	KUNIT_EXPECT_EQ(test, writer.ret, (int)c->len);
 }
 
 static struct kunit_case kstream_sock_cases[] = {
