@@ -9,8 +9,8 @@
  * MRs (send buffer with control slots, receive ring, target SGL).
  *
  * Locking and contexts:
- * - kstream_ep.lock (irq-safe spinlock) protects the stream state; the data
- *   calls take only it and never sleep.
+ * - kstream_ep.lock (a bottom-half spinlock) protects the stream state; the data
+ *   calls take only it, and sleep only as the core's data calls do.
  * - Progress runs in kstream_ep.work on kstream_wq, kicked by the core CQs'
  *   completion handlers, the core EQ's event handler and the keepalive
  *   timer; it reads the core queues, updates the stream under the lock and
@@ -192,6 +192,8 @@ enum kstream_state {
  * @poll_mutex: held while the core CQs are drained (the work, or a waiting
  *	caller in kstream_ep_progress())
  * @kicks: completion signals of the core CQs, for waiting callers
+ * @drained: @kicks as read before the last complete drain of the CQs
+ *	(kstream_progress_poll_locked()): all those signalled before are taken
  * @pollers: callers waiting in ksk_wait_until(), which take the core's
  *	completions themselves: while there is one, the CQ handlers leave
  *	the progress work alone
@@ -285,6 +287,7 @@ struct kstream_ep {
 	struct mutex iomap_mutex;	/* see above */
 	struct mutex poll_mutex;	/* see above */
 	atomic_t kicks;
+	atomic_t drained;
 	atomic_t pollers;
 	wait_queue_head_t wq;
 	void (*notify)(void *arg);
@@ -411,7 +414,10 @@ void kstream_connected(struct kstream_ep *kep);
 int kstream_send_ctrl(struct kstream_ep *kep, u32 ctrl);
 void kstream_update_credits(struct kstream_ep *kep);
 void kstream_tx_waiter(struct kstream_ep *kep);
-void kstream_call_done(struct kstream_ep *kep, bool wake);
+void kstream_tx_done(struct kstream_ep *kep, unsigned long ctx, int err);
+int kstream_core_write(struct fid_ep *core, struct kvec *iov, void **desc,
+		       size_t cnt, u64 addr, u64 key, u32 imm,
+		       unsigned long ctx, bool with_imm);
 int kstream_post_write(struct kstream_ep *kep, struct kvec *iov,
 		       void **desc, size_t cnt, u64 addr, u64 key,
 		       u32 imm, unsigned long ctx, bool with_imm);

@@ -412,7 +412,7 @@ int kstream_ep_shutdown(struct fid_ep *ep, int how)
 			kstream_fail(kep, -ret);
 	}
 	spin_unlock_bh(&kep->lock);
-	kstream_call_done(kep, true);
+	kstream_wake(kep);
 	if (rdwr && kep->core_ep) {
 		kstream_wait_tx(kep);
 		fi_shutdown(kep->core_ep, 0);

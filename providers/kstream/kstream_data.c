@@ -13,7 +13,12 @@
  * negative errno after an error.  No completions are written: kstream has
  * no CQs.  Every call takes only the endpoint's spinlock (a bottom-half
  * lock: the core providers' data paths take bottom-half locks too) and
- * never sleeps: any context but hard interrupts and interrupts disabled.
+ * sleeps only as the core's data calls do (ksocket's may wait briefly for
+ * their socket when the context may sleep): any context but hard
+ * interrupts and interrupts disabled.  A send whose bytes are the only
+ * ones to write posts its write with the lock dropped
+ * (kstream_tx_write_now()), so that the core may send it from the
+ * caller's context.
  *
  * The copies between the caller's buffers and the rings run with that
  * lock dropped: a copy can be long, and the progress (core completions,
@@ -281,6 +286,21 @@ int kstream_tx_check(struct kstream_ep *kep)
 	return kstream_tx_down(kep);
 }
 
+/* The @x bytes of the send buffer at sbuf_off: two pieces if they wrap. */
+static size_t kstream_sbuf_iov(struct kstream_ep *kep, u32 x,
+			       struct kvec *iov, void **desc)
+{
+	u32 first = min(x, kep->sbuf_size - kep->sbuf_off);
+
+	iov[0].iov_base = kep->sbuf + kep->sbuf_off;
+	iov[0].iov_len = first;
+	iov[1].iov_base = kep->sbuf;
+	iov[1].iov_len = x - first;
+	desc[0] = fi_mr_desc(kep->smr);
+	desc[1] = desc[0];
+	return x > first ? 2 : 1;
+}
+
 /**
  * kstream_post_sbuf() - write the next @x bytes of the send buffer
  * @kep: the endpoint (lock held)
@@ -300,21 +320,30 @@ int kstream_tx_check(struct kstream_ep *kep)
 int kstream_post_sbuf(struct kstream_ep *kep, u32 x, u64 addr, u64 key,
 		      u32 imm, unsigned long ctx, bool with_imm)
 {
-	u32 first = min(x, kep->sbuf_size - kep->sbuf_off);
-	void *desc[2] = { fi_mr_desc(kep->smr), fi_mr_desc(kep->smr) };
-	struct kvec iov[2] = {
-		{ .iov_base = kep->sbuf + kep->sbuf_off, .iov_len = first },
-		{ .iov_base = kep->sbuf, .iov_len = x - first },
-	};
+	struct kvec iov[2];
+	void *desc[2];
+	size_t cnt = kstream_sbuf_iov(kep, x, iov, desc);
 	int ret;
 
-	ret = kstream_post_write(kep, iov, desc, x > first ? 2 : 1, addr, key,
-				 imm, ctx, with_imm);
+	ret = kstream_post_write(kep, iov, desc, cnt, addr, key, imm, ctx,
+				 with_imm);
 	if (ret)
 		return ret;
 	kep->sbuf_off = kstream_sbuf_wrap(kep, kep->sbuf_off + x);
 	kep->sqe_avail--;
 	return 0;
+}
+
+/* A data write of @x bytes went to the current target entry (lock held). */
+static void kstream_tx_target_used(struct kstream_ep *kep, u32 x)
+{
+	struct kstream_sge *t = &kep->target[kep->target_sge];
+
+	kep->sseq_no++;
+	t->addr += x;
+	t->length -= x;
+	if (!t->length)
+		kep->target_sge ^= 1;
 }
 
 /* Write @x queued bytes of the send buffer to the peer (lock held). */
@@ -328,13 +357,60 @@ static int kstream_tx_write(struct kstream_ep *kep, u32 x)
 				(unsigned long)x << 2 | KSTREAM_TX_DATA, true);
 	if (ret)
 		return ret;
-	kep->sseq_no++;
 	kep->sbuf_queued -= x;
-	t->addr += x;
-	t->length -= x;
-	if (!t->length)
-		kep->target_sge ^= 1;
+	kstream_tx_target_used(kep, x);
 	return 0;
+}
+
+/**
+ * kstream_tx_write_now() - write a send's bytes with the lock dropped
+ * @kep: the endpoint (lock held, tx_busy claimed by the caller, no bytes
+ *	queued)
+ * @x: bytes just copied to the send buffer at sbuf_off, taken out of
+ *	sbuf_avail; one write takes them (kstream_tx_write_size())
+ *
+ * The write is accounted as posted, then posted with the lock dropped, so
+ * that a core provider that sends from the caller's context when that
+ * context may sleep (ksocket) does so, instead of handing every write of
+ * the stream to its work.  The writes stay in order: while the caller
+ * holds tx_busy no other data of the stream can be posted (other sends,
+ * iowrite, mapping announcements and control messages wait for it, and no
+ * bytes are queued for the progress to write); ring updates, credits and
+ * keepalives may go meanwhile, as they may overtake data anyway.  A post
+ * that fails gives the slot and the bytes back; an error other than the
+ * connection going down (its EQ event follows) fails the stream.  The
+ * core endpoint stays: it is closed only by fi_close(), which must not
+ * race with the endpoint's data calls.
+ *
+ * Context: any context but hard interrupts, endpoint lock held (dropped
+ * and taken again); sleeps only as the core's data calls do.
+ */
+static void kstream_tx_write_now(struct kstream_ep *kep, u32 x)
+	__must_hold(&kep->lock)
+{
+	struct kstream_sge *t = &kep->target[kep->target_sge];
+	unsigned long ctx = (unsigned long)x << 2 | KSTREAM_TX_DATA;
+	u64 addr = t->addr, key = kep->data_key_hi | t->key;
+	struct fid_ep *core = kep->core_ep;
+	struct kvec iov[2];
+	void *desc[2];
+	size_t cnt = kstream_sbuf_iov(kep, x, iov, desc);
+	int ret;
+
+	kep->sbuf_off = kstream_sbuf_wrap(kep, kep->sbuf_off + x);
+	kep->sqe_avail--;
+	kep->tx_out++;
+	kep->tx_sent_since = true;
+	kstream_tx_target_used(kep, x);
+	spin_unlock_bh(&kep->lock);
+	ret = kstream_core_write(core, iov, desc, cnt, addr, key,
+				 kstream_msg(KSTREAM_OP_DATA, x), ctx, true);
+	spin_lock_bh(&kep->lock);
+	if (!ret)
+		return;
+	kstream_tx_done(kep, ctx, 0);
+	if (ret != -ENOTCONN)
+		kstream_fail(kep, -ret);
 }
 
 /**
@@ -428,8 +504,11 @@ static ssize_t kstream_send_vec(struct kstream_ep *kep, struct kstream_vec *v,
 		/* Completions may have freed more while the lock was dropped. */
 		kstream_tx_state(kep, &s);
 		x = kstream_tx_chunk(&s, v->len - done, &olen);
-		if (!x)
+		if (!x) {
+			/* as TCP's SOCK_NOSPACE: room is waited for */
+			kstream_tx_waiter(kep);
 			break;
+		}
 		kstream_sbuf_copy(kep, v, x);
 		err = kstream_tx_check(kep);
 		if (err) {
@@ -439,8 +518,14 @@ static ssize_t kstream_send_vec(struct kstream_ep *kep, struct kstream_vec *v,
 			break;
 		}
 		kep->sbuf_avail -= x;
-		kep->sbuf_queued += x;
-		kstream_tx_push(kep);
+		kstream_tx_state(kep, &s);
+		if (!kep->sbuf_queued && kep->core_ep && !kep->closing &&
+		    kstream_tx_write_size(&s, x) == x) {
+			kstream_tx_write_now(kep, x);
+		} else {
+			kep->sbuf_queued += x;
+			kstream_tx_push(kep);
+		}
 		done += x;
 	}
 	kep->tx_olen = olen;
@@ -451,7 +536,8 @@ static ssize_t kstream_send_vec(struct kstream_ep *kep, struct kstream_vec *v,
 		ret = kep->err ? -kep->err : -EAGAIN;
 out:
 	spin_unlock_bh(&kep->lock);
-	kstream_call_done(kep, wake);
+	if (wake)
+		kstream_wake(kep);
 	return ret;
 }
 
@@ -517,7 +603,8 @@ static ssize_t kstream_recv_vec(struct kstream_ep *kep, struct kstream_vec *v,
 	ret = n;
 out:
 	spin_unlock_bh(&kep->lock);
-	kstream_call_done(kep, wake);
+	if (wake)
+		kstream_wake(kep);
 	return ret;
 }
 

@@ -100,46 +100,51 @@ int kstream_ep_set_peer(struct kstream_ep *kep, const void *data, size_t len)
 }
 
 /*
- * Count a completion signal of the core; true if a caller waits for the
- * stream in ksk_wait_until() and takes the completions itself, false once
- * the progress work has been queued.
+ * Count a completion signal of the core (after the completion it signals);
+ * true if a caller waits for the stream in ksk_wait_until() and takes the
+ * completions itself.
  */
 static bool kstream_cq_kick(struct kstream_ep *kep)
 {
+	/* The completion is in the CQ before a drain can see this kick. */
+	smp_mb__before_atomic();
 	atomic_inc(&kep->kicks);
 	/* Pairs with a waiter leaving: it sees this kick, or this sees it gone. */
 	smp_mb__after_atomic();
-	if (atomic_read(&kep->pollers))
-		return true;
-	queue_work(kstream_wq, &kep->work);
-	return false;
+	return atomic_read(&kep->pollers);
 }
 
 static void kstream_rx_cq_handler(struct fid_cq *cq, void *context)
 {
 	struct kstream_ep *kep = context;
 
-	kstream_cq_kick(kep);
+	if (!kstream_cq_kick(kep))
+		queue_work(kstream_wq, &kep->work);
 	wake_up_all(&kep->wq);
 }
 
 /*
  * A transmit completion gives back send buffer room, a send slot or a
- * control slot.  A caller waiting in ksk_wait_until() for data to read
- * needs none of them: it is woken only if something waits for one
- * (KSTREAM_TX_WAITERS: a writer, a control message or ring update without
- * a slot, queued bytes, a mapping announcement, a close); otherwise the
- * completion waits in the CQ for its next wake-up, or for the work it
- * hands over when it leaves.  This saves the receiver of a stream a
- * wake-up per ring update it sends.
+ * control slot, which matter only to what waits for one: it wakes the
+ * waiters, and queues the work unless a waiter drains the CQs itself, only
+ * if something noted that it waits (KSTREAM_TX_WAITERS, kstream_tx_waiter():
+ * a writer, a control message or ring update without a slot, queued
+ * bytes, a mapping announcement, a close).  Otherwise the completion waits
+ * in the CQ for the next drain, as TCP's write space callback wakes only
+ * a writer that found no room (SOCK_NOSPACE).  This spares a reader a
+ * wake-up per ring update it sends, and a writer that is not short of
+ * room a run of the work per write.
  */
 static void kstream_tx_cq_handler(struct fid_cq *cq, void *context)
 {
 	struct kstream_ep *kep = context;
+	bool pollers = kstream_cq_kick(kep);
 
-	if (kstream_cq_kick(kep) &&
-	    !test_and_clear_bit(KSTREAM_TX_WAITERS, &kep->waiters))
+	/* The kick is ordered before the bit: see kstream_tx_waiter(). */
+	if (!test_and_clear_bit(KSTREAM_TX_WAITERS, &kep->waiters))
 		return;
+	if (!pollers)
+		queue_work(kstream_wq, &kep->work);
 	wake_up_all(&kep->wq);
 }
 

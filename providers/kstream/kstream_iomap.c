@@ -287,7 +287,6 @@ off_t kstream_ep_iomap(struct fid_ep *ep, void *buf, size_t len, int prot,
 	if (kep->iomap_pending)
 		kstream_tx_waiter(kep);
 	spin_unlock_bh(&kep->lock);
-	kstream_call_done(kep, false);
 out:
 	mutex_unlock(&kep->iomap_mutex);
 	return ret ? ret : (off_t)off;
@@ -433,8 +432,10 @@ ssize_t kstream_ep_iowrite(struct fid_ep *ep, const void *buf, size_t count,
 				ret = -EINVAL;
 			break;
 		}
-		if (!kstream_iowrite_room(kep))
+		if (!kstream_iowrite_room(kep)) {
+			kstream_tx_waiter(kep);
 			break;
+		}
 		/* A copy: the peer may replace it while the lock is dropped. */
 		e = kep->tiomap[idx];
 		room = e.offset + e.length - off;
@@ -464,7 +465,8 @@ ssize_t kstream_ep_iowrite(struct fid_ep *ep, const void *buf, size_t count,
 		ret = kep->err ? -kep->err : -EAGAIN;
 out:
 	spin_unlock_bh(&kep->lock);
-	kstream_call_done(kep, wake);
+	if (wake)
+		kstream_wake(kep);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(kstream_ep_iowrite);

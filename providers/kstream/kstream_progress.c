@@ -74,6 +74,46 @@ bool kstream_after_disconnect(struct kstream_ep *kep)
 }
 
 /**
+ * kstream_core_write() - post an RMA write on a core endpoint
+ * @core: the core endpoint
+ * @iov: local source, or NULL for a zero-length write
+ * @desc: descriptors of @iov
+ * @cnt: entries of @iov
+ * @addr: remote address
+ * @key: remote key
+ * @imm: the immediate (remote CQ data)
+ * @ctx: transmit context (kind | value << 2)
+ * @with_imm: false for a plain write (keepalive, iowrite)
+ *
+ * Context: any context; sleeps only as the core's data calls do (ksocket's
+ * may wait briefly for their socket when the context may sleep).
+ * Return: 0 or the core's error.
+ */
+int kstream_core_write(struct fid_ep *core, struct kvec *iov, void **desc,
+		       size_t cnt, u64 addr, u64 key, u32 imm,
+		       unsigned long ctx, bool with_imm)
+{
+	struct fi_rma_iov rma = { .addr = addr, .key = key };
+	struct fi_msg_rma msg = {
+		.iov_type = FI_IOV_KVEC,
+		.msg_iov = iov,
+		.desc = cnt ? desc : NULL,
+		.iov_count = cnt,
+		.addr = FI_ADDR_UNSPEC,
+		.rma_iov = &rma,
+		.rma_iov_count = 1,
+		.context = (void *)ctx,
+		.data = imm,
+	};
+	size_t i;
+
+	for (i = 0; i < cnt; i++)
+		rma.len += iov[i].iov_len;
+	return fi_writemsg(core, &msg, FI_COMPLETION |
+			   (with_imm ? FI_REMOTE_CQ_DATA : 0));
+}
+
+/**
  * kstream_post_write() - post an RMA write to the peer (lock held)
  * @kep: the endpoint
  * @iov: local source, or NULL for a zero-length write
@@ -92,27 +132,12 @@ int kstream_post_write(struct kstream_ep *kep, struct kvec *iov,
 		       void **desc, size_t cnt, u64 addr, u64 key,
 		       u32 imm, unsigned long ctx, bool with_imm)
 {
-	struct fi_rma_iov rma = { .addr = addr, .key = key };
-	struct fi_msg_rma msg = {
-		.iov_type = FI_IOV_KVEC,
-		.msg_iov = iov,
-		.desc = cnt ? desc : NULL,
-		.iov_count = cnt,
-		.addr = FI_ADDR_UNSPEC,
-		.rma_iov = &rma,
-		.rma_iov_count = 1,
-		.context = (void *)ctx,
-		.data = imm,
-	};
-	size_t i;
 	int ret;
 
 	if (!kep->core_ep || kep->closing)
 		return -ENOTCONN;
-	for (i = 0; i < cnt; i++)
-		rma.len += iov[i].iov_len;
-	ret = fi_writemsg(kep->core_ep, &msg, FI_COMPLETION |
-			  (with_imm ? FI_REMOTE_CQ_DATA : 0));
+	ret = kstream_core_write(kep->core_ep, iov, desc, cnt, addr, key, imm,
+				 ctx, with_imm);
 	if (!ret) {
 		kep->tx_out++;
 		kep->tx_sent_since = true;
@@ -129,9 +154,12 @@ static bool kstream_ctrl_avail(struct kstream_ep *kep)
  * kstream_tx_waiter() - note that something waits for a transmit completion
  * @kep: the endpoint
  *
- * Sets KSTREAM_TX_WAITERS and orders it before what the caller reads
- * next: the transmit CQ handler sees the bit, or the caller sees the
- * handler's kick (kstream_ep.kicks) and takes the completion itself.
+ * Sets KSTREAM_TX_WAITERS, which makes the transmit CQ handler wake the
+ * waiters and see to the CQs (kstream_tx_cq_handler()).  A completion
+ * signalled before the bit was set and not drained yet (kstream_ep.kicks
+ * past kstream_ep.drained) is handed to the progress work here: the bit
+ * is set before the counts are read, the handler counts before it reads
+ * the bit, so one of the two sees the other.
  *
  * Context: any context.
  */
@@ -140,6 +168,8 @@ void kstream_tx_waiter(struct kstream_ep *kep)
 	set_bit(KSTREAM_TX_WAITERS, &kep->waiters);
 	/* Pairs with kstream_tx_cq_handler(). */
 	smp_mb__after_atomic();
+	if (atomic_read(&kep->kicks) != atomic_read(&kep->drained))
+		queue_work(kstream_wq, &kep->work);
 }
 
 /* Half the ring or half the credits were consumed (lock held). */
@@ -160,32 +190,6 @@ static void kstream_tx_note(struct kstream_ep *kep)
 	    (kep->sbuf_queued && !kep->sqe_avail) ||
 	    (kstream_update_due(kep) && !kstream_ctrl_avail(kep)))
 		kstream_tx_waiter(kep);
-}
-
-/**
- * kstream_call_done() - the end of a call that may leave work waiting for
- * a transmit completion
- * @kep: the endpoint
- * @wake: wake the waiters first (kstream_wake())
- *
- * While callers wait in ksk_wait_until(), a transmit completion wakes
- * them only if KSTREAM_TX_WAITERS is set (kstream_tx_cq_handler()); one
- * that came before this call set the bit stayed in the CQ.  If the bit is
- * set and such callers wait, the progress work takes what is there.  The
- * progress needs no such step: its caller takes the completions again
- * before it sleeps, or wakes the waiters when done.
- *
- * Context: any context; the endpoint lock must not be held.
- */
-void kstream_call_done(struct kstream_ep *kep, bool wake)
-{
-	if (wake)
-		kstream_wake(kep);
-	/* Pairs with kstream_tx_cq_handler(): it sees the bit, or we it. */
-	smp_mb();
-	if (test_bit(KSTREAM_TX_WAITERS, &kep->waiters) &&
-	    atomic_read(&kep->pollers))
-		queue_work(kstream_wq, &kep->work);
 }
 
 /**
@@ -339,9 +343,18 @@ void kstream_post_recvs(struct kstream_ep *kep)
 	spin_unlock_bh(&kep->lock);
 }
 
-/* A transmit completion (lock held). */
-static void kstream_tx_done(struct kstream_ep *kep, unsigned long ctx,
-			    int err)
+/**
+ * kstream_tx_done() - a transmit completion, or a write that was not posted
+ * @kep: the endpoint (lock held)
+ * @ctx: its transmit context (kind | value << 2)
+ * @err: its error (positive errno), 0 for none
+ *
+ * Gives the send slot and the send buffer's bytes (data) or the control
+ * slot back.
+ *
+ * Context: any context, endpoint lock held.
+ */
+void kstream_tx_done(struct kstream_ep *kep, unsigned long ctx, int err)
 {
 	if (kep->tx_out)
 		kep->tx_out--;
@@ -489,12 +502,16 @@ static bool kstream_poll_cq(struct kstream_ep *kep, struct fid_cq *cq,
  */
 static void kstream_progress_poll_locked(struct kstream_ep *kep)
 {
+	int kicks = atomic_read(&kep->kicks);
 	bool rx;
 	int err;
 
+	/* The completions signalled so far are read below. */
+	smp_rmb();
 	/* A DISCONNECT received goes before the failures it explains. */
 	rx = kstream_poll_cq(kep, kep->rx_cq, false);
 	kstream_poll_cq(kep, kep->tx_cq, true);
+	atomic_set(&kep->drained, kicks);
 	spin_lock_bh(&kep->lock);
 	err = kep->tx_err;
 	spin_unlock_bh(&kep->lock);
