@@ -415,6 +415,7 @@ int kstream_send_ctrl(struct kstream_ep *kep, u32 ctrl);
 void kstream_update_credits(struct kstream_ep *kep);
 void kstream_tx_waiter(struct kstream_ep *kep);
 void kstream_tx_done(struct kstream_ep *kep, unsigned long ctx, int err);
+void kstream_tx_posted(struct kstream_ep *kep);
 int kstream_core_write(struct fid_ep *core, struct kvec *iov, void **desc,
 		       size_t cnt, u64 addr, u64 key, u32 imm,
 		       unsigned long ctx, bool with_imm);

@@ -301,6 +301,13 @@ static size_t kstream_sbuf_iov(struct kstream_ep *kep, u32 x,
 	return x > first ? 2 : 1;
 }
 
+/* The @x bytes at sbuf_off went in a write, which took a send slot. */
+static void kstream_sbuf_sent(struct kstream_ep *kep, u32 x)
+{
+	kep->sbuf_off = kstream_sbuf_wrap(kep, kep->sbuf_off + x);
+	kep->sqe_avail--;
+}
+
 /**
  * kstream_post_sbuf() - write the next @x bytes of the send buffer
  * @kep: the endpoint (lock held)
@@ -329,8 +336,7 @@ int kstream_post_sbuf(struct kstream_ep *kep, u32 x, u64 addr, u64 key,
 				 with_imm);
 	if (ret)
 		return ret;
-	kep->sbuf_off = kstream_sbuf_wrap(kep, kep->sbuf_off + x);
-	kep->sqe_avail--;
+	kstream_sbuf_sent(kep, x);
 	return 0;
 }
 
@@ -397,10 +403,8 @@ static void kstream_tx_write_now(struct kstream_ep *kep, u32 x)
 	size_t cnt = kstream_sbuf_iov(kep, x, iov, desc);
 	int ret;
 
-	kep->sbuf_off = kstream_sbuf_wrap(kep, kep->sbuf_off + x);
-	kep->sqe_avail--;
-	kep->tx_out++;
-	kep->tx_sent_since = true;
+	kstream_sbuf_sent(kep, x);
+	kstream_tx_posted(kep);
 	kstream_tx_target_used(kep, x);
 	spin_unlock_bh(&kep->lock);
 	ret = kstream_core_write(core, iov, desc, cnt, addr, key,

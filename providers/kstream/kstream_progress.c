@@ -114,6 +114,18 @@ int kstream_core_write(struct fid_ep *core, struct kvec *iov, void **desc,
 }
 
 /**
+ * kstream_tx_posted() - account a write the core took
+ * @kep: the endpoint (lock held)
+ *
+ * Context: any context, endpoint lock held.
+ */
+void kstream_tx_posted(struct kstream_ep *kep)
+{
+	kep->tx_out++;
+	kep->tx_sent_since = true;
+}
+
+/**
  * kstream_post_write() - post an RMA write to the peer (lock held)
  * @kep: the endpoint
  * @iov: local source, or NULL for a zero-length write
@@ -138,10 +150,8 @@ int kstream_post_write(struct kstream_ep *kep, struct kvec *iov,
 		return -ENOTCONN;
 	ret = kstream_core_write(kep->core_ep, iov, desc, cnt, addr, key, imm,
 				 ctx, with_imm);
-	if (!ret) {
-		kep->tx_out++;
-		kep->tx_sent_since = true;
-	}
+	if (!ret)
+		kstream_tx_posted(kep);
 	return ret;
 }
 
