@@ -1402,6 +1402,68 @@ static void kstream_disconnect_inflight_test(struct kunit *test)
 	ks_raw_close(test, &r);
 }
 
+struct ks_closer {
+	struct fid_ep *ep;
+	int ret;
+	struct completion done;
+};
+
+static int ks_close_thread(void *arg)
+{
+	struct ks_closer *c = arg;
+
+	c->ret = fi_close(&c->ep->fid);
+	kthread_complete_and_exit(&c->done, 0);
+}
+
+/*
+ * The peer sends DISCONNECT and keeps its connection (as rsockets does
+ * while it waits for the DISCONNECT's completion): a close then keeps the
+ * core connection until the peer ends it, sees that end (FI_SHUTDOWN) and
+ * returns.
+ */
+static void kstream_disconnect_close_test(struct kunit *test)
+{
+	struct ks_closer c = { .ret = -EINPROGRESS };
+	struct ks_cm_entry entry;
+	struct task_struct *task;
+	struct ks_raw r;
+	struct ks t;
+
+	ks_listen(test, &t);
+	KUNIT_ASSERT_EQ(test, ks_raw_connect(test, &t, &r,
+					     KSTREAM_PROTO_VERSION, true, 16),
+			FI_CONNECTED);
+	KUNIT_ASSERT_EQ(test, fi_writedata(r.ep, NULL, 0, NULL,
+					   kstream_msg(KSTREAM_OP_CTRL,
+						       KSTREAM_CTRL_DISCONNECT),
+					   FI_ADDR_UNSPEC,
+					   r.peer.target_sgl_addr,
+					   r.peer.target_sgl_key, NULL), 0);
+	KUNIT_ASSERT_TRUE(test, ks_wait(t.sep, EPOLLRDHUP));
+	c.ep = t.sep;
+	t.sep = NULL;
+	init_completion(&c.done);
+	task = kthread_run(ks_close_thread, &c, "ks_close");
+	if (IS_ERR(task)) {
+		c.ret = fi_close(&c.ep->fid);
+		complete(&c.done);
+		KUNIT_FAIL(test, "kthread_run: %ld", PTR_ERR(task));
+	} else {
+		KUNIT_EXPECT_EQ(test, wait_for_completion_timeout(&c.done,
+								  HZ / 10),
+				0UL);
+	}
+	KUNIT_EXPECT_EQ(test, fi_close(&r.ep->fid), 0);
+	r.ep = NULL;
+	wait_for_completion(&c.done);
+	KUNIT_EXPECT_EQ(test, c.ret, 0);
+	KUNIT_EXPECT_EQ(test, ks_event(t.seq, &entry, NULL), FI_SHUTDOWN);
+	KUNIT_EXPECT_PTR_EQ(test, entry.e.fid, &c.ep->fid);
+	ks_teardown(test, &t);
+	ks_raw_close(test, &r);
+}
+
 /* ---- direct placement ---- */
 
 /*
@@ -1510,6 +1572,7 @@ static struct kunit_case kstream_cases[] = {
 	KUNIT_CASE_PARAM(kstream_bad_peer_test, ks_bad_gen_params),
 	KUNIT_CASE(kstream_bad_connreq_test),
 	KUNIT_CASE(kstream_disconnect_inflight_test),
+	KUNIT_CASE(kstream_disconnect_close_test),
 	KUNIT_CASE(kstream_iomap_test),
 	{}
 };

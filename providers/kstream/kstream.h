@@ -50,6 +50,8 @@
 #define KSTREAM_KEEPALIVE_MAX	86400
 /* Seconds a close waits at most for queued bytes to go. */
 #define KSTREAM_LINGER_MAX	10
+/* Jiffies a close after the peer's DISCONNECT waits for the peer's close. */
+#define KSTREAM_PEER_CLOSE_WAIT	HZ
 
 extern struct workqueue_struct *kstream_wq;
 extern struct kofi_provider kstream_prov;
@@ -401,6 +403,7 @@ int kstream_ep_set_peer(struct kstream_ep *kep, const void *data,
 			size_t len);
 size_t kstream_ep_conn_data(struct kstream_ep *kep, void *buf);
 void kstream_wait_tx(struct kstream_ep *kep);
+void kstream_wait_peer_close(struct kstream_ep *kep);
 
 /* kstream_progress.c */
 void kstream_progress_work(struct work_struct *work);

@@ -376,7 +376,9 @@ static int kstream_cm_accept(struct fid_ep *ep, const void *param,
  * rsockets SHUTDOWN control message (the peer reads end of stream after
  * our data), SHUT_RDWR sends DISCONNECT, waits (at most a second) for our
  * sends to complete and ends the core connection; the EQ then gets
- * FI_SHUTDOWN.  fi_shutdown() is SHUT_RDWR.
+ * FI_SHUTDOWN.  After the peer's DISCONNECT, SHUT_RDWR first waits (a
+ * second at most) for the peer to end the connection, see
+ * kstream_wait_peer_close().  fi_shutdown() is SHUT_RDWR.
  *
  * Context: process context, may sleep (SHUT_RDWR).
  * Return: 0; -EINVAL for a bad @how or a non-kstream @ep; -ENOTCONN if
@@ -415,6 +417,8 @@ int kstream_ep_shutdown(struct fid_ep *ep, int how)
 	kstream_wake(kep);
 	if (rdwr && kep->core_ep) {
 		kstream_wait_tx(kep);
+		if (!send)
+			kstream_wait_peer_close(kep);
 		fi_shutdown(kep->core_ep, 0);
 	}
 	return 0;

@@ -532,6 +532,33 @@ void kstream_wait_tx(struct kstream_ep *kep)
 	}
 }
 
+/**
+ * kstream_wait_peer_close() - let the peer close first after its DISCONNECT
+ * @kep: the endpoint
+ *
+ * After the peer's DISCONNECT (and no DISCONNECT of ours), the peer waits
+ * for that message's completion before it closes its connection, as
+ * rsockets' rshutdown() does.  Ending the core connection at once can take
+ * the acknowledgment with it: soft-RoCE does not acknowledge a request it
+ * completed after the QP went to error, and a retry count of 7 (rsockets')
+ * then retries without end.  So the core connection stays until the peer
+ * ends it, for KSTREAM_PEER_CLOSE_WAIT at most.
+ *
+ * Context: process context, sleeps; the endpoint lock not held.
+ */
+void kstream_wait_peer_close(struct kstream_ep *kep)
+{
+	bool wait;
+
+	spin_lock_bh(&kep->lock);
+	wait = kep->peer_gone && kep->state == KSTREAM_CONNECTED;
+	spin_unlock_bh(&kep->lock);
+	if (wait)
+		wait_event_timeout(kep->wq,
+				   READ_ONCE(kep->state) != KSTREAM_CONNECTED,
+				   KSTREAM_PEER_CLOSE_WAIT);
+}
+
 static int kstream_ep_close(struct fid *fid)
 {
 	struct kstream_ep *kep = container_of(fid, struct kstream_ep, ep.fid);
@@ -550,6 +577,8 @@ static int kstream_ep_close(struct fid *fid)
 	spin_unlock_bh(&kep->lock);
 	if (bye)
 		kstream_wait_tx(kep);
+	else
+		kstream_wait_peer_close(kep);
 	kstream_release_core(kep);
 	if (kep->core_info) {
 		if (kep->core_info->handle)
