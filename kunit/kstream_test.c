@@ -1256,6 +1256,14 @@ static int ks_raw_connect(struct kunit *test, struct ks *t, struct ks_raw *r,
 	return ret;
 }
 
+/* The raw peer sends an rsockets message without data: @op, @data. */
+static int ks_raw_msg(struct ks_raw *r, u32 op, u32 data)
+{
+	return fi_writedata(r->ep, NULL, 0, NULL, kstream_msg(op, data),
+			    FI_ADDR_UNSPEC, r->peer.target_sgl_addr,
+			    r->peer.target_sgl_key, NULL);
+}
+
 struct ks_bad {
 	const char *name;
 	u32 imm;		/* immediate sent */
@@ -1364,11 +1372,7 @@ static void kstream_disconnect_inflight_test(struct kunit *test)
 					     KSTREAM_PROTO_VERSION, true, 0),
 			FI_CONNECTED);
 	/* Credits for the server (no ring half: the connection gave one). */
-	KUNIT_ASSERT_EQ(test, fi_writedata(r.ep, NULL, 0, NULL,
-					   kstream_msg(KSTREAM_OP_SGL, 16),
-					   FI_ADDR_UNSPEC,
-					   r.peer.target_sgl_addr,
-					   r.peer.target_sgl_key, NULL), 0);
+	KUNIT_ASSERT_EQ(test, ks_raw_msg(&r, KSTREAM_OP_SGL, 16), 0);
 	KUNIT_ASSERT_TRUE(test, ks_wait(t.sep, EPOLLOUT));
 	KUNIT_ASSERT_EQ(test, fi_send(t.sep, "abc", 3, NULL, FI_ADDR_UNSPEC,
 				      NULL), 3);
@@ -1379,12 +1383,8 @@ static void kstream_disconnect_inflight_test(struct kunit *test)
 					   r.peer.data_buf.addr,
 					   r.peer.data_buf_key_hi |
 					   r.peer.data_buf.key, NULL), 0);
-	KUNIT_ASSERT_EQ(test, fi_writedata(r.ep, NULL, 0, NULL,
-					   kstream_msg(KSTREAM_OP_CTRL,
-						       KSTREAM_CTRL_DISCONNECT),
-					   FI_ADDR_UNSPEC,
-					   r.peer.target_sgl_addr,
-					   r.peer.target_sgl_key, NULL), 0);
+	KUNIT_ASSERT_EQ(test, ks_raw_msg(&r, KSTREAM_OP_CTRL,
+					 KSTREAM_CTRL_DISCONNECT), 0);
 	KUNIT_ASSERT_TRUE(test, ks_wait(t.sep, EPOLLRDHUP));
 	KUNIT_EXPECT_EQ(test, fi_close(&r.ep->fid), 0);
 	r.ep = NULL;
@@ -1434,12 +1434,8 @@ static void kstream_disconnect_close_test(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, ks_raw_connect(test, &t, &r,
 					     KSTREAM_PROTO_VERSION, true, 16),
 			FI_CONNECTED);
-	KUNIT_ASSERT_EQ(test, fi_writedata(r.ep, NULL, 0, NULL,
-					   kstream_msg(KSTREAM_OP_CTRL,
-						       KSTREAM_CTRL_DISCONNECT),
-					   FI_ADDR_UNSPEC,
-					   r.peer.target_sgl_addr,
-					   r.peer.target_sgl_key, NULL), 0);
+	KUNIT_ASSERT_EQ(test, ks_raw_msg(&r, KSTREAM_OP_CTRL,
+					 KSTREAM_CTRL_DISCONNECT), 0);
 	KUNIT_ASSERT_TRUE(test, ks_wait(t.sep, EPOLLRDHUP));
 	c.ep = t.sep;
 	t.sep = NULL;
