@@ -7,9 +7,12 @@
 #    for the 64-byte half round trip), over ib_verbs and over ksocket;
 #  - userspace rsockets (librdmacm's rstream) in the same VMs: the same
 #    echoed exchange (-S 64k -C 100) and 64-byte latency (-S 64 -C 1).
-# The throughput runs use 512 KiB stream buffers (bufsize, SO_SNDBUF and
-# SO_RCVBUF), the size rstream's runs use: with the 32 KiB default one
+# The throughput runs set the stream buffers (bufsize: SO_SNDBUF and
+# SO_RCVBUF; the ring is twice the value): with the 32 KiB default one
 # ring's worth per credit round trip bounds the rate, not the engine.
+# Over ksocket they are 2 MiB, so that the stream's 4 MiB ring holds what
+# the raw writes keep in flight (64 x 64 KiB); over ib_verbs 512 KiB, the
+# size the rstream runs use (a buffer must fit rxe's 2 MiB registration).
 # Each one-way run moves BW_ITERS x 100 x 64 KiB (50 MiB by default): a
 # shorter one is within reach of a single stall of the emulator.  A round
 # measures the raw writes first and the stream second, the next round the
@@ -28,7 +31,8 @@ ECHO_ITERS=${ECHO_ITERS:-2}
 LAT_ITERS=${LAT_ITERS:-500}
 RS_PORT=7549
 BUFSIZE=${BUFSIZE:-524288}
-ROUNDS=${ROUNDS:-5}
+KS_BUFSIZE=${KS_BUFSIZE:-2097152}
+ROUNDS=${ROUNDS:-11}
 
 # kb NAME METRIC VALUE UNIT: one measurement (guest 1), kept for ratios.
 kb() {
@@ -107,8 +111,9 @@ raw_bw() {
 }
 
 stream_bw() {
-	kt_pair "$p kstream bw $round" 7542 "prov=$p $srv echo=0 verify=0 bufsize=$BUFSIZE" \
-		"prov=$p oneway=1 sizes=65536 count=100 iters=$BW_ITERS verify=0 bufsize=$BUFSIZE"
+	[ $p = ksocket ] && _b=$KS_BUFSIZE || _b=$BUFSIZE
+	kt_pair "$p kstream bw $round" 7542 "prov=$p $srv echo=0 verify=0 bufsize=$_b" \
+		"prov=$p oneway=1 sizes=65536 count=100 iters=$BW_ITERS verify=0 bufsize=$_b"
 	[ "$KOFI_HOST" = 1 ] && kb "$p-kstream" bw64k \
 		"$(xfer_mb 65536 "$(kt_column 64k_oneway 9)")" MB/s
 }
