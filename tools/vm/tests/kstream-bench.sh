@@ -11,15 +11,16 @@
 # SO_RCVBUF; the ring is twice the value): with the 32 KiB default one
 # ring's worth per credit round trip bounds the rate, not the engine.
 # Over ksocket they are 2 MiB, so that the stream's 4 MiB ring holds what
-# the raw writes keep in flight (64 x 64 KiB); over ib_verbs 512 KiB, the
-# size the rstream runs use (a buffer must fit rxe's 2 MiB registration).
+# the raw writes keep in flight (64 x 64 KiB); over ib_verbs, where a
+# buffer must fit rxe's 2 MiB registration, 512 KiB (as for the echo).
 # Each one-way run moves BW_ITERS x 100 x 64 KiB (50 MiB by default): a
 # shorter one is within reach of a single stall of the emulator.  A round
 # measures the raw writes first and the stream second, the next round the
 # other way round, so that a drift over the run does not favour either.
 # Guest 1 prints "measure NAME METRIC VALUE UNIT" per measurement and
-# "ratio A/B METRIC VALUEx ... (target)" per comparison: the median of
-# the per-round ratios over ROUNDS rounds; tools/bench.sh shows the ratio
+# "ratio A/B METRIC VALUEx ..." per comparison: the median of the
+# per-round ratios over ROUNDS rounds, and for stream bandwidth against
+# raw writes its target, met or not; tools/bench.sh shows the ratio
 # lines.  Timing is reported, never checked: the checks only say that
 # every run completed.
 . ./lib.sh
@@ -44,8 +45,9 @@ kb() {
 # kb_ratio A B METRIC TARGET LOWER: the median over the rounds of A/B
 # (the k-th value of A with the k-th of B: each round measures both), and
 # its range; LOWER=1 when smaller is better (the ratio is then B/A, so
-# >= 1 is good).  One disturbed round on a shared emulated host moves a
-# mean a long way, a median hardly.
+# >= 1 is good); TARGET "-" for a comparison without one (only stream
+# bandwidth against raw writes has a target).  One disturbed round on a
+# shared emulated host moves a mean a long way, a median hardly.
 kb_ratio() {
 	awk -v a="$1" -v b="$2" -v m="$3" -v t="$4" -v lower="$5" '
 	$2 == m && $1 == a { va[++na] = $3 }
@@ -63,9 +65,11 @@ kb_ratio() {
 				x = r[j]; r[j] = r[j - 1]; r[j - 1] = x
 			}
 		med = n % 2 ? r[(n + 1) / 2] : (r[n / 2] + r[n / 2 + 1]) / 2
-		printf "ratio %s/%s %s %.2fx median of %d, %.2f-%.2fx (%s %s)\n",
-			a, b, m, med, n, r[1], r[n], t,
-			(med >= t + 0 ? "met" : "not met")
+		printf "ratio %s/%s %s %.2fx median of %d, %.2f-%.2fx", a, b, m,
+			med, n, r[1], r[n]
+		if (t != "-")
+			printf " (%s %s)", t, (med >= t + 0 ? "met" : "not met")
+		printf "\n"
 	}' /tmp/kbench
 }
 
@@ -161,10 +165,10 @@ done
 if [ "$KOFI_HOST" = 1 ]; then
 	for p in ib_verbs ksocket; do
 		say "$(kb_ratio $p-kstream $p-write bw64k 0.90 0)"
-		say "$(kb_ratio $p-kstream $p-write lat64 0.90 1)"
+		say "$(kb_ratio $p-kstream $p-write lat64 - 1)"
 	done
-	say "$(kb_ratio ib_verbs-kstream rstream echo64k 0.90 0)"
-	say "$(kb_ratio ib_verbs-kstream rstream lat64 0.90 1)"
+	say "$(kb_ratio ib_verbs-kstream rstream echo64k - 0)"
+	say "$(kb_ratio ib_verbs-kstream rstream lat64 - 1)"
 fi
 
 for m in $(kofi_modules | sed -n '1!G;h;$p'); do
