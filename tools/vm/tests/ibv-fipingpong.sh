@@ -31,8 +31,8 @@ fipp_ok() {
 }
 # fipp ARGS...: run Debian's fi_pingpong over verbs, output in /tmp/fipp.out.
 fipp() {
-	env $FIPP_ENV timeout 240 fi_pingpong -p verbs -e msg -I $ITERS -c \
-		"$@" > /tmp/fipp.out 2>&1 && fipp_ok
+	limited 240 env $FIPP_ENV fi_pingpong -p verbs -e msg -I $ITERS \
+		-c "$@" > /tmp/fipp.out 2>&1 && fipp_ok
 }
 fipp_wait() { wait "$fipp_pid" && fipp_ok; }
 kernel_client() {
@@ -53,7 +53,7 @@ check "insmod kofi_ib_verbs" insmod $M/kofi_ib_verbs.ko
 
 # 1. fi_pingpong serves, the kernel connects.
 if [ "$KOFI_HOST" = 0 ]; then
-	env $FIPP_ENV timeout 240 fi_pingpong -p verbs -e msg -I $ITERS -c \
+	limited 240 env $FIPP_ENV fi_pingpong -p verbs -e msg -I $ITERS -c \
 		> /tmp/fipp.out 2>&1 &
 	fipp_pid=$!
 	wait_for 30 listening 47592 || fail "fi_pingpong server: not listening"

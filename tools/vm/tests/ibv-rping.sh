@@ -68,7 +68,7 @@ fi
 barrier "kofi-server"
 if is_client; then
 	check_output "rping -c -V -> kOFI server: 10 validated pings" 'ping data: rdma-ping-9' \
-		timeout 120 rping -c -a "$server" -p 7175 -C 10 -S 128 -V -v
+		limited 120 rping -c -a "$server" -p 7175 -C 10 -S 128 -V -v
 fi
 if is_server; then
 	wait "$kofi_pid"

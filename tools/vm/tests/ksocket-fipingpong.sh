@@ -21,7 +21,7 @@ show() { while IFS= read -r l; do say "$l"; done < "$1"; }
 # fi_pingpong ARGS...: run Debian's fi_pingpong, output in /tmp/fipp.out;
 # fails on a non-zero status or a data verification error.
 fipp() {
-	timeout 120 fi_pingpong -p tcp -e msg -I $ITERS -c "$@" > /tmp/fipp.out 2>&1
+	limited 120 fi_pingpong -p tcp -e msg -I $ITERS -c "$@" > /tmp/fipp.out 2>&1
 	rc=$?
 	! grep -q 'Error at iteration' /tmp/fipp.out && [ $rc = 0 ] &&
 		grep -q '^1m ' /tmp/fipp.out
@@ -40,7 +40,7 @@ check "insmod kofi_ksocket" insmod $M/kofi_ksocket.ko
 
 # 1. fi_pingpong serves, the kernel connects.
 if [ "$KOFI_HOST" = 0 ]; then
-	FI_TCP_IFACE=$KOFI_DEV timeout 120 fi_pingpong -p tcp -e msg \
+	limited 120 env FI_TCP_IFACE="$KOFI_DEV" fi_pingpong -p tcp -e msg \
 		-I $ITERS -c > /tmp/fipp.out 2>&1 &
 	fipp_pid=$!
 	wait_for 30 listening 47592 || fail "fi_pingpong server: not listening"

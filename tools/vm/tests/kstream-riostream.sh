@@ -25,7 +25,7 @@ kt_io_server_ok() { wait "$kt_server_pid"; kt_result $KT_IO; }
 # rio_client PORT: riostream connects to guest 0 and prints its row.
 rio_client() {
 	# shellcheck disable=SC2086
-	timeout 180 riostream -s "$KOFI_PEER" -p "$1" $RIO_ARGS \
+	limited 180 riostream -s "$KOFI_PEER" -p "$1" $RIO_ARGS \
 		> /tmp/riostream-c.out 2>&1 && rio_row /tmp/riostream-c.out
 }
 
@@ -34,7 +34,7 @@ riostream_vs_kstream() {
 	_n=$1 _port=$2
 	if [ "$KOFI_HOST" = 0 ]; then
 		# shellcheck disable=SC2086
-		timeout 180 riostream -b "$KOFI_SELF" -p "$_port" $RIO_ARGS \
+		limited 180 riostream -b "$KOFI_SELF" -p "$_port" $RIO_ARGS \
 			> /tmp/riostream.out 2>&1 &
 		rio_pid=$!
 		wait_for 30 listening "$_port" ||

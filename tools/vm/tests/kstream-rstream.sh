@@ -26,7 +26,7 @@ rs_server_ok() { wait "$rs_pid" && rs_row /tmp/rstream.out; }
 rs_client() {
 	_rs_out=$1
 	shift
-	timeout 180 rstream "$@" > "$_rs_out" 2>&1 && rs_row "$_rs_out"
+	limited 180 rstream "$@" > "$_rs_out" 2>&1 && rs_row "$_rs_out"
 }
 
 # rstream_vs_kstream NAME PORT OPTS...: rstream serves with OPTS, the
@@ -36,7 +36,7 @@ rstream_vs_kstream() {
 	shift 2
 	if [ "$KOFI_HOST" = 0 ]; then
 		# shellcheck disable=SC2086
-		timeout 180 rstream -b "$KOFI_SELF" -p "$_port" $RS_ARGS "$@" \
+		limited 180 rstream -b "$KOFI_SELF" -p "$_port" $RS_ARGS "$@" \
 			> /tmp/rstream.out 2>&1 &
 		rs_pid=$!
 		wait_for 30 listening "$_port" ||

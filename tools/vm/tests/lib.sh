@@ -86,6 +86,43 @@ wait_for() {
 	done
 }
 
+# limited SECONDS COMMAND...: run COMMAND (a program, not a function) and
+# end it with SIGTERM if it still runs after SECONDS, as timeout(1) does
+# (status 124 then); before ending it, print to stderr where each of its
+# threads is: state, CPU ticks (user, system), kernel wait channel and
+# stack.  A userspace peer that hangs so says whether it spins, sleeps or
+# is stuck in the kernel, and where.
+limited() {
+	_kofi_lim=$1
+	shift
+	"$@" &
+	_kofi_pid=$!
+	rm -f "/tmp/limited.$_kofi_pid"
+	(
+		sleep "$_kofi_lim"
+		kill -0 "$_kofi_pid" || exit 0
+		for _t in /proc/"$_kofi_pid"/task/*; do
+			echo "limited: $(cat "$_t/comm") ${_t##*/}:" \
+				"$(grep '^State' "$_t/status")," \
+				"ticks $(cut -d ' ' -f 14,15 "$_t/stat")," \
+				"wchan $(cat "$_t/wchan")"
+			sed 's/^/limited:   /' "$_t/stack"
+		done > "/tmp/limited.$_kofi_pid"
+		kill "$_kofi_pid"
+	) < /dev/null > /dev/null 2>&1 &
+	_kofi_wd=$!
+	wait "$_kofi_pid"
+	_kofi_rc=$?
+	kill "$_kofi_wd" 2> /dev/null
+	if [ -e "/tmp/limited.$_kofi_pid" ]; then
+		echo "limited: $1 still ran after $_kofi_lim s, ended" >&2
+		cat "/tmp/limited.$_kofi_pid" >&2
+		rm -f "/tmp/limited.$_kofi_pid"
+		return 124
+	fi
+	return $_kofi_rc
+}
+
 # listening PORT: something listens on PORT: a TCP socket (IPv4 or IPv6)
 # or an rdma_cm identifier, the kernel's or a process's.
 listening() {
