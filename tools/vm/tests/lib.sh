@@ -101,12 +101,12 @@ limited() {
 	(
 		sleep "$_kofi_lim"
 		kill -0 "$_kofi_pid" || exit 0
-		for _t in /proc/"$_kofi_pid"/task/*; do
-			echo "limited: $(cat "$_t/comm") ${_t##*/}:" \
-				"$(grep '^State' "$_t/status")," \
-				"ticks $(cut -d ' ' -f 14,15 "$_t/stat")," \
-				"wchan $(cat "$_t/wchan")"
-			sed 's/^/limited:   /' "$_t/stack"
+		for _kofi_t in /proc/"$_kofi_pid"/task/*; do
+			echo "limited: $(cat "$_kofi_t/comm") ${_kofi_t##*/}:" \
+				"$(grep '^State' "$_kofi_t/status")," \
+				"ticks $(cut -d ' ' -f 14,15 "$_kofi_t/stat")," \
+				"wchan $(cat "$_kofi_t/wchan")"
+			sed 's/^/limited:   /' "$_kofi_t/stack"
 		done > "/tmp/limited.$_kofi_pid"
 		kill "$_kofi_pid"
 	) < /dev/null > /dev/null 2>&1 &
