@@ -37,6 +37,7 @@
 #include <kofi/fi_rma.h>
 #include <kofi/fi_errno.h>
 #include <kofi/kstream.h>
+#include <kofi/ib_verbs.h>
 #include "../providers/kstream/kstream.h"
 #include "kofi_test_net.h"
 

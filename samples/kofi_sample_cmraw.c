@@ -35,6 +35,7 @@
 
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <kofi/ib_verbs.h>
 #include "kofi_sample.h"
 
 static bool server;

@@ -41,6 +41,7 @@
 #include <kofi/fi_eq.h>
 #include <kofi/fi_rma.h>
 #include <kofi/fi_errno.h>
+#include <kofi/ib_verbs.h>
 
 static char *prov = "ib_verbs";
 module_param(prov, charp, 0444);

@@ -250,7 +250,7 @@ enum fi_fclass {
 #define FI_SETOPSFLAG	4
 #define FI_ENABLE	5
 #define FI_BACKLOG	6
-#define FI_GETWAIT	7	/* wait_queue_head_t ** (kstream endpoints) */
+#define FI_GETWAIT	7	/* wait_queue_head_t **: the fid's wait queue */
 
 struct fid;
 struct fid_fabric;

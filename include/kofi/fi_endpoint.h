@@ -21,28 +21,21 @@ struct fi_ops_rma;
 #define FI_OPT_ENDPOINT		0
 
 /*
- * Endpoint options.  Every value is a size_t (optlen = sizeof(size_t)).
+ * Endpoint options, as in libfabric.  Every value is a size_t
+ * (optlen = sizeof(size_t)); a provider answers -ENOPROTOOPT for an option
+ * it does not have.
  * FI_OPT_MIN_MULTI_RECV:  free space below which a multi-receive buffer is
  *                         released
  * FI_OPT_CM_DATA_SIZE:    largest connection data (read only)
  * FI_OPT_BUFFERED_LIMIT:  largest message delivered from provider buffers
  * FI_OPT_BUFFERED_MIN:    smallest part of a message delivered first
- * FI_OPT_SEND_BUF_SIZE:   stream send buffer bytes (kstream, 32 KiB)
- * FI_OPT_RECV_BUF_SIZE:   stream receive buffer bytes (kstream, 32 KiB)
- * FI_OPT_TX_SIZE:         transmit queue depth (kstream, 384)
- * FI_OPT_RX_SIZE:         receive queue depth (kstream, 384)
- * FI_OPT_CM_DATA_RAW:     non-zero: connection data goes on the wire as
- *                         given, without the provider's length header,
- *                         and a peer's arrives as every byte the transport
- *                         delivered (rdma_cm may pad it with zeros); for
- *                         peers that are not kOFI (rsockets).  Set on the
- *                         endpoint or passive endpoint before fi_connect(),
- *                         fi_listen() or fi_accept().  ib_verbs only.
- * FI_OPT_KEEPALIVE_MS:    milliseconds between keepalive probes of a
- *                         connected endpoint, 0 for none (the provider's
- *                         default is its module parameter); a peer that
- *                         stopped answering is reported as an ETIMEDOUT
- *                         error entry on the EQ.  ib_verbs only.
+ * FI_OPT_SEND_BUF_SIZE:   send buffer bytes
+ * FI_OPT_RECV_BUF_SIZE:   receive buffer bytes
+ * FI_OPT_TX_SIZE:         transmit queue depth
+ * FI_OPT_RX_SIZE:         receive queue depth
+ * Options that only one provider has, and its defaults for these, are in
+ * that provider's header, <kofi/PROVIDER.h>; their numbers do not collide
+ * with these.
  */
 #define FI_OPT_MIN_MULTI_RECV	0
 #define FI_OPT_CM_DATA_SIZE	1
@@ -52,8 +45,6 @@ struct fi_ops_rma;
 #define FI_OPT_RECV_BUF_SIZE	5
 #define FI_OPT_TX_SIZE		6
 #define FI_OPT_RX_SIZE		7
-#define FI_OPT_CM_DATA_RAW	16
-#define FI_OPT_KEEPALIVE_MS	17
 
 /**
  * struct fi_msg - a message for fi_sendmsg() / fi_recvmsg()

@@ -29,14 +29,25 @@
 #include <kofi/fi_endpoint.h>
 
 /*
- * Endpoint options of kstream (level FI_OPT_ENDPOINT, size_t values, set
- * before fi_enable()), next to FI_OPT_SEND_BUF_SIZE, FI_OPT_RECV_BUF_SIZE,
- * FI_OPT_TX_SIZE and FI_OPT_RX_SIZE:
- * FI_OPT_KSTREAM_INLINE:     largest send copied inline by the core provider
+ * Endpoint options of a kstream endpoint (level FI_OPT_ENDPOINT, size_t
+ * values, set before fi_enable()).  The generic ones, with their defaults
+ * (module parameters of kofi_kstream.ko, in brackets):
+ * FI_OPT_SEND_BUF_SIZE:      send buffer bytes (wmem_default, 32 KiB)
+ * FI_OPT_RECV_BUF_SIZE:      receive ring bytes (mem_default, 32 KiB)
+ * FI_OPT_TX_SIZE:            send queue depth (sqsize_default, 384)
+ * FI_OPT_RX_SIZE:            receive queue depth and credits given to the
+ *                            peer (rqsize_default, 384)
+ * and kstream's own:
+ * FI_OPT_KSTREAM_INLINE:     largest send copied inline by the core
+ *                            provider (inline_default, 64)
  * FI_OPT_KSTREAM_IOMAPSIZE:  direct placement slots offered to the peer
- * FI_OPT_KSTREAM_KEEPALIVE:  seconds between keepalives, 0 for none
- * rsockets' RDMA_SQSIZE and RDMA_RQSIZE are FI_OPT_TX_SIZE and
- * FI_OPT_RX_SIZE.
+ *                            (iomap_size, 0)
+ * FI_OPT_KSTREAM_KEEPALIVE:  seconds between keepalives, 0 for none (0)
+ * rsockets' SO_SNDBUF, SO_RCVBUF, RDMA_SQSIZE and RDMA_RQSIZE are the
+ * four generic ones.
+ *
+ * fi_control(&ep->fid, FI_GETWAIT, &wq) on a kstream endpoint stores its
+ * readiness wait queue (wait_queue_head_t *) in wq; see kstream_ep_poll().
  */
 #define FI_OPT_KSTREAM_INLINE		0x100
 #define FI_OPT_KSTREAM_IOMAPSIZE	0x101

@@ -28,6 +28,7 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
 #include <kofi/provider.h>
+#include <kofi/ib_verbs.h>
 #include "ibv_logic.h"
 
 #define IBV_PROV_NAME		"ib_verbs"

@@ -37,6 +37,7 @@
 #include <linux/workqueue.h>
 #include <kofi/provider.h>
 #include <kofi/kstream.h>
+#include <kofi/ib_verbs.h>
 #include "kstream_proto.h"
 
 #define KSTREAM_PROV_NAME	"kstream"
