@@ -7,53 +7,66 @@
 #
 # A part prints lines "bench PROVIDER METRIC VALUE UNIT" (as KOFI-SAY
 # lines); each provider is compared with its own baseline: ksocket with
-# "tcp" (the raw kernel TCP sample; issue 4: latency <= 1.10x, bandwidth
-# >= 0.95x), ib_verbs with "verbs" (the raw-verbs sample; issue 5:
-# latency <= 1.03x, bandwidth >= 0.97x).  Metrics whose unit is a time
-# (usec) are better when lower, the others (MB/s) when higher.
+# "tcp" (the raw kernel TCP sample; targets: latency <= 1.10x, bandwidth
+# >= 0.95x), ib_verbs with "verbs" (the raw-verbs sample; targets: latency
+# <= 1.03x, bandwidth >= 0.97x).  Every ratio is PROVIDER/BASELINE: for a
+# time (usec) lower is better, for a rate (MB/s) higher is better; each
+# line says which.  Parts with baselines of their own (kstream) print
+# their "ratio A/B ..." lines themselves, in the same form.
 #
 # Benchmarks are reports, not tests: the exit status only says whether
 # every part ran to completion.
 #
-# usage: tools/bench.sh [-k SERIES] [PART...]     (default: 6.1, all parts)
+# usage: tools/bench.sh [-k SERIES] [PART...]  run (default: 6.1, all parts)
+#        tools/bench.sh [-k SERIES] -s         summary of the last run's
+#                                              saved measurements only
 
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
+usage() { sed -n 's/^# \{0,1\}//; /^usage:/,/^$/p' "$0" | sed '$d'; }
+
 series=6.1
-while getopts k: opt; do
+summary_only=0
+while getopts k:sh opt; do
 	case $opt in
 	k) series=$OPTARG ;;
-	*) exit 2 ;;
+	s) summary_only=1 ;;
+	h) usage; exit 0 ;;
+	*) usage >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
 
-parts=("$@")
-if [ ${#parts[@]} -eq 0 ]; then
-	for f in "$KOFI_TOP"/tools/vm/tests/*-bench.sh; do
-		[ -e "$f" ] && parts+=("$(basename "$f" .sh)")
+out=$KOFI_CACHE/logs/bench-$series.txt
+rc=0
+if [ $summary_only = 1 ]; then
+	[ -e "$out" ] || kofi_die "no saved measurements ($out): run tools/bench.sh first"
+else
+	parts=("$@")
+	if [ ${#parts[@]} -eq 0 ]; then
+		for f in "$KOFI_TOP"/tools/vm/tests/*-bench.sh; do
+			[ -e "$f" ] && parts+=("$(basename "$f" .sh)")
+		done
+	fi
+	[ ${#parts[@]} -gt 0 ] ||
+		kofi_die "no benchmark parts (tools/vm/tests/*-bench.sh)"
+
+	: > "$out"
+	: > "$out.ratios"
+	for part in "${parts[@]}"; do
+		log=$KOFI_CACHE/logs/bench-$part-$series.log
+		kofi_log "benchmark $part on $series"
+		if ! "$KOFI_TOP/tools/vm/run.sh" -k "$series" -n 2 -t 1800 "$part" \
+			> "$log" 2>&1; then
+			kofi_log "$part did not complete (log: $log)"
+			rc=1
+		fi
+		grep -o 'bench [^ ]* [^ ]* [0-9.]* [^ ]*$' "$log" >> "$out"
+		# Parts with their own baselines (kstream) print "ratio ..." lines.
+		grep -o 'ratio [^ ]* [^ ]* .*$' "$log" >> "$out.ratios"
 	done
 fi
-[ ${#parts[@]} -gt 0 ] || kofi_die "no benchmark parts (tools/vm/tests/*-bench.sh)"
-
-rc=0
-out=$KOFI_CACHE/logs/bench-$series.txt
-: > "$out"
-: > "$out.ratios"
-for part in "${parts[@]}"; do
-	kofi_log "benchmark $part on $series"
-	if ! "$KOFI_TOP/tools/vm/run.sh" -k "$series" -n 2 -t 1800 "$part" \
-		> "$KOFI_CACHE/logs/bench-$part-$series.log" 2>&1; then
-		kofi_log "$part did not complete (log: $KOFI_CACHE/logs/bench-$part-$series.log)"
-		rc=1
-	fi
-	grep -o 'bench [^ ]* [^ ]* [0-9.]* [^ ]*$' \
-		"$KOFI_CACHE/logs/bench-$part-$series.log" >> "$out"
-	# Parts with their own baselines (kstream) print "ratio ..." lines.
-	grep -o 'ratio [^ ]* [^ ]* .*$' \
-		"$KOFI_CACHE/logs/bench-$part-$series.log" >> "$out.ratios"
-done
 
 # Each round measures a provider next to its baseline, so the ratio is
 # taken per round (the k-th value of a provider with the k-th of its
@@ -76,8 +89,9 @@ function median(a, cnt,    i, j, t) {
 	return cnt % 2 ? a[(cnt + 1) / 2] : (a[cnt / 2] + a[cnt / 2 + 1]) / 2
 }
 END {
-	printf "%-9s %-7s %9s %-6s %9s %7s %6s %13s  %s\n", "provider", "metric",
-		"mean", "base", "mean", "median", "rounds", "ratio range", "target"
+	printf "%-9s %-7s %9s %-6s %-6s %9s  %-15s %7s %6s %11s  %s\n",
+		"provider", "metric", "mean", "unit", "base", "mean", "ratio",
+		"median", "rounds", "range", "which way is better, target"
 	for (p in prov) {
 		if (!(p in base))
 			continue
@@ -96,17 +110,20 @@ END {
 				hi = r[cnt] > hi ? r[cnt] : hi
 			}
 			t = lower ? lat[p] : bw[p]
-			target = sprintf("%s %.2fx", lower ? "<=" : ">=", t)
+			how = sprintf("%s is better, target %s %.2fx",
+				lower ? "lower" : "higher", lower ? "<=" : ">=", t)
 			if (!cnt) {
-				printf "%-9s %-7s %9.2f %-6s %9s %7s %6d %13s  %s (no baseline)\n",
-					p, m, sum[k] / n[k], base[p], "-", "-", 0, "-", target
+				printf "%-9s %-7s %9.2f %-6s %-6s %9s  %-15s %7s %6d %11s  %s: no baseline\n",
+					p, m, sum[k] / n[k], unit[m], base[p], "-",
+					p "/" base[p], "-", 0, "-", how
 				continue
 			}
 			med = median(r, cnt)
 			ok = lower ? med <= t : med >= t
-			printf "%-9s %-7s %9.2f %-6s %9.2f %6.2fx %6d %6.2f-%.2fx  %s (%s)\n",
-				p, m, sum[k] / n[k], base[p], sum[b] / n[b], med, cnt,
-				lo, hi, target, ok ? "met" : "not met"
+			printf "%-9s %-7s %9.2f %-6s %-6s %9.2f  %-15s %6.2fx %6d %5.2f-%.2fx  %s: %s\n",
+				p, m, sum[k] / n[k], unit[m], base[p], sum[b] / n[b],
+				p "/" base[p], med, cnt, lo, hi, how,
+				ok ? "met" : "not met"
 		}
 	}
 }' "$out"

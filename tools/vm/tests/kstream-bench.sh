@@ -18,11 +18,12 @@
 # measures the raw writes first and the stream second, the next round the
 # other way round, so that a drift over the run does not favour either.
 # Guest 1 prints "measure NAME METRIC VALUE UNIT" per measurement and
-# "ratio A/B METRIC VALUEx ..." per comparison: the median of the
-# per-round ratios over ROUNDS rounds, and for stream bandwidth against
-# raw writes its target, met or not; tools/bench.sh shows the ratio
-# lines.  Timing is reported, never checked: the checks only say that
-# every run completed.
+# "ratio A/B METRIC VALUEx (...)" per comparison: the median over ROUNDS
+# rounds of the per-round A/B, its range, which way is better (lower for
+# latency, higher for bandwidth) and, for stream bandwidth against raw
+# writes, its target, met or not; tools/bench.sh shows the ratio lines.
+# Timing is reported, never checked: the checks only say that every run
+# completed.
 . ./lib.sh
 . ./ksocket-lib.sh
 . ./kstream-lib.sh
@@ -44,10 +45,10 @@ kb() {
 
 # kb_ratio A B METRIC TARGET LOWER: the median over the rounds of A/B
 # (the k-th value of A with the k-th of B: each round measures both), and
-# its range; LOWER=1 when smaller is better (the ratio is then B/A, so
-# >= 1 is good); TARGET "-" for a comparison without one (only stream
-# bandwidth against raw writes has a target).  One disturbed round on a
-# shared emulated host moves a mean a long way, a median hardly.
+# its range; LOWER=1 when smaller is better (times), 0 when larger is
+# (rates); TARGET "-" for a comparison without one (only stream bandwidth
+# against raw writes has a target).  One disturbed round on a shared
+# emulated host moves a mean a long way, a median hardly.
 kb_ratio() {
 	awk -v a="$1" -v b="$2" -v m="$3" -v t="$4" -v lower="$5" '
 	$2 == m && $1 == a { va[++na] = $3 }
@@ -57,7 +58,7 @@ kb_ratio() {
 		for (i = 1; i <= na && i <= nb; i++) {
 			if (va[i] <= 0 || vb[i] <= 0)
 				continue
-			r[++n] = lower ? vb[i] / va[i] : va[i] / vb[i]
+			r[++n] = va[i] / vb[i]
 		}
 		if (!n) { print "ratio " a "/" b " " m " n/a"; exit }
 		for (i = 2; i <= n; i++)
@@ -65,11 +66,12 @@ kb_ratio() {
 				x = r[j]; r[j] = r[j - 1]; r[j - 1] = x
 			}
 		med = n % 2 ? r[(n + 1) / 2] : (r[n / 2] + r[n / 2 + 1]) / 2
-		printf "ratio %s/%s %s %.2fx median of %d, %.2f-%.2fx", a, b, m,
-			med, n, r[1], r[n]
+		printf "ratio %s/%s %s %.2fx (median of %d, %.2f-%.2fx; %s is better",
+			a, b, m, med, n, r[1], r[n], lower ? "lower" : "higher"
 		if (t != "-")
-			printf " (%s %s)", t, (med >= t + 0 ? "met" : "not met")
-		printf "\n"
+			printf ", target %s %.2fx: %s", lower ? "<=" : ">=", t,
+				(lower ? med <= t + 0 : med >= t + 0) ? "met" : "not met"
+		printf ")\n"
 	}' /tmp/kbench
 }
 
