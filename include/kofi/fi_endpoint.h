@@ -23,7 +23,7 @@ struct fi_ops_rma;
 /*
  * Endpoint options, as in libfabric.  Every value is a size_t
  * (optlen = sizeof(size_t)); a provider answers -ENOPROTOOPT for an option
- * it does not have.
+ * it does not have (-FI_ENOSYS if it has no options at all).
  * FI_OPT_MIN_MULTI_RECV:  free space below which a multi-receive buffer is
  *                         released
  * FI_OPT_CM_DATA_SIZE:    largest connection data (read only)

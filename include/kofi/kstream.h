@@ -31,7 +31,7 @@
 /*
  * Endpoint options of a kstream endpoint (level FI_OPT_ENDPOINT, size_t
  * values, set before fi_enable()).  The generic ones, with their defaults
- * (module parameters of kofi_kstream.ko, in brackets):
+ * (module parameters of kofi_kstream.ko, in parentheses):
  * FI_OPT_SEND_BUF_SIZE:      send buffer bytes (wmem_default, 32 KiB)
  * FI_OPT_RECV_BUF_SIZE:      receive ring bytes (mem_default, 32 KiB)
  * FI_OPT_TX_SIZE:            send queue depth (sqsize_default, 384)
