@@ -8,7 +8,7 @@
 #   make check        everything: build matrix, checkpatch, KUnit, VM tests
 #   make kunit        the KUnit suites under kunit.py (sanitizers on)
 #   make vmtest T=... one VM test on KERNEL=6.1|6.12|debug (GUESTS=1|2)
-#   make bench        benchmarks: providers vs the raw TCP baseline (ratios)
+#   make bench        benchmarks: each provider over its baseline (ratios)
 #   make setup        install packages and fetch Debian's kernels (cached)
 #
 # The Kbuild file describes the modules; this file only drives builds.
@@ -55,7 +55,8 @@ demo: setup
 	tools/vm/run.sh -k $(KERNEL) -n 2 -t 600 demo
 
 # Benchmarks (not tests): every tools/vm/tests/*-bench.sh part, ratios to
-# each provider's baseline of the same run (raw kernel TCP, raw verbs).
+# each provider's baseline of the same run (raw kernel TCP, raw verbs,
+# raw RMA writes and rstream for kstream).
 bench: setup
 	tools/bench.sh -k $(KERNEL)
 
