@@ -19,6 +19,7 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
+#include <kunit/visibility.h>
 #include "kofi_core.h"
 
 struct kofi_cq_slot {
@@ -38,8 +39,8 @@ struct kofi_cq {
 	spinlock_t lock;	/* protects everything below */
 	struct kofi_cq_slot *ring;
 	u32 size;
-	u32 head;		/* free running: count = tail - head */
-	u32 tail;
+	u32 head;		/* slot of the oldest entry, < size */
+	u32 count;		/* entries queued, <= size */
 	u32 nerr;		/* error entries in the ring */
 	u64 lost;		/* > 0: overrun, completions refused */
 	bool signaled;
@@ -94,18 +95,19 @@ static ssize_t kofi_cq_readfrom(struct fid_cq *cq_fid, void *buf,
 	ssize_t n = 0;
 
 	spin_lock_irqsave(&cq->lock, irqflags);
-	while (n < count && cq->head != cq->tail) {
-		s = &cq->ring[cq->head % cq->size];
+	while (n < count && cq->count) {
+		s = &cq->ring[cq->head];
 		if (s->err)
 			break;
 		kofi_cq_copy(cq, buf, n, s);
 		if (src_addr)
 			src_addr[n] = s->src;
-		cq->head++;
+		cq->head = kofi_ring_slot(cq->head, 1, cq->size);
+		cq->count--;
 		n++;
 	}
 	if (!n && count)
-		n = (cq->head != cq->tail || cq->lost) ? -FI_EAVAIL : -EAGAIN;
+		n = (cq->count || cq->lost) ? -FI_EAVAIL : -EAGAIN;
 	spin_unlock_irqrestore(&cq->lock, irqflags);
 	return n;
 }
@@ -124,8 +126,8 @@ static ssize_t kofi_cq_readerr(struct fid_cq *cq_fid,
 	ssize_t ret = 1;
 
 	spin_lock_irqsave(&cq->lock, irqflags);
-	if (cq->head != cq->tail && cq->ring[cq->head % cq->size].err) {
-		s = &cq->ring[cq->head % cq->size];
+	if (cq->count && cq->ring[cq->head].err) {
+		s = &cq->ring[cq->head];
 		memset(buf, 0, sizeof(*buf));
 		buf->op_context = s->op_context;
 		buf->flags = s->flags;
@@ -136,10 +138,11 @@ static ssize_t kofi_cq_readerr(struct fid_cq *cq_fid,
 		buf->err = s->err;
 		buf->prov_errno = s->prov_errno;
 		if (!(flags & FI_PEEK)) {
-			cq->head++;
+			cq->head = kofi_ring_slot(cq->head, 1, cq->size);
+			cq->count--;
 			cq->nerr--;
 		}
-	} else if (cq->head == cq->tail && cq->lost) {
+	} else if (!cq->count && cq->lost) {
 		memset(buf, 0, sizeof(*buf));
 		buf->err = EOVERFLOW;
 		buf->prov_errno = min_t(u64, cq->lost, INT_MAX);
@@ -158,8 +161,7 @@ static bool kofi_cq_ready(struct kofi_cq *cq, u32 threshold)
 	bool ready;
 
 	spin_lock_irqsave(&cq->lock, irqflags);
-	ready = cq->signaled || cq->lost || cq->nerr ||
-		cq->tail - cq->head >= threshold;
+	ready = cq->signaled || cq->lost || cq->nerr || cq->count >= threshold;
 	spin_unlock_irqrestore(&cq->lock, irqflags);
 	return ready;
 }
@@ -304,13 +306,13 @@ static int kofi_cq_push(struct fid_cq *cq_fid, const struct kofi_cq_slot *s)
 		return -EINVAL;
 	cq = kofi_cq(cq_fid);
 	spin_lock_irqsave(&cq->lock, irqflags);
-	if (cq->lost || cq->tail - cq->head >= cq->size) {
+	if (cq->lost || cq->count >= cq->size) {
 		if (cq->lost != U64_MAX)
 			cq->lost++;
 		ret = -EOVERFLOW;
 	} else {
-		cq->ring[cq->tail % cq->size] = *s;
-		cq->tail++;
+		cq->ring[kofi_ring_slot(cq->head, cq->count, cq->size)] = *s;
+		cq->count++;
 		if (s->err)
 			cq->nerr++;
 	}
@@ -417,3 +419,28 @@ int kofi_cq_write_err(struct fid_cq *cq, void *op_context, u64 flags,
 	return kofi_cq_push(cq, &s);
 }
 EXPORT_SYMBOL_GPL(kofi_cq_write_err);
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/**
+ * kofi_cq_test_set_pos() - KUnit only: place an empty CQ as if @pos
+ *	completions had passed through it
+ * @cq_fid: an empty CQ opened by kofi_cq_open_generic()
+ * @pos: completions written and read so far
+ *
+ * Lets a test run a CQ across the wrap of 32-bit positions without 2^32
+ * writes (kunit/kofi_queue_test.c).
+ *
+ * Context: any context; does not sleep.
+ */
+void kofi_cq_test_set_pos(struct fid_cq *cq_fid, u32 pos)
+{
+	struct kofi_cq *cq = kofi_cq(cq_fid);
+	unsigned long irqflags;
+
+	spin_lock_irqsave(&cq->lock, irqflags);
+	if (!WARN_ON(cq->count))
+		cq->head = pos % cq->size;
+	spin_unlock_irqrestore(&cq->lock, irqflags);
+}
+EXPORT_SYMBOL_IF_KUNIT(kofi_cq_test_set_pos);
+#endif

@@ -3,7 +3,7 @@
  * kOFI KUnit: the shared event and completion queues, in the manner of
  * fabtests' eq_test and cq_test: sizes, write/read round trips, FI_PEEK,
  * error entries, overrun, sread timeouts and wake-ups, callbacks, atomic
- * context.
+ * context, and queues run across the wrap of their 32-bit positions.
  */
 #include <linux/completion.h>
 #include <linux/delay.h>
@@ -12,6 +12,9 @@
 #include <linux/slab.h>
 #include <linux/timer.h>
 #include "kofi_test.h"
+#include "../kofi/kofi_core.h"
+
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 
 struct kq_waiter {
 	struct fid_eq *eq;
@@ -699,6 +702,150 @@ static void kc_atomic_test(struct kunit *test)
 	ktp_stack_close(test, &s);
 }
 
+/*
+ * A queue whose size is not a power of two, started just below the wrap of
+ * its 32-bit positions (kofi_eq_test_set_pos()), kept full across it: every
+ * event must come back once, in order.  An unread FI_CONNREQ left across
+ * the ring's end must still be released at close.
+ */
+#define KQ_WRAP_EQ_SIZE	5
+
+static void ke_wrap_test(struct kunit *test)
+{
+	struct fid *handle = kunit_kzalloc(test, sizeof(*handle), GFP_KERNEL);
+	struct fi_eq_attr attr = { .size = KQ_WRAP_EQ_SIZE };
+	struct fi_eq_entry e = {}, out;
+	struct fi_info *info;
+	struct ktp_stack s;
+	struct fid_eq *eq;
+	u64 next_in = 0, next_out = 0;
+	u32 event;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, handle);
+	kofi_fid_init(handle, FI_CLASS_CONNREQ, &kq_connreq_ops, NULL);
+	ktp_stack_open(test, &s, false);
+	KUNIT_ASSERT_EQ(test, fi_eq_open(s.fabric, &attr, &eq, NULL), 0);
+	kofi_eq_test_set_pos(eq, U32_MAX - 1);
+
+	for (i = 0; i < KQ_WRAP_EQ_SIZE; i++)
+		KUNIT_ASSERT_EQ(test, kofi_eq_write_event(eq, FI_NOTIFY, NULL,
+							  NULL, next_in++), 0);
+	KUNIT_EXPECT_EQ(test, fi_eq_write(eq, FI_NOTIFY, &e, sizeof(e), 0),
+			-EAGAIN);
+	/* one out, one in, three times round the ring */
+	for (i = 0; i < 3 * KQ_WRAP_EQ_SIZE; i++) {
+		KUNIT_ASSERT_EQ(test, fi_eq_read(eq, &event, &out, sizeof(out),
+						 0), (ssize_t)sizeof(out));
+		KUNIT_EXPECT_EQ(test, event, (u32)FI_NOTIFY);
+		KUNIT_EXPECT_EQ(test, out.data, next_out++);
+		KUNIT_ASSERT_EQ(test, kofi_eq_write_event(eq, FI_NOTIFY, NULL,
+							  NULL, next_in++), 0);
+	}
+	while (next_out < next_in) {
+		KUNIT_ASSERT_EQ(test, fi_eq_read(eq, &event, &out, sizeof(out),
+						 0), (ssize_t)sizeof(out));
+		KUNIT_EXPECT_EQ(test, out.data, next_out++);
+	}
+	KUNIT_EXPECT_EQ(test, fi_eq_read(eq, &event, &out, sizeof(out), 0),
+			-EAGAIN);
+
+	/* a connection request left in the queue across the ring's end */
+	KUNIT_ASSERT_EQ(test, fi_close(&eq->fid), 0);
+	KUNIT_ASSERT_EQ(test, fi_eq_open(s.fabric, &attr, &eq, NULL), 0);
+	kofi_eq_test_set_pos(eq, U32_MAX - 1);
+	info = fi_allocinfo(GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, info);
+	info->handle = handle;
+	kq_connreq_closes = 0;
+	KUNIT_ASSERT_EQ(test, kofi_eq_write_event(eq, FI_NOTIFY, NULL, NULL,
+						  0), 0);
+	KUNIT_ASSERT_EQ(test, kofi_eq_write_cm(eq, FI_CONNREQ, &s.fabric->fid,
+					       info, NULL, 0), 0);
+	KUNIT_ASSERT_EQ(test, kofi_eq_write_event(eq, FI_NOTIFY, NULL, NULL,
+						  2), 0);
+	KUNIT_EXPECT_EQ(test, fi_close(&eq->fid), 0);
+	KUNIT_EXPECT_EQ(test, kq_connreq_closes, 1);
+	KUNIT_EXPECT_TRUE(test, kofi_fid_closed(handle));
+	ktp_stack_close(test, &s);
+}
+
+/*
+ * As ke_wrap_test() for the CQ: size 7, started three entries before the
+ * wrap of the positions, kept full across it, read one by one and in
+ * batches that span the ring's end.
+ */
+#define KQ_WRAP_CQ_SIZE	7
+
+static void kc_wrap_test(struct kunit *test)
+{
+	struct fi_cq_attr attr = { .size = KQ_WRAP_CQ_SIZE,
+				   .format = FI_CQ_FORMAT_DATA };
+	struct fi_cq_data_entry c[KQ_WRAP_CQ_SIZE];
+	struct fi_cq_err_entry err;
+	u64 next_in = 0, next_out = 0;
+	struct ktp_stack s;
+	struct fid_cq *cq;
+	ssize_t n;
+	int i, j;
+
+	ktp_stack_open(test, &s, false);
+	KUNIT_ASSERT_EQ(test, fi_cq_open(s.domain, &attr, &cq, NULL), 0);
+	kofi_cq_test_set_pos(cq, U32_MAX - 2);
+
+	for (i = 0; i < KQ_WRAP_CQ_SIZE; i++, next_in++)
+		KUNIT_ASSERT_EQ(test, kofi_cq_write(cq, (void *)(long)next_in,
+						    FI_SEND, next_in, NULL,
+						    next_in), 0);
+	for (i = 0; i < 3 * KQ_WRAP_CQ_SIZE; i++, next_in++) {
+		KUNIT_ASSERT_EQ(test, fi_cq_read(cq, c, 1), 1);
+		KUNIT_EXPECT_PTR_EQ(test, c[0].op_context,
+				    (void *)(long)next_out);
+		KUNIT_EXPECT_EQ(test, c[0].data, next_out);
+		next_out++;
+		KUNIT_ASSERT_EQ(test, kofi_cq_write(cq, (void *)(long)next_in,
+						    FI_SEND, next_in, NULL,
+						    next_in), 0);
+	}
+	/* a whole ring in one read, then half of one twice */
+	for (j = 0; j < 3; j++) {
+		n = fi_cq_read(cq, c, j ? KQ_WRAP_CQ_SIZE / 2 :
+					   KQ_WRAP_CQ_SIZE);
+		KUNIT_ASSERT_EQ(test, n, (ssize_t)(j ? KQ_WRAP_CQ_SIZE / 2 :
+							KQ_WRAP_CQ_SIZE));
+		for (i = 0; i < n; i++, next_out++) {
+			KUNIT_EXPECT_PTR_EQ(test, c[i].op_context,
+					    (void *)(long)next_out);
+			KUNIT_EXPECT_EQ(test, c[i].len, (size_t)next_out);
+			KUNIT_EXPECT_EQ(test, c[i].data, next_out);
+		}
+		for (i = 0; i < n; i++, next_in++)
+			KUNIT_ASSERT_EQ(test,
+					kofi_cq_write(cq, (void *)(long)next_in,
+						      FI_SEND, next_in, NULL,
+						      next_in), 0);
+	}
+	/* an error entry in the middle of the ring's end */
+	KUNIT_ASSERT_EQ(test, fi_cq_read(cq, c, 1), 1);
+	KUNIT_EXPECT_EQ(test, c[0].data, next_out);
+	next_out++;
+	KUNIT_ASSERT_EQ(test, kofi_cq_write_err(cq, (void *)(long)next_in,
+						FI_RECV, EIO, 0, 0, 0), 0);
+	next_in++;
+	while (next_out < next_in - 1) {
+		KUNIT_ASSERT_EQ(test, fi_cq_read(cq, c, 1), 1);
+		KUNIT_EXPECT_EQ(test, c[0].data, next_out);
+		next_out++;
+	}
+	KUNIT_EXPECT_EQ(test, fi_cq_read(cq, c, 1), -FI_EAVAIL);
+	KUNIT_ASSERT_EQ(test, fi_cq_readerr(cq, &err, 0), 1);
+	KUNIT_EXPECT_PTR_EQ(test, err.op_context, (void *)(long)next_out);
+	KUNIT_EXPECT_EQ(test, err.err, EIO);
+	KUNIT_EXPECT_EQ(test, fi_cq_read(cq, c, 1), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, fi_close(&cq->fid), 0);
+	ktp_stack_close(test, &s);
+}
+
 static struct kunit_case kofi_eq_cases[] = {
 	KUNIT_CASE(ke_open_test),
 	KUNIT_CASE(ke_write_read_test),
@@ -709,6 +856,7 @@ static struct kunit_case kofi_eq_cases[] = {
 	KUNIT_CASE(ke_sread_timeout_test),
 	KUNIT_CASE(ke_sread_wake_test),
 	KUNIT_CASE(ke_handler_test),
+	KUNIT_CASE(ke_wrap_test),
 	{}
 };
 
@@ -730,6 +878,7 @@ static struct kunit_case kofi_cq_cases[] = {
 	KUNIT_CASE(kc_sread_wake_test),
 	KUNIT_CASE(kc_threshold_test),
 	KUNIT_CASE(kc_atomic_test),
+	KUNIT_CASE(kc_wrap_test),
 	{}
 };
 
