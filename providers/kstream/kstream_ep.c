@@ -124,7 +124,7 @@ static void kstream_release_core(struct kstream_ep *kep)
 	spin_unlock_bh(&kep->lock);
 	cancel_delayed_work_sync(&kep->keepalive);
 	cancel_work_sync(&kep->work);
-	/* A waiting caller draining the CQs sees closing from now on. */
+	/* A waiting caller taking completions sees closing from now on. */
 	mutex_lock(&kep->poll_mutex);
 	mutex_unlock(&kep->poll_mutex);
 	if (kep->core_ep)

@@ -12,11 +12,11 @@
  * endpoint is a struct kstream_req, taken from the free list of its kind
  * and completed by the done() of its kind.  done() runs in the core's
  * completion context (softirq, a work item, or a data call that posted
- * with the endpoint lock dropped) where the CQs' comp_handler ran before:
- * it records the completion in the request, adds it to the endpoint's
- * lock-free list of completed requests of its kind and signals exactly as
- * that handler did.  The progress (the work, or a waiting caller) takes
- * the lists under poll_mutex as it read the CQs, receives first.
+ * with the endpoint lock dropped): it records the completion in the
+ * request, adds it to the endpoint's lock-free list of completed requests
+ * of its kind and signals the progress.  The progress (the work, or a
+ * waiting caller) takes the lists under poll_mutex, receives first, and
+ * handles each completion under the endpoint lock.
  */
 #include <linux/llist.h>
 #include <linux/slab.h>
