@@ -37,14 +37,20 @@ EXPORT_SYMBOL_GPL(fi_endpoint);
 /**
  * fi_cq_open() - open a completion queue
  * @domain: the domain
- * @attr: CQ attributes (size, format, wait_cond, comp_handler)
+ * @attr: CQ attributes (size, flags, format, wait_cond, comp_handler)
  * @cq: the new completion queue
  * @context: user context of the CQ, passed to @attr->comp_handler
  *
+ * With FI_CQ_CALLBACK in @attr->flags the CQ is a callback CQ: every
+ * operation completing to it must have a struct fi_cqe as its context,
+ * whose done() receives the completion (see struct fi_cqe); the read calls
+ * return -EOPNOTSUPP on it.
+ *
  * Context: process context, may sleep.
- * Return: 0; -EINVAL for bad arguments (NULL, nonzero @attr->flags, an
- * unknown format or wait condition, a size above FI_CQ_MAX_SIZE); -EBADF if
- * @domain is closed; -FI_ENOSYS; -ENOMEM; the provider's error.
+ * Return: 0; -EINVAL for bad arguments (NULL, a flag other than
+ * FI_CQ_CALLBACK, a comp_handler with FI_CQ_CALLBACK, an unknown format or
+ * wait condition, a size above FI_CQ_MAX_SIZE); -EBADF if @domain is
+ * closed; -FI_ENOSYS; -ENOMEM; the provider's error.
  */
 int fi_cq_open(struct fid_domain *domain, struct fi_cq_attr *attr,
 	       struct fid_cq **cq, void *context)
@@ -52,7 +58,9 @@ int fi_cq_open(struct fid_domain *domain, struct fi_cq_attr *attr,
 	int ret;
 
 	if (!KOFI_IS(domain, FI_CLASS_DOMAIN) || !attr || !cq ||
-	    attr->flags || attr->format > FI_CQ_FORMAT_DATA ||
+	    (attr->flags & ~FI_CQ_CALLBACK) ||
+	    ((attr->flags & FI_CQ_CALLBACK) && attr->comp_handler) ||
+	    attr->format > FI_CQ_FORMAT_DATA ||
 	    attr->wait_cond > FI_CQ_COND_THRESHOLD)
 		return -EINVAL;
 	if (!domain->ops || !domain->ops->cq_open)

@@ -13,12 +13,17 @@
  * user has read, after the entries already queued, one error entry with
  * err EOVERFLOW whose prov_errno is the number of completions lost.
  * Nothing is dropped silently.
+ *
+ * A callback CQ (FI_CQ_CALLBACK) has no ring and no lock: a completion
+ * written to it is handed at once, in the writer's context, to the done()
+ * of the struct fi_cqe that is the operation's context.
  */
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
+#include <kunit/visibility.h>
 #include "kofi_core.h"
 
 struct kofi_cq_slot {
@@ -38,8 +43,8 @@ struct kofi_cq {
 	spinlock_t lock;	/* protects everything below */
 	struct kofi_cq_slot *ring;
 	u32 size;
-	u32 head;		/* free running: count = tail - head */
-	u32 tail;
+	u32 head;		/* slot of the oldest entry, < size */
+	u32 count;		/* entries queued, <= size */
 	u32 nerr;		/* error entries in the ring */
 	u64 lost;		/* > 0: overrun, completions refused */
 	bool signaled;
@@ -50,6 +55,7 @@ struct kofi_cq {
 };
 
 static const struct fi_ops_cq kofi_cq_ops;
+static const struct fi_ops_cq kofi_cq_cb_ops;
 
 static struct kofi_cq *kofi_cq(struct fid_cq *cq_fid)
 {
@@ -94,18 +100,19 @@ static ssize_t kofi_cq_readfrom(struct fid_cq *cq_fid, void *buf,
 	ssize_t n = 0;
 
 	spin_lock_irqsave(&cq->lock, irqflags);
-	while (n < count && cq->head != cq->tail) {
-		s = &cq->ring[cq->head % cq->size];
+	while (n < count && cq->count) {
+		s = &cq->ring[cq->head];
 		if (s->err)
 			break;
 		kofi_cq_copy(cq, buf, n, s);
 		if (src_addr)
 			src_addr[n] = s->src;
-		cq->head++;
+		cq->head = kofi_ring_slot(cq->head, 1, cq->size);
+		cq->count--;
 		n++;
 	}
 	if (!n && count)
-		n = (cq->head != cq->tail || cq->lost) ? -FI_EAVAIL : -EAGAIN;
+		n = (cq->count || cq->lost) ? -FI_EAVAIL : -EAGAIN;
 	spin_unlock_irqrestore(&cq->lock, irqflags);
 	return n;
 }
@@ -124,8 +131,8 @@ static ssize_t kofi_cq_readerr(struct fid_cq *cq_fid,
 	ssize_t ret = 1;
 
 	spin_lock_irqsave(&cq->lock, irqflags);
-	if (cq->head != cq->tail && cq->ring[cq->head % cq->size].err) {
-		s = &cq->ring[cq->head % cq->size];
+	if (cq->count && cq->ring[cq->head].err) {
+		s = &cq->ring[cq->head];
 		memset(buf, 0, sizeof(*buf));
 		buf->op_context = s->op_context;
 		buf->flags = s->flags;
@@ -136,10 +143,11 @@ static ssize_t kofi_cq_readerr(struct fid_cq *cq_fid,
 		buf->err = s->err;
 		buf->prov_errno = s->prov_errno;
 		if (!(flags & FI_PEEK)) {
-			cq->head++;
+			cq->head = kofi_ring_slot(cq->head, 1, cq->size);
+			cq->count--;
 			cq->nerr--;
 		}
-	} else if (cq->head == cq->tail && cq->lost) {
+	} else if (!cq->count && cq->lost) {
 		memset(buf, 0, sizeof(*buf));
 		buf->err = EOVERFLOW;
 		buf->prov_errno = min_t(u64, cq->lost, INT_MAX);
@@ -158,8 +166,7 @@ static bool kofi_cq_ready(struct kofi_cq *cq, u32 threshold)
 	bool ready;
 
 	spin_lock_irqsave(&cq->lock, irqflags);
-	ready = cq->signaled || cq->lost || cq->nerr ||
-		cq->tail - cq->head >= threshold;
+	ready = cq->signaled || cq->lost || cq->nerr || cq->count >= threshold;
 	spin_unlock_irqrestore(&cq->lock, irqflags);
 	return ready;
 }
@@ -224,6 +231,43 @@ static int kofi_cq_signal(struct fid_cq *cq_fid)
 	return 0;
 }
 
+/* A callback CQ has nothing to read, wait for or signal. */
+static ssize_t kofi_cq_cb_read(struct fid_cq *cq_fid, void *buf,
+			       size_t count)
+{
+	return -EOPNOTSUPP;
+}
+
+static ssize_t kofi_cq_cb_readfrom(struct fid_cq *cq_fid, void *buf,
+				   size_t count, fi_addr_t *src_addr)
+{
+	return -EOPNOTSUPP;
+}
+
+static ssize_t kofi_cq_cb_readerr(struct fid_cq *cq_fid,
+				  struct fi_cq_err_entry *buf, u64 flags)
+{
+	return -EOPNOTSUPP;
+}
+
+static ssize_t kofi_cq_cb_sread(struct fid_cq *cq_fid, void *buf,
+				size_t count, const void *cond, int timeout)
+{
+	return -EOPNOTSUPP;
+}
+
+static ssize_t kofi_cq_cb_sreadfrom(struct fid_cq *cq_fid, void *buf,
+				    size_t count, fi_addr_t *src_addr,
+				    const void *cond, int timeout)
+{
+	return -EOPNOTSUPP;
+}
+
+static int kofi_cq_cb_signal(struct fid_cq *cq_fid)
+{
+	return -EOPNOTSUPP;
+}
+
 static int kofi_cq_close(struct fid *fid)
 {
 	struct kofi_cq *cq = container_of(fid, struct kofi_cq, cq_fid.fid);
@@ -246,21 +290,33 @@ static const struct fi_ops_cq kofi_cq_ops = {
 	.signal = kofi_cq_signal,
 };
 
+static const struct fi_ops_cq kofi_cq_cb_ops = {
+	.read = kofi_cq_cb_read,
+	.readfrom = kofi_cq_cb_readfrom,
+	.readerr = kofi_cq_cb_readerr,
+	.sread = kofi_cq_cb_sread,
+	.sreadfrom = kofi_cq_cb_sreadfrom,
+	.signal = kofi_cq_cb_signal,
+};
+
 /**
  * kofi_cq_open_generic() - open a CQ of the shared implementation
  * @domain: the domain (the core links the CQ to it)
  * @attr: CQ attributes; size 0 and FI_CQ_FORMAT_UNSPEC are replaced by
- *	the values used (FI_CQ_DEFAULT_SIZE, FI_CQ_FORMAT_CONTEXT)
+ *	the values used (FI_CQ_DEFAULT_SIZE, FI_CQ_FORMAT_CONTEXT);
+ *	flags 0 or FI_CQ_CALLBACK
  * @cq: the new CQ
  * @context: user context
  *
  * A provider sets it as its fi_ops_domain.cq_open (or calls it from its
  * own cq_open) and writes completions with kofi_cq_write() and
- * kofi_cq_write_err().
+ * kofi_cq_write_err().  With FI_CQ_CALLBACK the CQ has no ring and those
+ * calls hand each completion to the operation's struct fi_cqe.
  *
  * Context: process context, may sleep.
- * Return: 0; -EINVAL for a size above FI_CQ_MAX_SIZE or a bad format or
- * wait condition; -ENOMEM.
+ * Return: 0; -EINVAL for a size above FI_CQ_MAX_SIZE, a bad format or
+ * wait condition, an unknown flag, or a comp_handler with FI_CQ_CALLBACK;
+ * -ENOMEM.
  */
 int kofi_cq_open_generic(struct fid_domain *domain, struct fi_cq_attr *attr,
 			 struct fid_cq **cq, void *context)
@@ -269,11 +325,21 @@ int kofi_cq_open_generic(struct fid_domain *domain, struct fi_cq_attr *attr,
 
 	if (!attr || !cq || attr->size > FI_CQ_MAX_SIZE ||
 	    attr->format > FI_CQ_FORMAT_DATA ||
-	    attr->wait_cond > FI_CQ_COND_THRESHOLD)
+	    attr->wait_cond > FI_CQ_COND_THRESHOLD ||
+	    (attr->flags & ~FI_CQ_CALLBACK) ||
+	    ((attr->flags & FI_CQ_CALLBACK) && attr->comp_handler))
 		return -EINVAL;
 	q = kzalloc(sizeof(*q), GFP_KERNEL);
 	if (!q)
 		return -ENOMEM;
+	spin_lock_init(&q->lock);
+	init_waitqueue_head(&q->wq);
+	kofi_fid_init(&q->cq_fid.fid, FI_CLASS_CQ, &kofi_cq_fi_ops, context);
+	if (attr->flags & FI_CQ_CALLBACK) {
+		q->cq_fid.ops = &kofi_cq_cb_ops;
+		*cq = &q->cq_fid;
+		return 0;
+	}
 	q->size = attr->size ? attr->size : FI_CQ_DEFAULT_SIZE;
 	q->ring = kvcalloc(q->size, sizeof(*q->ring), GFP_KERNEL);
 	if (!q->ring) {
@@ -283,9 +349,6 @@ int kofi_cq_open_generic(struct fid_domain *domain, struct fi_cq_attr *attr,
 	q->format = attr->format ? attr->format : FI_CQ_FORMAT_CONTEXT;
 	q->wait_cond = attr->wait_cond;
 	q->handler = attr->comp_handler;
-	spin_lock_init(&q->lock);
-	init_waitqueue_head(&q->wq);
-	kofi_fid_init(&q->cq_fid.fid, FI_CLASS_CQ, &kofi_cq_fi_ops, context);
 	q->cq_fid.ops = &kofi_cq_ops;
 	attr->size = q->size;
 	attr->format = q->format;
@@ -294,23 +357,50 @@ int kofi_cq_open_generic(struct fid_domain *domain, struct fi_cq_attr *attr,
 }
 EXPORT_SYMBOL_GPL(kofi_cq_open_generic);
 
+/* Complete an operation of a callback CQ: no lock held, no copy kept. */
+static int kofi_cq_call(struct fid_cq *cq_fid, const struct kofi_cq_slot *s)
+{
+	struct fi_cqe *cqe = s->op_context;
+	struct fi_cq_err_entry comp = {
+		.op_context = cqe,
+		.flags = s->flags,
+		.len = s->len,
+		.buf = s->buf,
+		.data = s->data,
+		.olen = s->olen,
+		.err = s->err,
+		.prov_errno = s->prov_errno,
+	};
+
+	if (!cqe || !cqe->done) {
+		pr_warn_ratelimited("kofi: completion without a struct fi_cqe on a callback CQ\n");
+		return -EINVAL;
+	}
+	cqe->done(cq_fid, cqe, &comp);
+	return 0;
+}
+
 static int kofi_cq_push(struct fid_cq *cq_fid, const struct kofi_cq_slot *s)
 {
 	struct kofi_cq *cq;
 	unsigned long irqflags;
 	int ret = 0;
 
-	if (!cq_fid || cq_fid->ops != &kofi_cq_ops)
+	if (!cq_fid)
+		return -EINVAL;
+	if (cq_fid->ops == &kofi_cq_cb_ops)
+		return kofi_cq_call(cq_fid, s);
+	if (cq_fid->ops != &kofi_cq_ops)
 		return -EINVAL;
 	cq = kofi_cq(cq_fid);
 	spin_lock_irqsave(&cq->lock, irqflags);
-	if (cq->lost || cq->tail - cq->head >= cq->size) {
+	if (cq->lost || cq->count >= cq->size) {
 		if (cq->lost != U64_MAX)
 			cq->lost++;
 		ret = -EOVERFLOW;
 	} else {
-		cq->ring[cq->tail % cq->size] = *s;
-		cq->tail++;
+		cq->ring[kofi_ring_slot(cq->head, cq->count, cq->size)] = *s;
+		cq->count++;
 		if (s->err)
 			cq->nerr++;
 	}
@@ -340,12 +430,17 @@ static int kofi_cq_push(struct fid_cq *cq_fid, const struct kofi_cq_slot *s)
  * @src_addr: source address (FI_ADDR_NOTAVAIL if unknown)
  *
  * Wakes fi_cq_sread() sleepers, then calls the CQ's comp_handler in the
- * caller's context.
+ * caller's context.  On a callback CQ (FI_CQ_CALLBACK) @op_context is the
+ * operation's struct fi_cqe, whose done() is called instead, in the
+ * caller's context, with the completion (err 0); no lock of the CQ is
+ * held, and done() may post operations to the caller's endpoint again.
  *
  * Context: any context (hardirq, softirq, process; spinlocks may be held,
- * but not ones the comp_handler takes); does not sleep or allocate.
+ * but not ones the comp_handler or done() takes); does not sleep or
+ * allocate.
  * Return: 0; -EOVERFLOW if the CQ was full (the loss is reported to the
- * user by an EOVERFLOW error entry); -EINVAL if @cq is not a shared CQ.
+ * user by an EOVERFLOW error entry); -EINVAL if @cq is not a shared CQ, or
+ * is a callback CQ and @op_context no struct fi_cqe with a done().
  */
 int kofi_cq_write_src(struct fid_cq *cq, void *op_context, u64 flags,
 		      size_t len, void *buf, u64 data, fi_addr_t src_addr)
@@ -396,6 +491,9 @@ EXPORT_SYMBOL_GPL(kofi_cq_write);
  * @len: bytes transferred before the error
  * @olen: bytes that did not fit (EMSGSIZE), or 0
  *
+ * On a callback CQ, the done() of the struct fi_cqe @op_context is called
+ * with the error (err positive, prov_errno, len, olen and flags set).
+ *
  * Context: any context; does not sleep or allocate.
  * Return: as for kofi_cq_write_src(); -EINVAL also for @err 0.
  */
@@ -417,3 +515,28 @@ int kofi_cq_write_err(struct fid_cq *cq, void *op_context, u64 flags,
 	return kofi_cq_push(cq, &s);
 }
 EXPORT_SYMBOL_GPL(kofi_cq_write_err);
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/**
+ * kofi_cq_test_set_pos() - KUnit only: place an empty CQ as if @pos
+ *	completions had passed through it
+ * @cq_fid: an empty CQ opened by kofi_cq_open_generic()
+ * @pos: completions written and read so far
+ *
+ * Lets a test run a CQ across the wrap of 32-bit positions without 2^32
+ * writes (kunit/kofi_queue_test.c).
+ *
+ * Context: any context; does not sleep.
+ */
+void kofi_cq_test_set_pos(struct fid_cq *cq_fid, u32 pos)
+{
+	struct kofi_cq *cq = kofi_cq(cq_fid);
+	unsigned long irqflags;
+
+	spin_lock_irqsave(&cq->lock, irqflags);
+	if (!WARN_ON(cq->count || !cq->size))
+		cq->head = pos % cq->size;
+	spin_unlock_irqrestore(&cq->lock, irqflags);
+}
+EXPORT_SYMBOL_IF_KUNIT(kofi_cq_test_set_pos);
+#endif

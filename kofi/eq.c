@@ -25,6 +25,7 @@
 #include <linux/spinlock.h>
 #include <linux/string.h>
 #include <linux/wait.h>
+#include <kunit/visibility.h>
 #include "kofi_core.h"
 
 #define KOFI_EQ_ENTRY_MAX	(sizeof(struct fi_eq_cm_entry) + FI_CM_DATA_MAX)
@@ -48,8 +49,8 @@ struct kofi_eq {
 	spinlock_t lock;	/* protects everything below */
 	struct kofi_eq_slot *ring;
 	u32 size;
-	u32 head;		/* free running: count = tail - head */
-	u32 tail;
+	u32 head;		/* slot of the oldest entry, < size */
+	u32 count;		/* entries queued, <= size */
 	u32 nerr;
 	u64 lost;
 	wait_queue_head_t wq;
@@ -72,11 +73,11 @@ static ssize_t kofi_eq_read(struct fid_eq *eq_fid, u32 *event, void *buf,
 	ssize_t ret;
 
 	spin_lock_irqsave(&eq->lock, irqflags);
-	if (eq->head == eq->tail) {
+	if (!eq->count) {
 		ret = eq->lost ? -FI_EAVAIL : -EAGAIN;
 		goto out;
 	}
-	s = &eq->ring[eq->head % eq->size];
+	s = &eq->ring[eq->head];
 	if (s->is_err) {
 		ret = -FI_EAVAIL;
 		goto out;
@@ -90,7 +91,8 @@ static ssize_t kofi_eq_read(struct fid_eq *eq_fid, u32 *event, void *buf,
 	ret = s->len;
 	if (!(flags & FI_PEEK)) {
 		s->info = NULL;
-		eq->head++;
+		eq->head = kofi_ring_slot(eq->head, 1, eq->size);
+		eq->count--;
 	}
 out:
 	spin_unlock_irqrestore(&eq->lock, irqflags);
@@ -109,17 +111,18 @@ static ssize_t kofi_eq_readerr(struct fid_eq *eq_fid,
 	ssize_t ret = sizeof(*buf);
 
 	spin_lock_irqsave(&eq->lock, irqflags);
-	if (eq->head != eq->tail && eq->ring[eq->head % eq->size].is_err) {
-		s = &eq->ring[eq->head % eq->size];
+	if (eq->count && eq->ring[eq->head].is_err) {
+		s = &eq->ring[eq->head];
 		*buf = s->err;
 		copied = min(user_size, s->err_data_len);
 		if (copied)
 			memcpy(user_data, s->err_data, copied);
 		if (!(flags & FI_PEEK)) {
-			eq->head++;
+			eq->head = kofi_ring_slot(eq->head, 1, eq->size);
+			eq->count--;
 			eq->nerr--;
 		}
-	} else if (eq->head == eq->tail && eq->lost) {
+	} else if (!eq->count && eq->lost) {
 		memset(buf, 0, sizeof(*buf));
 		buf->err = EOVERFLOW;
 		buf->prov_errno = min_t(u64, eq->lost, INT_MAX);
@@ -142,7 +145,7 @@ static bool kofi_eq_ready(struct kofi_eq *eq)
 	bool ready;
 
 	spin_lock_irqsave(&eq->lock, irqflags);
-	ready = eq->head != eq->tail || eq->lost;
+	ready = eq->count || eq->lost;
 	spin_unlock_irqrestore(&eq->lock, irqflags);
 	return ready;
 }
@@ -185,7 +188,7 @@ static int kofi_eq_push(struct fid_eq *eq_fid, u32 event, const void *hdr,
 		return -EINVAL;
 	eq = kofi_eq(eq_fid);
 	spin_lock_irqsave(&eq->lock, irqflags);
-	if (eq->lost || eq->tail - eq->head >= eq->size) {
+	if (eq->lost || eq->count >= eq->size) {
 		if (user) {
 			ret = -EAGAIN;
 		} else {
@@ -194,7 +197,7 @@ static int kofi_eq_push(struct fid_eq *eq_fid, u32 event, const void *hdr,
 			ret = -EOVERFLOW;
 		}
 	} else {
-		s = &eq->ring[eq->tail % eq->size];
+		s = &eq->ring[kofi_ring_slot(eq->head, eq->count, eq->size)];
 		s->event = event;
 		s->is_err = !!err;
 		s->info = info;
@@ -212,7 +215,7 @@ static int kofi_eq_push(struct fid_eq *eq_fid, u32 event, const void *hdr,
 				memcpy(s->err_data, err_data, err_data_len);
 			eq->nerr++;
 		}
-		eq->tail++;
+		eq->count++;
 	}
 	spin_unlock_irqrestore(&eq->lock, irqflags);
 
@@ -242,8 +245,9 @@ static int kofi_eq_close(struct fid *fid)
 	struct kofi_eq *eq = container_of(fid, struct kofi_eq, eq_fid.fid);
 	struct fi_info *info;
 
-	for (; eq->head != eq->tail; eq->head++) {
-		info = eq->ring[eq->head % eq->size].info;
+	for (; eq->count; eq->count--) {
+		info = eq->ring[eq->head].info;
+		eq->head = kofi_ring_slot(eq->head, 1, eq->size);
 		if (!info)
 			continue;
 		if (info->handle && info->handle->fclass == FI_CLASS_CONNREQ)
@@ -389,3 +393,28 @@ int kofi_eq_write_err(struct fid_eq *eq, struct fid *fid, void *context,
 			    err_data_size, false);
 }
 EXPORT_SYMBOL_GPL(kofi_eq_write_err);
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/**
+ * kofi_eq_test_set_pos() - KUnit only: place an empty EQ as if @pos events
+ *	had passed through it
+ * @eq_fid: an empty EQ opened by kofi_eq_open_generic()
+ * @pos: events written and read so far
+ *
+ * Lets a test run an EQ across the wrap of 32-bit positions without 2^32
+ * writes (kunit/kofi_queue_test.c).
+ *
+ * Context: any context; does not sleep.
+ */
+void kofi_eq_test_set_pos(struct fid_eq *eq_fid, u32 pos)
+{
+	struct kofi_eq *eq = kofi_eq(eq_fid);
+	unsigned long irqflags;
+
+	spin_lock_irqsave(&eq->lock, irqflags);
+	if (!WARN_ON(eq->count))
+		eq->head = pos % eq->size;
+	spin_unlock_irqrestore(&eq->lock, irqflags);
+}
+EXPORT_SYMBOL_IF_KUNIT(kofi_eq_test_set_pos);
+#endif

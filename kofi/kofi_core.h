@@ -74,6 +74,27 @@ int kofi_parse_addr(const char *node, const char *service, u32 fmt_hint,
 		    void **addr, size_t *addrlen, u32 *fmt);
 bool kofi_addr_format_ok(u32 want, u32 have);
 
+/*
+ * cq.c, eq.c: the slot @n places after slot @i of a ring of @size slots
+ * (@i < @size, @n <= @size).  The rings keep their positions in [0, size)
+ * and wrap them here, for any size, without a division.
+ */
+static inline u32 kofi_ring_slot(u32 i, u32 n, u32 size)
+{
+	i += n;
+	return i >= size ? i - size : i;
+}
+
+/*
+ * cq.c, eq.c: test hooks for KUnit only.  They make an empty queue look as
+ * if @pos entries had already passed through it, so that a test can run a
+ * queue across the wrap of its 32-bit positions without 2^32 writes.
+ */
+#if IS_ENABLED(CONFIG_KUNIT)
+void kofi_cq_test_set_pos(struct fid_cq *cq, u32 pos);
+void kofi_eq_test_set_pos(struct fid_eq *eq, u32 pos);
+#endif
+
 /* debugfs.c */
 void kofi_debugfs_init(void);
 void kofi_debugfs_exit(void);

@@ -6,7 +6,8 @@
  * request) into the endpoint's struct kofi_oplist and unlinks it when it
  * completes.  When the endpoint is closed or shut down, kofi_oplist_flush()
  * completes everything still outstanding with an error entry (ECANCELED)
- * so the user gets back every context it posted.
+ * so the user gets back every context it posted; on a callback CQ
+ * (FI_CQ_CALLBACK) that is a call of the operation's done().
  */
 #include <linux/kernel.h>
 #include <linux/module.h>
@@ -75,11 +76,14 @@ EXPORT_SYMBOL_GPL(kofi_oplist_del);
  * @arg: passed to @release
  *
  * Each operation with a CQ gets an error entry (op_context = its context,
- * flags = its flags, err = @err).  A completion lost to a full CQ is
- * reported there by the overrun entry.  The provider must have stopped
- * posting to the list (endpoint disabled) before it flushes.
+ * flags = its flags, err = @err); on a callback CQ its struct fi_cqe's
+ * done() is called with that error, in the caller's context, with no lock
+ * of the list or the CQ held.  A completion lost to a full CQ is reported
+ * there by the overrun entry.  The provider must have stopped posting to
+ * the list (endpoint disabled) before it flushes.
  *
- * Context: any context; does not sleep (unless @release does).
+ * Context: any context; does not sleep (unless @release or a done()
+ * does).
  * Return: the number of operations flushed.
  */
 unsigned int kofi_oplist_flush(struct kofi_oplist *list, int err,

@@ -3,7 +3,8 @@
  * kOFI KUnit: the shared event and completion queues, in the manner of
  * fabtests' eq_test and cq_test: sizes, write/read round trips, FI_PEEK,
  * error entries, overrun, sread timeouts and wake-ups, callbacks, atomic
- * context.
+ * context, and queues run across the wrap of their 32-bit positions; the
+ * callback CQ (FI_CQ_CALLBACK), whose completions go to a struct fi_cqe.
  */
 #include <linux/completion.h>
 #include <linux/delay.h>
@@ -12,6 +13,9 @@
 #include <linux/slab.h>
 #include <linux/timer.h>
 #include "kofi_test.h"
+#include "../kofi/kofi_core.h"
+
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 
 struct kq_waiter {
 	struct fid_eq *eq;
@@ -410,7 +414,7 @@ static void kc_open_test(struct kunit *test)
 	attr.wait_cond = 7;
 	KUNIT_EXPECT_EQ(test, fi_cq_open(s.domain, &attr, &cq, NULL), -EINVAL);
 	attr.wait_cond = 0;
-	attr.flags = 1;
+	attr.flags = ~FI_CQ_CALLBACK;
 	KUNIT_EXPECT_EQ(test, fi_cq_open(s.domain, &attr, &cq, NULL), -EINVAL);
 	ktp_stack_close(test, &s);
 }
@@ -699,6 +703,397 @@ static void kc_atomic_test(struct kunit *test)
 	ktp_stack_close(test, &s);
 }
 
+/* ---------------- callback CQ ---------------- */
+
+/* A request of a callback CQ's user, with what its done() saw. */
+struct kc_cb_req {
+	struct fi_cqe cqe;
+	int calls;
+	int seq;
+	struct fid_cq *cq;
+	struct fi_cq_err_entry comp;
+	struct fid_ep *ep;	/* kc_cb_repost_done(): where to post */
+	int repost;		/* sends still to post from done() */
+	int post_ret;
+	int depth;		/* deepest nesting of done() seen */
+	struct kc_cb_req *recv;	/* a receive to post from done(), or NULL */
+};
+
+static int kc_cb_seq;
+static int kc_cb_nesting;
+
+static void kc_cb_done(struct fid_cq *cq, struct fi_cqe *cqe,
+		       const struct fi_cq_err_entry *comp)
+{
+	struct kc_cb_req *r = container_of(cqe, struct kc_cb_req, cqe);
+
+	r->calls++;
+	r->seq = ++kc_cb_seq;
+	r->cq = cq;
+	r->comp = *comp;
+}
+
+static struct fid_cq *kc_cb_open(struct kunit *test, struct ktp_stack *s)
+{
+	struct fi_cq_attr attr = { .flags = FI_CQ_CALLBACK };
+	struct fid_cq *cq;
+
+	KUNIT_ASSERT_EQ(test, fi_cq_open(s->domain, &attr, &cq, NULL), 0);
+	return cq;
+}
+
+/* An endpoint of kt_hw whose queues both complete to @cq. */
+static struct fid_ep *kc_cb_ep(struct kunit *test, struct ktp_stack *s,
+			       struct fid_cq *cq)
+{
+	struct fid_ep *ep;
+
+	KUNIT_ASSERT_EQ(test, fi_endpoint(s->domain, s->info, &ep, NULL), 0);
+	KUNIT_ASSERT_EQ(test, fi_ep_bind(ep, &s->eq->fid, 0), 0);
+	KUNIT_ASSERT_EQ(test, fi_ep_bind(ep, &cq->fid, FI_SEND | FI_RECV), 0);
+	KUNIT_ASSERT_EQ(test, fi_enable(ep), 0);
+	return ep;
+}
+
+static void kc_cb_handler(struct fid_cq *cq, void *context)
+{
+}
+
+/* Opening one; every read call refused. */
+static void kc_cb_open_test(struct kunit *test)
+{
+	struct fi_cq_attr attr = { .flags = FI_CQ_CALLBACK };
+	struct fi_cq_data_entry c;
+	struct fi_cq_err_entry err;
+	fi_addr_t src;
+	size_t thr = 1;
+	struct ktp_stack s;
+	struct fid_cq *cq;
+
+	ktp_stack_open(test, &s, false);
+	KUNIT_ASSERT_EQ(test, fi_cq_open(s.domain, &attr, &cq, NULL), 0);
+	KUNIT_EXPECT_EQ(test, fi_cq_read(cq, &c, 1), -EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, fi_cq_readfrom(cq, &c, 1, &src), -EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, fi_cq_readerr(cq, &err, 0), -EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, fi_cq_sread(cq, &c, 1, NULL, 0), -EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, fi_cq_sread(cq, &c, 1, &thr, 100), -EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, fi_cq_sreadfrom(cq, &c, 1, &src, NULL, -1),
+			-EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, fi_cq_signal(cq), -EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, fi_close(&cq->fid), 0);
+
+	/* no comp_handler with it, no other flag */
+	attr.comp_handler = kc_cb_handler;
+	KUNIT_EXPECT_EQ(test, fi_cq_open(s.domain, &attr, &cq, NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kofi_cq_open_generic(s.domain, &attr, &cq, NULL),
+			-EINVAL);
+	attr.comp_handler = NULL;
+	attr.flags = FI_CQ_CALLBACK << 1;
+	KUNIT_EXPECT_EQ(test, fi_cq_open(s.domain, &attr, &cq, NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kofi_cq_open_generic(s.domain, &attr, &cq, NULL),
+			-EINVAL);
+	ktp_stack_close(test, &s);
+}
+
+/* Successes and errors reach done() at once, with every field, unbounded. */
+static void kc_cb_write_test(struct kunit *test)
+{
+	struct kc_cb_req r[3] = {}, bad = {}, many = { .cqe.done = kc_cb_done };
+	struct ktp_stack s;
+	struct fid_cq *cq;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(r); i++)
+		r[i].cqe.done = kc_cb_done;
+	ktp_stack_open(test, &s, false);
+	cq = kc_cb_open(test, &s);
+
+	KUNIT_EXPECT_EQ(test, kofi_cq_write(cq, &r[0].cqe, FI_SEND | FI_MSG,
+					    10, NULL, 0), 0);
+	KUNIT_EXPECT_EQ(test, r[0].calls, 1);
+	KUNIT_EXPECT_PTR_EQ(test, r[0].cq, cq);
+	KUNIT_EXPECT_PTR_EQ(test, r[0].comp.op_context, (void *)&r[0].cqe);
+	KUNIT_EXPECT_EQ(test, r[0].comp.err, 0);
+	KUNIT_EXPECT_EQ(test, r[0].comp.flags, FI_SEND | FI_MSG);
+	KUNIT_EXPECT_EQ(test, r[0].comp.len, 10UL);
+
+	KUNIT_EXPECT_EQ(test, kofi_cq_write_src(cq, &r[1].cqe,
+						FI_RECV | FI_REMOTE_CQ_DATA, 33,
+						(void *)8, 0xabcd, 5), 0);
+	KUNIT_EXPECT_EQ(test, r[1].calls, 1);
+	KUNIT_EXPECT_EQ(test, r[1].comp.err, 0);
+	KUNIT_EXPECT_EQ(test, r[1].comp.flags, FI_RECV | FI_REMOTE_CQ_DATA);
+	KUNIT_EXPECT_EQ(test, r[1].comp.len, 33UL);
+	KUNIT_EXPECT_PTR_EQ(test, r[1].comp.buf, (void *)8);
+	KUNIT_EXPECT_EQ(test, r[1].comp.data, 0xabcdULL);
+
+	KUNIT_EXPECT_EQ(test, kofi_cq_write_err(cq, &r[2].cqe, FI_RECV | FI_MSG,
+						-EMSGSIZE, 3, 64, 16), 0);
+	KUNIT_EXPECT_EQ(test, r[2].calls, 1);
+	KUNIT_EXPECT_PTR_EQ(test, r[2].comp.op_context, (void *)&r[2].cqe);
+	KUNIT_EXPECT_EQ(test, r[2].comp.err, EMSGSIZE);
+	KUNIT_EXPECT_EQ(test, r[2].comp.prov_errno, 3);
+	KUNIT_EXPECT_EQ(test, r[2].comp.len, 64UL);
+	KUNIT_EXPECT_EQ(test, r[2].comp.olen, 16UL);
+	KUNIT_EXPECT_EQ(test, r[2].comp.flags, FI_RECV | FI_MSG);
+	KUNIT_EXPECT_EQ(test, kofi_cq_write_err(cq, &r[2].cqe, 0, 0, 0, 0, 0),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, r[2].calls, 1);
+
+	/* no ring: nothing to overrun */
+	for (i = 0; i < 2 * FI_CQ_DEFAULT_SIZE; i++)
+		KUNIT_ASSERT_EQ(test, kofi_cq_write(cq, &many.cqe, FI_SEND, 0,
+						    NULL, 0), 0);
+	KUNIT_EXPECT_EQ(test, many.calls, 2 * FI_CQ_DEFAULT_SIZE);
+
+	/* a completion without a struct fi_cqe is refused, not called */
+	KUNIT_EXPECT_EQ(test, kofi_cq_write(cq, NULL, FI_SEND, 0, NULL, 0),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, kofi_cq_write(cq, &bad.cqe, FI_SEND, 0, NULL, 0),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, fi_close(&cq->fid), 0);
+	ktp_stack_close(test, &s);
+}
+
+/* Operations outstanding at fi_close() of their endpoint: oplist flush. */
+static void kc_cb_flush_test(struct kunit *test)
+{
+	struct kc_cb_req r[3] = {};
+	struct ktp_stack s;
+	struct fid_cq *cq;
+	struct fid_ep *ep;
+	char buf[3][8];
+	int i;
+
+	ktp_stack_open(test, &s, false);
+	cq = kc_cb_open(test, &s);
+	ep = kc_cb_ep(test, &s, cq);
+	kc_cb_seq = 0;
+	for (i = 0; i < ARRAY_SIZE(r); i++) {
+		r[i].cqe.done = kc_cb_done;
+		KUNIT_ASSERT_EQ(test, fi_recv(ep, buf[i], sizeof(buf[i]), NULL,
+					      0, &r[i].cqe), 0);
+	}
+	for (i = 0; i < ARRAY_SIZE(r); i++)
+		KUNIT_EXPECT_EQ(test, r[i].calls, 0);
+	KUNIT_EXPECT_EQ(test, fi_close(&ep->fid), 0);
+	for (i = 0; i < ARRAY_SIZE(r); i++) {
+		KUNIT_EXPECT_EQ(test, r[i].calls, 1);
+		KUNIT_EXPECT_EQ(test, r[i].seq, i + 1);
+		KUNIT_EXPECT_PTR_EQ(test, r[i].cq, cq);
+		KUNIT_EXPECT_PTR_EQ(test, r[i].comp.op_context,
+				    (void *)&r[i].cqe);
+		KUNIT_EXPECT_EQ(test, r[i].comp.err, ECANCELED);
+		KUNIT_EXPECT_EQ(test, r[i].comp.flags, FI_RECV | FI_MSG);
+	}
+	KUNIT_EXPECT_EQ(test, fi_close(&cq->fid), 0);
+	ktp_stack_close(test, &s);
+}
+
+/*
+ * done() posts again from inside done(): kt_hw completes a send within
+ * fi_send(), so each repost completes, nested, into the same CQ before the
+ * post returns - which deadlocks (or lockdep reports it) if a lock of the
+ * CQ is held around done().  The last send's done() posts a receive,
+ * flushed at close.
+ */
+static void kc_cb_repost_done(struct fid_cq *cq, struct fi_cqe *cqe,
+			      const struct fi_cq_err_entry *comp)
+{
+	struct kc_cb_req *r = container_of(cqe, struct kc_cb_req, cqe);
+	static const char msg[] = "again";
+
+	r->calls++;
+	r->comp = *comp;
+	kc_cb_nesting++;
+	r->depth = max(r->depth, kc_cb_nesting);
+	if (r->repost > 0) {
+		r->repost--;
+		r->post_ret = fi_send(r->ep, msg, sizeof(msg), NULL, 0,
+				      &r->cqe);
+	} else if (r->recv) {
+		r->post_ret = fi_recv(r->ep, NULL, 0, NULL, 0,
+				      &r->recv->cqe);
+		r->recv = NULL;
+	}
+	kc_cb_nesting--;
+}
+
+static void kc_cb_repost_test(struct kunit *test)
+{
+	struct kc_cb_req r = { .cqe.done = kc_cb_repost_done, .repost = 3 };
+	struct kc_cb_req rx = { .cqe.done = kc_cb_done };
+	struct ktp_stack s;
+	struct fid_cq *cq;
+	struct fid_ep *ep;
+
+	ktp_stack_open(test, &s, false);
+	cq = kc_cb_open(test, &s);
+	ep = kc_cb_ep(test, &s, cq);
+	r.ep = ep;
+	r.recv = &rx;
+	kc_cb_nesting = 0;
+	KUNIT_EXPECT_EQ(test, fi_send(ep, "x", 1, NULL, 0, &r.cqe), 0);
+	KUNIT_EXPECT_EQ(test, r.calls, 4);
+	KUNIT_EXPECT_EQ(test, r.depth, 4);
+	KUNIT_EXPECT_EQ(test, r.repost, 0);
+	KUNIT_EXPECT_EQ(test, r.post_ret, 0);
+	KUNIT_EXPECT_EQ(test, r.comp.err, 0);
+	KUNIT_EXPECT_EQ(test, r.comp.len, 6UL);
+	KUNIT_EXPECT_EQ(test, r.comp.flags, FI_SEND | FI_MSG);
+	KUNIT_EXPECT_NULL(test, r.recv);
+	KUNIT_EXPECT_EQ(test, rx.calls, 0);
+	KUNIT_EXPECT_EQ(test, fi_close(&ep->fid), 0);
+	KUNIT_EXPECT_EQ(test, rx.calls, 1);
+	KUNIT_EXPECT_EQ(test, rx.comp.err, ECANCELED);
+	KUNIT_EXPECT_EQ(test, fi_close(&cq->fid), 0);
+	ktp_stack_close(test, &s);
+}
+
+/*
+ * A queue whose size is not a power of two, started just below the wrap of
+ * its 32-bit positions (kofi_eq_test_set_pos()), kept full across it: every
+ * event must come back once, in order.  An unread FI_CONNREQ left across
+ * the ring's end must still be released at close.
+ */
+#define KQ_WRAP_EQ_SIZE	5
+
+static void ke_wrap_test(struct kunit *test)
+{
+	struct fid *handle = kunit_kzalloc(test, sizeof(*handle), GFP_KERNEL);
+	struct fi_eq_attr attr = { .size = KQ_WRAP_EQ_SIZE };
+	struct fi_eq_entry e = {}, out;
+	struct fi_info *info;
+	struct ktp_stack s;
+	struct fid_eq *eq;
+	u64 next_in = 0, next_out = 0;
+	u32 event;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, handle);
+	kofi_fid_init(handle, FI_CLASS_CONNREQ, &kq_connreq_ops, NULL);
+	ktp_stack_open(test, &s, false);
+	KUNIT_ASSERT_EQ(test, fi_eq_open(s.fabric, &attr, &eq, NULL), 0);
+	kofi_eq_test_set_pos(eq, U32_MAX - 1);
+
+	for (i = 0; i < KQ_WRAP_EQ_SIZE; i++)
+		KUNIT_ASSERT_EQ(test, kofi_eq_write_event(eq, FI_NOTIFY, NULL,
+							  NULL, next_in++), 0);
+	KUNIT_EXPECT_EQ(test, fi_eq_write(eq, FI_NOTIFY, &e, sizeof(e), 0),
+			-EAGAIN);
+	/* one out, one in, three times round the ring */
+	for (i = 0; i < 3 * KQ_WRAP_EQ_SIZE; i++) {
+		KUNIT_ASSERT_EQ(test, fi_eq_read(eq, &event, &out, sizeof(out),
+						 0), (ssize_t)sizeof(out));
+		KUNIT_EXPECT_EQ(test, event, (u32)FI_NOTIFY);
+		KUNIT_EXPECT_EQ(test, out.data, next_out++);
+		KUNIT_ASSERT_EQ(test, kofi_eq_write_event(eq, FI_NOTIFY, NULL,
+							  NULL, next_in++), 0);
+	}
+	while (next_out < next_in) {
+		KUNIT_ASSERT_EQ(test, fi_eq_read(eq, &event, &out, sizeof(out),
+						 0), (ssize_t)sizeof(out));
+		KUNIT_EXPECT_EQ(test, out.data, next_out++);
+	}
+	KUNIT_EXPECT_EQ(test, fi_eq_read(eq, &event, &out, sizeof(out), 0),
+			-EAGAIN);
+
+	/* a connection request left in the queue across the ring's end */
+	KUNIT_ASSERT_EQ(test, fi_close(&eq->fid), 0);
+	KUNIT_ASSERT_EQ(test, fi_eq_open(s.fabric, &attr, &eq, NULL), 0);
+	kofi_eq_test_set_pos(eq, U32_MAX - 1);
+	info = fi_allocinfo(GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, info);
+	info->handle = handle;
+	kq_connreq_closes = 0;
+	KUNIT_ASSERT_EQ(test, kofi_eq_write_event(eq, FI_NOTIFY, NULL, NULL,
+						  0), 0);
+	KUNIT_ASSERT_EQ(test, kofi_eq_write_cm(eq, FI_CONNREQ, &s.fabric->fid,
+					       info, NULL, 0), 0);
+	KUNIT_ASSERT_EQ(test, kofi_eq_write_event(eq, FI_NOTIFY, NULL, NULL,
+						  2), 0);
+	KUNIT_EXPECT_EQ(test, fi_close(&eq->fid), 0);
+	KUNIT_EXPECT_EQ(test, kq_connreq_closes, 1);
+	KUNIT_EXPECT_TRUE(test, kofi_fid_closed(handle));
+	ktp_stack_close(test, &s);
+}
+
+/*
+ * As ke_wrap_test() for the CQ: size 7, started three entries before the
+ * wrap of the positions, kept full across it, read one by one and in
+ * batches that span the ring's end.
+ */
+#define KQ_WRAP_CQ_SIZE	7
+
+static void kc_wrap_test(struct kunit *test)
+{
+	struct fi_cq_attr attr = { .size = KQ_WRAP_CQ_SIZE,
+				   .format = FI_CQ_FORMAT_DATA };
+	struct fi_cq_data_entry c[KQ_WRAP_CQ_SIZE];
+	struct fi_cq_err_entry err;
+	u64 next_in = 0, next_out = 0;
+	struct ktp_stack s;
+	struct fid_cq *cq;
+	ssize_t n;
+	int i, j;
+
+	ktp_stack_open(test, &s, false);
+	KUNIT_ASSERT_EQ(test, fi_cq_open(s.domain, &attr, &cq, NULL), 0);
+	kofi_cq_test_set_pos(cq, U32_MAX - 2);
+
+	for (i = 0; i < KQ_WRAP_CQ_SIZE; i++, next_in++)
+		KUNIT_ASSERT_EQ(test, kofi_cq_write(cq, (void *)(long)next_in,
+						    FI_SEND, next_in, NULL,
+						    next_in), 0);
+	for (i = 0; i < 3 * KQ_WRAP_CQ_SIZE; i++, next_in++) {
+		KUNIT_ASSERT_EQ(test, fi_cq_read(cq, c, 1), 1);
+		KUNIT_EXPECT_PTR_EQ(test, c[0].op_context,
+				    (void *)(long)next_out);
+		KUNIT_EXPECT_EQ(test, c[0].data, next_out);
+		next_out++;
+		KUNIT_ASSERT_EQ(test, kofi_cq_write(cq, (void *)(long)next_in,
+						    FI_SEND, next_in, NULL,
+						    next_in), 0);
+	}
+	/* a whole ring in one read, then half of one twice */
+	for (j = 0; j < 3; j++) {
+		n = fi_cq_read(cq, c, j ? KQ_WRAP_CQ_SIZE / 2 :
+					   KQ_WRAP_CQ_SIZE);
+		KUNIT_ASSERT_EQ(test, n, (ssize_t)(j ? KQ_WRAP_CQ_SIZE / 2 :
+							KQ_WRAP_CQ_SIZE));
+		for (i = 0; i < n; i++, next_out++) {
+			KUNIT_EXPECT_PTR_EQ(test, c[i].op_context,
+					    (void *)(long)next_out);
+			KUNIT_EXPECT_EQ(test, c[i].len, (size_t)next_out);
+			KUNIT_EXPECT_EQ(test, c[i].data, next_out);
+		}
+		for (i = 0; i < n; i++, next_in++)
+			KUNIT_ASSERT_EQ(test,
+					kofi_cq_write(cq, (void *)(long)next_in,
+						      FI_SEND, next_in, NULL,
+						      next_in), 0);
+	}
+	/* an error entry in the middle of the ring's end */
+	KUNIT_ASSERT_EQ(test, fi_cq_read(cq, c, 1), 1);
+	KUNIT_EXPECT_EQ(test, c[0].data, next_out);
+	next_out++;
+	KUNIT_ASSERT_EQ(test, kofi_cq_write_err(cq, (void *)(long)next_in,
+						FI_RECV, EIO, 0, 0, 0), 0);
+	next_in++;
+	while (next_out < next_in - 1) {
+		KUNIT_ASSERT_EQ(test, fi_cq_read(cq, c, 1), 1);
+		KUNIT_EXPECT_EQ(test, c[0].data, next_out);
+		next_out++;
+	}
+	KUNIT_EXPECT_EQ(test, fi_cq_read(cq, c, 1), -FI_EAVAIL);
+	KUNIT_ASSERT_EQ(test, fi_cq_readerr(cq, &err, 0), 1);
+	KUNIT_EXPECT_PTR_EQ(test, err.op_context, (void *)(long)next_out);
+	KUNIT_EXPECT_EQ(test, err.err, EIO);
+	KUNIT_EXPECT_EQ(test, fi_cq_read(cq, c, 1), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, fi_close(&cq->fid), 0);
+	ktp_stack_close(test, &s);
+}
+
 static struct kunit_case kofi_eq_cases[] = {
 	KUNIT_CASE(ke_open_test),
 	KUNIT_CASE(ke_write_read_test),
@@ -709,6 +1104,7 @@ static struct kunit_case kofi_eq_cases[] = {
 	KUNIT_CASE(ke_sread_timeout_test),
 	KUNIT_CASE(ke_sread_wake_test),
 	KUNIT_CASE(ke_handler_test),
+	KUNIT_CASE(ke_wrap_test),
 	{}
 };
 
@@ -730,6 +1126,11 @@ static struct kunit_case kofi_cq_cases[] = {
 	KUNIT_CASE(kc_sread_wake_test),
 	KUNIT_CASE(kc_threshold_test),
 	KUNIT_CASE(kc_atomic_test),
+	KUNIT_CASE(kc_wrap_test),
+	KUNIT_CASE(kc_cb_open_test),
+	KUNIT_CASE(kc_cb_write_test),
+	KUNIT_CASE(kc_cb_flush_test),
+	KUNIT_CASE(kc_cb_repost_test),
 	{}
 };
 

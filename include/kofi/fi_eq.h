@@ -9,6 +9,10 @@
  * (fi_eq_readerr(), fi_cq_readerr()), signalled by -FI_EAVAIL from the read
  * calls.  kofi.ko has a shared implementation every provider may use
  * (kofi_eq_open_generic(), kofi_cq_open_generic(), see provider.h).
+ *
+ * A CQ opened with FI_CQ_CALLBACK has no ring: each operation's context is
+ * a struct fi_cqe the caller embeds in its request, and the provider calls
+ * its done() with the completion instead of queuing it.
  */
 #ifndef _KOFI_FI_EQ_H
 #define _KOFI_FI_EQ_H
@@ -128,10 +132,22 @@ enum fi_cq_wait_cond {
 	FI_CQ_COND_THRESHOLD,
 };
 
+/*
+ * fi_cq_attr.flags: FI_CQ_CALLBACK opens a callback CQ.  It has no ring:
+ * every operation completing to it must have a struct fi_cqe as its
+ * context, and the provider completes the operation by calling that
+ * object's done() (see struct fi_cqe) instead of queuing an entry.
+ * fi_cq_read(), fi_cq_readfrom(), fi_cq_readerr(), fi_cq_sread(),
+ * fi_cq_sreadfrom() and fi_cq_signal() on it return -EOPNOTSUPP.  @size,
+ * @format, @wait_cond and @signaling_vector are not used; @comp_handler
+ * must be NULL.
+ */
+#define FI_CQ_CALLBACK		BIT_ULL(0)
+
 /**
  * struct fi_cq_attr - completion queue attributes
  * @size: number of entries; 0 selects FI_CQ_DEFAULT_SIZE
- * @flags: reserved, must be 0
+ * @flags: 0, or FI_CQ_CALLBACK for a callback CQ
  * @format: entry format
  * @wait_cond: wake-up condition of fi_cq_sread()
  * @signaling_vector: preferred CPU / interrupt vector, or -1 (hint)
@@ -140,6 +156,7 @@ enum fi_cq_wait_cond {
  *	(ib_cqe done callbacks, socket callbacks) or a workqueue - with no kOFI
  *	lock held; the handler must not sleep.  It receives the CQ and the
  *	context given to fi_cq_open(); fi_cq_read() may be called from it.
+ *	Must be NULL with FI_CQ_CALLBACK.
  */
 struct fi_cq_attr {
 	size_t size;
@@ -214,6 +231,40 @@ struct fi_cq_err_entry {
 	int prov_errno;
 	void *err_data;
 	size_t err_data_size;
+};
+
+struct fid_cq;
+
+/**
+ * struct fi_cqe - the completion of an operation on a callback CQ
+ * @done: called once when the operation completes, successfully or not
+ *	(also when it is flushed by fi_close() or fi_shutdown() of its
+ *	endpoint, with err ECANCELED)
+ *
+ * The caller embeds it in its request, sets @done and passes its address
+ * as the operation's context; @done finds the request with container_of().
+ * @done receives the CQ, the object, and the completion in the form of an
+ * error entry: @comp->op_context is the object, @comp->err is 0 for a
+ * success and a positive errno for a failure, the other members as
+ * fi_cq_readerr() would return them (as fi_cq_read() in FI_CQ_FORMAT_DATA
+ * for a success; no source address).  @comp is valid during the call
+ * only; the object is the caller's again as soon as @done is called.
+ *
+ * Context of @done: the context the provider completes the operation in,
+ * documented per provider - ib_verbs: the done callback of its ib_cqe,
+ * softirq (its ib_cq is polled with IB_POLL_SOFTIRQ), also for what the
+ * QP's drain flushes; operations still held once its CQ is gone, in the
+ * task calling fi_close().  ksocket: its socket callbacks (softirq, or
+ * process context when release_sock() replays the socket's backlog), its
+ * work item (process context), the data call that sent the operation,
+ * and the caller of fi_close(), fi_shutdown() or fi_cancel() for what
+ * they cancel.  No lock of the CQ is held; @done must not sleep and may
+ * post new operations (they may then complete, and call a done(), before
+ * the post returns).
+ */
+struct fi_cqe {
+	void (*done)(struct fid_cq *cq, struct fi_cqe *cqe,
+		     const struct fi_cq_err_entry *comp);
 };
 
 /**

@@ -102,7 +102,14 @@ int kofi_eq_write_err(struct fid_eq *eq, struct fid *fid, void *context,
 		      int err, int prov_errno, const void *err_data,
 		      size_t err_data_size);
 
-/* The shared completion queue. */
+/*
+ * The shared completion queue.  On a CQ opened with FI_CQ_CALLBACK the
+ * kofi_cq_write*() calls hand the completion to the done() of the struct
+ * fi_cqe that is @op_context, in the writer's context and with no lock of
+ * the CQ held.  As a comp_handler, done() may call the provider's data
+ * calls again: the provider writes completions where that works, and
+ * documents the context.
+ */
 int kofi_cq_open_generic(struct fid_domain *domain, struct fi_cq_attr *attr,
 			 struct fid_cq **cq, void *context);
 int kofi_cq_write(struct fid_cq *cq, void *op_context, u64 flags,
@@ -116,7 +123,8 @@ int kofi_cq_write_err(struct fid_cq *cq, void *op_context, u64 flags,
  * struct kofi_op - an outstanding operation, for kofi_oplist_flush()
  * @node: list linkage, owned by the list
  * @cq: CQ the operation completes to, or NULL for no completion
- * @context: the operation's context (op_context of the completion)
+ * @context: the operation's context (op_context of the completion; a
+ *	struct fi_cqe if @cq is a callback CQ)
  * @flags: completion flags (FI_SEND, FI_RECV | FI_MSG, FI_RMA | FI_READ ...)
  *
  * Embed it in the provider's request structure.

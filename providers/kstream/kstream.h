@@ -5,31 +5,38 @@
  * A kstream object owns the core provider's objects it is built on:
  * kstream fabric -> core fabric, domain -> core domain, passive endpoint ->
  * core passive endpoint with a private core EQ, endpoint -> core endpoint
- * with a private core EQ, a transmit and a receive core CQ and three core
- * MRs (send buffer with control slots, receive ring, target SGL).
+ * with a private core EQ, a transmit and a receive core CQ (callback CQs:
+ * each operation posted on the core endpoint is a struct kstream_req) and
+ * three core MRs (send buffer with control slots, receive ring, target
+ * SGL).
  *
  * Locking and contexts:
  * - kstream_ep.lock (a bottom-half spinlock) protects the stream state; the data
  *   calls take only it, and sleep only as the core's data calls do.
- * - Progress runs in kstream_ep.work on kstream_wq, kicked by the core CQs'
- *   completion handlers, the core EQ's event handler and the keepalive
- *   timer; it reads the core queues, updates the stream under the lock and
- *   posts control messages.  Data calls post their writes themselves.
- * - A caller waiting in the socket-like calls is woken by the core CQs'
- *   handlers too and drains the CQs itself (kstream_ep_progress()) unless
+ * - The core completes each operation by calling the done() of its
+ *   request (kstream_progress.c), in the core's completion context: done()
+ *   only queues the request on a lock-free list of its kind and signals.
+ * - Progress runs in kstream_ep.work on kstream_wq, kicked by those
+ *   signals, the core EQ's event handler and the keepalive timer; it takes
+ *   the completed requests and reads the core EQ, updates the stream under
+ *   the lock and posts control messages.  Data calls post their writes
+ *   themselves.
+ * - A caller waiting in the socket-like calls is woken by the completion
+ *   signals too and drains the completions itself (kstream_ep_progress()) unless
  *   another context is at it, as rsockets' calls read their CQ: its data
  *   then does not wait for the work, and while such a caller waits the
- *   handlers do not queue the work at all (kstream_ep.pollers), sparing a
+ *   signals do not queue the work at all (kstream_ep.pollers), sparing a
  *   second thread woken per completion; a waiter that could not drain, or
  *   leaves, queues the work for what came since it last drained.
- *   kstream_ep.poll_mutex makes one context at a time drain the CQs, so
- *   completions are taken in order.
+ *   kstream_ep.poll_mutex makes one context at a time drain the
+ *   completions, so they are taken in order.
  * - Every readiness change wakes kstream_ep.wq (fi_control(FI_GETWAIT)) and
  *   calls kstream_ep.notify, if set.
  */
 #ifndef _KSTREAM_H
 #define _KSTREAM_H
 
+#include <linux/llist.h>
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
 #include <linux/uio.h>
@@ -158,10 +165,30 @@ enum kstream_state {
 	KSTREAM_DOWN,		/* disconnected or failed */
 };
 
-/* Kinds of transmit contexts (low bits of the op_context). */
-#define KSTREAM_TX_DATA		1UL
-#define KSTREAM_TX_CTRL		2UL
-#define KSTREAM_TX_KEEPALIVE	3UL
+/**
+ * struct kstream_req - an operation kstream posts on its core endpoint
+ * @cqe: its completion, the operation's context; done() is the handler of
+ *	its kind: a data write (send buffer bytes, mapping announcements), a
+ *	control write (ring updates, credits, control messages, keepalives)
+ *	or a receive
+ * @kep: the endpoint
+ * @next: linkage in the free list of its kind (under kstream_ep.lock)
+ * @node: linkage in the list of completed requests of its kind
+ * @flags: receives: the completion's flags
+ * @len: data writes: bytes of the send buffer the write carries
+ * @data: receives: the completion's remote CQ data (the message)
+ * @err: the completion's error (positive errno), 0 for success
+ */
+struct kstream_req {
+	struct fi_cqe cqe;
+	struct kstream_ep *kep;
+	struct kstream_req *next;
+	struct llist_node node;
+	u64 flags;
+	u32 len;
+	u32 data;
+	int err;
+};
 
 /**
  * struct kstream_ep - a stream endpoint
@@ -192,14 +219,19 @@ enum kstream_state {
  * @iomap_size: entries of our iomap table (after @tsgl), offered to the peer
  * @iomap_stride: bytes of an iomap entry on the wire (both tables)
  * @iomap_mutex: serializes kstream_ep_iomap() and kstream_ep_iounmap()
- * @poll_mutex: held while the core CQs are drained (the work, or a waiting
- *	caller in kstream_ep_progress())
- * @kicks: completion signals of the core CQs, for waiting callers
- * @drained: @kicks as read before the last complete drain of the CQs
- *	(kstream_progress_poll_locked()): all those signalled before are taken
+ * @poll_mutex: held while the core's completions are drained (the work,
+ *	or a waiting caller in kstream_ep_progress())
+ * @kicks: completion signals of the core, for waiting callers
+ * @drained: @kicks as read before the last complete drain of the
+ *	completions (kstream_progress_poll_locked()): all those signalled
+ *	before are taken
  * @pollers: callers waiting in ksk_wait_until(), which take the core's
- *	completions themselves: while there is one, the CQ handlers leave
- *	the progress work alone
+ *	completions themselves: while there is one, the done() handlers
+ *	leave the progress work alone
+ * @reqs: every request: data writes, control writes, receives
+ * @rx_done: completed receives, newest first (done() adds, any context)
+ * @data_done: completed data writes, likewise
+ * @ctrl_done: completed control writes, likewise
  * @wq: readiness wait queue (FI_GETWAIT)
  * @notify: called after every readiness change, or NULL
  * @notify_arg: its argument
@@ -248,6 +280,9 @@ enum kstream_state {
  * @rbuf_avail: consumed bytes not yet advertised
  * @rbuf_adv: advertised bytes not yet received
  * @rbuf_data: received bytes not yet consumed
+ * @data_free: free data write requests, as many as @sqe_avail
+ * @ctrl_free: free control write requests, one per free control slot
+ * @rx_free: free receive requests, @rq_size - @rx_posted
  * @rmsg: lengths of received data messages not fully consumed (ring)
  * @rmsg_size: entries of @rmsg
  * @rmsg_head: first unconsumed entry
@@ -292,6 +327,10 @@ struct kstream_ep {
 	atomic_t kicks;
 	atomic_t drained;
 	atomic_t pollers;
+	struct kstream_req *reqs;
+	struct llist_head rx_done;
+	struct llist_head data_done;
+	struct llist_head ctrl_done;
 	wait_queue_head_t wq;
 	void (*notify)(void *arg);
 	void *notify_arg;
@@ -337,6 +376,9 @@ struct kstream_ep {
 	u32 rbuf_avail;
 	u32 rbuf_adv;
 	u32 rbuf_data;
+	struct kstream_req *data_free;
+	struct kstream_req *ctrl_free;
+	struct kstream_req *rx_free;
 	u32 *rmsg;
 	u32 rmsg_size;
 	u32 rmsg_head;
@@ -354,8 +396,9 @@ struct kstream_ep {
 #define KSTREAM_BUSY_WAITERS	0
 /*
  * kstream_ep.waiters: something waits for a transmit completion (room in
- * the send buffer, a send or control slot): the transmit CQ handler wakes
- * the callers waiting in ksk_wait_until() to take it, and clears the bit.
+ * the send buffer, a send or control slot): the done() of the next
+ * transmit request wakes the callers waiting in ksk_wait_until() to take
+ * it, and clears the bit.
  */
 #define KSTREAM_TX_WAITERS	1
 
@@ -418,21 +461,24 @@ void kstream_connected(struct kstream_ep *kep);
 int kstream_send_ctrl(struct kstream_ep *kep, u32 ctrl);
 void kstream_update_credits(struct kstream_ep *kep);
 void kstream_tx_waiter(struct kstream_ep *kep);
-void kstream_tx_done(struct kstream_ep *kep, unsigned long ctx, int err);
+int kstream_reqs_init(struct kstream_ep *kep);
+void kstream_reqs_release(struct kstream_ep *kep);
+struct kstream_req *kstream_data_req(struct kstream_ep *kep, u32 len);
+void kstream_data_req_done(struct kstream_ep *kep, struct kstream_req *req);
 void kstream_tx_posted(struct kstream_ep *kep);
 int kstream_core_write(struct fid_ep *core, struct kvec *iov, void **desc,
 		       size_t cnt, u64 addr, u64 key, u32 imm,
-		       unsigned long ctx, bool with_imm);
-int kstream_post_write(struct kstream_ep *kep, struct kvec *iov,
-		       void **desc, size_t cnt, u64 addr, u64 key,
-		       u32 imm, unsigned long ctx, bool with_imm);
+		       struct kstream_req *req, bool with_imm);
+int kstream_post_data(struct kstream_ep *kep, struct kvec *iov,
+		      void **desc, size_t cnt, u64 addr, u64 key, u32 imm,
+		      u32 len, bool with_imm);
 
 /* kstream_data.c */
 extern const struct fi_ops_msg kstream_msg_ops;
 __poll_t kstream_poll_snapshot(struct kstream_ep *kep);
 int kstream_tx_check(struct kstream_ep *kep);
 int kstream_post_sbuf(struct kstream_ep *kep, u32 x, u64 addr, u64 key,
-		      u32 imm, unsigned long ctx, bool with_imm);
+		      u32 imm, bool with_imm);
 int kstream_vec_init(struct kstream_vec *v, unsigned int dir,
 		     enum fi_iov_type type, const void *vec, size_t count);
 void kstream_sbuf_copy(struct kstream_ep *kep, struct kstream_vec *v, u32 x);

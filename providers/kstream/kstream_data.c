@@ -315,25 +315,24 @@ static void kstream_sbuf_sent(struct kstream_ep *kep, u32 x)
  * @addr: remote address
  * @key: remote key
  * @imm: the immediate
- * @ctx: transmit context; its completion gives the bytes and slot back
  * @with_imm: false for a plain write (kstream_ep_iowrite())
  *
  * Takes a data send slot; the caller has taken the @x bytes out of
- * sbuf_avail.
+ * sbuf_avail.  The write's completion gives the bytes and the slot back.
  *
  * Context: any context, endpoint lock held.
  * Return: 0 or the core's error.
  */
 int kstream_post_sbuf(struct kstream_ep *kep, u32 x, u64 addr, u64 key,
-		      u32 imm, unsigned long ctx, bool with_imm)
+		      u32 imm, bool with_imm)
 {
 	struct kvec iov[2];
 	void *desc[2];
 	size_t cnt = kstream_sbuf_iov(kep, x, iov, desc);
 	int ret;
 
-	ret = kstream_post_write(kep, iov, desc, cnt, addr, key, imm, ctx,
-				 with_imm);
+	ret = kstream_post_data(kep, iov, desc, cnt, addr, key, imm, x,
+				with_imm);
 	if (ret)
 		return ret;
 	kstream_sbuf_sent(kep, x);
@@ -359,8 +358,7 @@ static int kstream_tx_write(struct kstream_ep *kep, u32 x)
 	int ret;
 
 	ret = kstream_post_sbuf(kep, x, t->addr, kep->data_key_hi | t->key,
-				kstream_msg(KSTREAM_OP_DATA, x),
-				(unsigned long)x << 2 | KSTREAM_TX_DATA, true);
+				kstream_msg(KSTREAM_OP_DATA, x), true);
 	if (ret)
 		return ret;
 	kep->sbuf_queued -= x;
@@ -395,7 +393,8 @@ static void kstream_tx_write_now(struct kstream_ep *kep, u32 x)
 	__must_hold(&kep->lock)
 {
 	struct kstream_sge *t = &kep->target[kep->target_sge];
-	unsigned long ctx = (unsigned long)x << 2 | KSTREAM_TX_DATA;
+	/* A data send slot is free (kstream_tx_write_size()): a request too. */
+	struct kstream_req *req = kstream_data_req(kep, x);
 	u64 addr = t->addr, key = kep->data_key_hi | t->key;
 	struct fid_ep *core = kep->core_ep;
 	struct kvec iov[2];
@@ -408,11 +407,12 @@ static void kstream_tx_write_now(struct kstream_ep *kep, u32 x)
 	kstream_tx_target_used(kep, x);
 	spin_unlock_bh(&kep->lock);
 	ret = kstream_core_write(core, iov, desc, cnt, addr, key,
-				 kstream_msg(KSTREAM_OP_DATA, x), ctx, true);
+				 kstream_msg(KSTREAM_OP_DATA, x), req, true);
 	spin_lock_bh(&kep->lock);
 	if (!ret)
 		return;
-	kstream_tx_done(kep, ctx, 0);
+	req->err = 0;
+	kstream_data_req_done(kep, req);
 	if (ret != -ENOTCONN)
 		kstream_fail(kep, -ret);
 }

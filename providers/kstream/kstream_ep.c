@@ -99,55 +99,6 @@ int kstream_ep_set_peer(struct kstream_ep *kep, const void *data, size_t len)
 	return 0;
 }
 
-/*
- * Count a completion signal of the core (after the completion it signals);
- * true if a caller waits for the stream in ksk_wait_until() and takes the
- * completions itself.
- */
-static bool kstream_cq_kick(struct kstream_ep *kep)
-{
-	/* The completion is in the CQ before a drain can see this kick. */
-	smp_mb__before_atomic();
-	atomic_inc(&kep->kicks);
-	/* Pairs with a waiter leaving: it sees this kick, or this sees it gone. */
-	smp_mb__after_atomic();
-	return atomic_read(&kep->pollers);
-}
-
-static void kstream_rx_cq_handler(struct fid_cq *cq, void *context)
-{
-	struct kstream_ep *kep = context;
-
-	if (!kstream_cq_kick(kep))
-		queue_work(kstream_wq, &kep->work);
-	wake_up_all(&kep->wq);
-}
-
-/*
- * A transmit completion gives back send buffer room, a send slot or a
- * control slot, which matter only to what waits for one: it wakes the
- * waiters, and queues the work unless a waiter drains the CQs itself, only
- * if something noted that it waits (KSTREAM_TX_WAITERS, kstream_tx_waiter():
- * a writer, a control message or ring update without a slot, queued
- * bytes, a mapping announcement, a close).  Otherwise the completion waits
- * in the CQ for the next drain, as TCP's write space callback wakes only
- * a writer that found no room (SOCK_NOSPACE).  This spares a reader a
- * wake-up per ring update it sends, and a writer that is not short of
- * room a run of the work per write.
- */
-static void kstream_tx_cq_handler(struct fid_cq *cq, void *context)
-{
-	struct kstream_ep *kep = context;
-	bool pollers = kstream_cq_kick(kep);
-
-	/* The kick is ordered before the bit: see kstream_tx_waiter(). */
-	if (!test_and_clear_bit(KSTREAM_TX_WAITERS, &kep->waiters))
-		return;
-	if (!pollers)
-		queue_work(kstream_wq, &kep->work);
-	wake_up_all(&kep->wq);
-}
-
 static void kstream_eq_handler(struct fid_eq *eq, void *context)
 {
 	struct kstream_ep *kep = context;
@@ -173,7 +124,7 @@ static void kstream_release_core(struct kstream_ep *kep)
 	spin_unlock_bh(&kep->lock);
 	cancel_delayed_work_sync(&kep->keepalive);
 	cancel_work_sync(&kep->work);
-	/* A waiting caller draining the CQs sees closing from now on. */
+	/* A waiting caller taking completions sees closing from now on. */
 	mutex_lock(&kep->poll_mutex);
 	mutex_unlock(&kep->poll_mutex);
 	if (kep->core_ep)
@@ -187,6 +138,8 @@ static void kstream_release_core(struct kstream_ep *kep)
 		kstream_close_fid(&kep->rmr->fid);
 	if (kep->tmr)
 		kstream_close_fid(&kep->tmr->fid);
+	/* Closing the core endpoint completed what it had: no done() now. */
+	kstream_reqs_release(kep);
 	if (kep->tx_cq)
 		kstream_close_fid(&kep->tx_cq->fid);
 	if (kep->rx_cq)
@@ -218,22 +171,16 @@ static int kstream_open_core(struct kstream_ep *kep)
 		.size = 16,
 		.event_handler = kstream_eq_handler,
 	};
-	struct fi_cq_attr cq_attr = {
-		.format = FI_CQ_FORMAT_DATA,
-		.comp_handler = kstream_tx_cq_handler,
-	};
+	struct fi_cq_attr cq_attr = { .flags = FI_CQ_CALLBACK };
 	size_t raw = 1;
 	int ret;
 
 	ret = fi_eq_open(dom->fab->core, &eq_attr, &kep->core_eq, kep);
 	if (ret)
 		return ret;
-	cq_attr.size = kep->sq_size + KSTREAM_CTRL_SLOTS;
 	ret = fi_cq_open(dom->core, &cq_attr, &kep->tx_cq, kep);
 	if (ret)
 		return ret;
-	cq_attr.size = kep->rq_size + KSTREAM_CTRL_SLOTS;
-	cq_attr.comp_handler = kstream_rx_cq_handler;
 	ret = fi_cq_open(dom->core, &cq_attr, &kep->rx_cq, kep);
 	if (ret)
 		return ret;
@@ -301,7 +248,8 @@ static int kstream_ep_enable(struct kstream_ep *kep)
 			     sizeof(struct kstream_sge), GFP_KERNEL);
 	kep->rbuf = kvzalloc(kep->rbuf_size, GFP_KERNEL);
 	kep->rmsg = kcalloc(kep->rmsg_size, sizeof(*kep->rmsg), GFP_KERNEL);
-	if (!kep->sbuf || !kep->rbuf || !kep->rmsg || kstream_iomap_init(kep))
+	if (!kep->sbuf || !kep->rbuf || !kep->rmsg || kstream_iomap_init(kep) ||
+	    kstream_reqs_init(kep))
 		goto err;
 	ret = kstream_open_core(kep);
 	if (ret)

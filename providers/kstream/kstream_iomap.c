@@ -152,8 +152,7 @@ void kstream_iomap_flush(struct kstream_ep *kep)
 					(u64)i * kep->iomap_stride,
 					kep->remote_sgl_key,
 					kstream_msg(KSTREAM_OP_IOMAP_SGL, i),
-					(unsigned long)kep->iomap_stride << 2 |
-					KSTREAM_TX_DATA, true);
+					true);
 		if (ret) {
 			pending = true;
 			if (ret != -EAGAIN && ret != -ENOTCONN)
@@ -447,8 +446,7 @@ ssize_t kstream_ep_iowrite(struct fid_ep *ep, const void *buf, size_t count,
 			ret = kstream_post_sbuf(kep, x,
 						e.addr + (off - e.offset),
 						(u64)e.key_hi << 32 | e.key,
-						0, (unsigned long)x << 2 |
-						KSTREAM_TX_DATA, false);
+						0, false);
 		if (ret) {
 			ret = kstream_tx_undo(kep, &v, x, ret);
 			if (done)

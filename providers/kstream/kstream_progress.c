@@ -7,9 +7,23 @@
  * write with immediate), each consuming one of the zero-length receives
  * posted on the core endpoint.  The functions marked "lock held" run under
  * kstream_ep.lock and never sleep.
+ *
+ * The core CQs are callback CQs: each operation posted on the core
+ * endpoint is a struct kstream_req, taken from the free list of its kind
+ * and completed by the done() of its kind.  done() runs in the core's
+ * completion context (softirq, a work item, or a data call that posted
+ * with the endpoint lock dropped): it records the completion in the
+ * request, adds it to the endpoint's lock-free list of completed requests
+ * of its kind and signals the progress.  The progress (the work, or a
+ * waiting caller) takes the lists under poll_mutex, receives first, and
+ * handles each completion under the endpoint lock.
  */
+#include <linux/llist.h>
 #include <linux/slab.h>
 #include "kstream.h"
+
+/* Completed requests taken per hold of the endpoint lock. */
+#define KSTREAM_TAKE_BATCH	8
 
 /**
  * kstream_wake() - tell waiters that readiness may have changed
@@ -82,7 +96,7 @@ bool kstream_after_disconnect(struct kstream_ep *kep)
  * @addr: remote address
  * @key: remote key
  * @imm: the immediate (remote CQ data)
- * @ctx: transmit context (kind | value << 2)
+ * @req: the request the write completes to
  * @with_imm: false for a plain write (keepalive, iowrite)
  *
  * Context: any context; sleeps only as the core's data calls do (ksocket's
@@ -91,7 +105,7 @@ bool kstream_after_disconnect(struct kstream_ep *kep)
  */
 int kstream_core_write(struct fid_ep *core, struct kvec *iov, void **desc,
 		       size_t cnt, u64 addr, u64 key, u32 imm,
-		       unsigned long ctx, bool with_imm)
+		       struct kstream_req *req, bool with_imm)
 {
 	struct fi_rma_iov rma = { .addr = addr, .key = key };
 	struct fi_msg_rma msg = {
@@ -102,7 +116,7 @@ int kstream_core_write(struct fid_ep *core, struct kvec *iov, void **desc,
 		.addr = FI_ADDR_UNSPEC,
 		.rma_iov = &rma,
 		.rma_iov_count = 1,
-		.context = (void *)ctx,
+		.context = &req->cqe,
 		.data = imm,
 	};
 	size_t i;
@@ -125,34 +139,106 @@ void kstream_tx_posted(struct kstream_ep *kep)
 	kep->tx_sent_since = true;
 }
 
+/* Take a request off a free list (lock held); NULL if it is empty. */
+static struct kstream_req *kstream_req_get(struct kstream_req **free)
+{
+	struct kstream_req *req = *free;
+
+	if (req)
+		*free = req->next;
+	return req;
+}
+
+/* Put a request back on its free list (lock held). */
+static void kstream_req_put(struct kstream_req **free,
+			    struct kstream_req *req)
+{
+	req->next = *free;
+	*free = req;
+}
+
+/*
+ * Post an RMA write to the peer that completes to @req, taken from @free
+ * (lock held); on failure @req goes back.
+ */
+static int kstream_post_req(struct kstream_ep *kep, struct kstream_req **free,
+			    struct kstream_req *req, struct kvec *iov,
+			    void **desc, size_t cnt, u64 addr, u64 key,
+			    u32 imm, bool with_imm)
+{
+	int ret;
+
+	if (!req)
+		return -EAGAIN;
+	if (!kep->core_ep || kep->closing) {
+		kstream_req_put(free, req);
+		return -ENOTCONN;
+	}
+	ret = kstream_core_write(kep->core_ep, iov, desc, cnt, addr, key, imm,
+				 req, with_imm);
+	if (ret) {
+		kstream_req_put(free, req);
+		return ret;
+	}
+	kstream_tx_posted(kep);
+	return 0;
+}
+
 /**
- * kstream_post_write() - post an RMA write to the peer (lock held)
+ * kstream_data_req() - take a data write request
+ * @kep: the endpoint (lock held)
+ * @len: bytes of the send buffer the write carries
+ *
+ * There is one per data send slot (kstream_ep.sqe_avail).
+ *
+ * Context: any context, endpoint lock held.
+ * Return: the request, or NULL if every data slot is in use.
+ */
+struct kstream_req *kstream_data_req(struct kstream_ep *kep, u32 len)
+{
+	struct kstream_req *req = kstream_req_get(&kep->data_free);
+
+	if (req)
+		req->len = len;
+	return req;
+}
+
+/**
+ * kstream_post_data() - post a data write to the peer (lock held)
  * @kep: the endpoint
- * @iov: local source, or NULL for a zero-length write
+ * @iov: local source: bytes of the send buffer
  * @desc: descriptors of @iov
  * @cnt: entries of @iov
  * @addr: remote address
  * @key: remote key
  * @imm: the immediate (remote CQ data)
- * @ctx: transmit context (kind | value << 2)
- * @with_imm: false for a plain write (keepalive)
+ * @len: bytes at @iov; its completion gives them and the send slot back
+ * @with_imm: false for a plain write (iowrite)
  *
  * Context: any context, endpoint lock held.
- * Return: 0 or the core's error.
+ * Return: 0; -EAGAIN without a free data slot; -ENOTCONN; the core's error.
  */
-int kstream_post_write(struct kstream_ep *kep, struct kvec *iov,
-		       void **desc, size_t cnt, u64 addr, u64 key,
-		       u32 imm, unsigned long ctx, bool with_imm)
+int kstream_post_data(struct kstream_ep *kep, struct kvec *iov,
+		      void **desc, size_t cnt, u64 addr, u64 key, u32 imm,
+		      u32 len, bool with_imm)
 {
-	int ret;
+	return kstream_post_req(kep, &kep->data_free,
+				kstream_data_req(kep, len), iov, desc, cnt,
+				addr, key, imm, with_imm);
+}
 
-	if (!kep->core_ep || kep->closing)
-		return -ENOTCONN;
-	ret = kstream_core_write(kep->core_ep, iov, desc, cnt, addr, key, imm,
-				 ctx, with_imm);
-	if (!ret)
-		kstream_tx_posted(kep);
-	return ret;
+/*
+ * Post a control write to the peer (lock held): a ring update, credits, a
+ * control message or a keepalive; its completion gives the control slot
+ * back.
+ */
+static int kstream_post_ctrl(struct kstream_ep *kep, struct kvec *iov,
+			     void **desc, size_t cnt, u64 addr, u64 key,
+			     u32 imm, bool with_imm)
+{
+	return kstream_post_req(kep, &kep->ctrl_free,
+				kstream_req_get(&kep->ctrl_free), iov, desc,
+				cnt, addr, key, imm, with_imm);
 }
 
 static bool kstream_ctrl_avail(struct kstream_ep *kep)
@@ -164,8 +250,8 @@ static bool kstream_ctrl_avail(struct kstream_ep *kep)
  * kstream_tx_waiter() - note that something waits for a transmit completion
  * @kep: the endpoint
  *
- * Sets KSTREAM_TX_WAITERS, which makes the transmit CQ handler wake the
- * waiters and see to the CQs (kstream_tx_cq_handler()).  A completion
+ * Sets KSTREAM_TX_WAITERS, which makes the next transmit done() wake the
+ * waiters and see to the completions (kstream_tx_kick()).  A completion
  * signalled before the bit was set and not drained yet (kstream_ep.kicks
  * past kstream_ep.drained) is handed to the progress work here: the bit
  * is set before the counts are read, the handler counts before it reads
@@ -176,7 +262,7 @@ static bool kstream_ctrl_avail(struct kstream_ep *kep)
 void kstream_tx_waiter(struct kstream_ep *kep)
 {
 	set_bit(KSTREAM_TX_WAITERS, &kep->waiters);
-	/* Pairs with kstream_tx_cq_handler(). */
+	/* Pairs with kstream_tx_kick(). */
 	smp_mb__after_atomic();
 	if (atomic_read(&kep->kicks) != atomic_read(&kep->drained))
 		queue_work(kstream_wq, &kep->work);
@@ -224,10 +310,9 @@ int kstream_send_ctrl(struct kstream_ep *kep, u32 ctrl)
 		kstream_tx_waiter(kep);
 		return -EAGAIN;
 	}
-	ret = kstream_post_write(kep, NULL, NULL, 0, kep->remote_sgl.addr,
-				 kep->remote_sgl_key,
-				 kstream_msg(KSTREAM_OP_CTRL, ctrl),
-				 ctrl << 2 | KSTREAM_TX_CTRL, true);
+	ret = kstream_post_ctrl(kep, NULL, NULL, 0, kep->remote_sgl.addr,
+				kep->remote_sgl_key,
+				kstream_msg(KSTREAM_OP_CTRL, ctrl), true);
 	if (!ret) {
 		kep->ctrl_seqno++;
 		kep->ctrl_pending = -1;
@@ -264,11 +349,10 @@ static int kstream_send_credits(struct kstream_ep *kep)
 		iov.iov_base = slot;
 		iov.iov_len = sizeof(*slot);
 		desc = fi_mr_desc(kep->smr);
-		ret = kstream_post_write(kep, &iov, &desc, 1,
-					 kep->remote_sgl.addr + kep->remote_sge *
-					 sizeof(struct kstream_sge),
-					 kep->remote_sgl_key, imm,
-					 KSTREAM_TX_CTRL, true);
+		ret = kstream_post_ctrl(kep, &iov, &desc, 1,
+					kep->remote_sgl.addr + kep->remote_sge *
+					sizeof(struct kstream_sge),
+					kep->remote_sgl_key, imm, true);
 		if (ret)
 			return ret;
 		kep->rbuf_avail -= half;
@@ -279,10 +363,9 @@ static int kstream_send_credits(struct kstream_ep *kep)
 		if (++kep->remote_sge == KSTREAM_SGL_SIZE)
 			kep->remote_sge = 0;
 	} else {
-		ret = kstream_post_write(kep, NULL, NULL, 0,
-					 kep->remote_sgl.addr,
-					 kep->remote_sgl_key, imm,
-					 KSTREAM_TX_CTRL, true);
+		ret = kstream_post_ctrl(kep, NULL, NULL, 0,
+					kep->remote_sgl.addr,
+					kep->remote_sgl_key, imm, true);
 		if (ret)
 			return ret;
 	}
@@ -337,13 +420,20 @@ void kstream_update_credits(struct kstream_ep *kep)
 void kstream_post_recvs(struct kstream_ep *kep)
 {
 	struct fi_msg msg = { .iov_type = FI_IOV_KVEC, .addr = FI_ADDR_UNSPEC };
+	struct kstream_req *req;
 	int ret = 0;
 
 	spin_lock_bh(&kep->lock);
 	while (kep->core_ep && !kep->closing && kep->rx_posted < kep->rq_size) {
-		ret = fi_recvmsg(kep->core_ep, &msg, FI_COMPLETION);
-		if (ret)
+		req = kstream_req_get(&kep->rx_free);
+		if (!req)
 			break;
+		msg.context = &req->cqe;
+		ret = fi_recvmsg(kep->core_ep, &msg, FI_COMPLETION);
+		if (ret) {
+			kstream_req_put(&kep->rx_free, req);
+			break;
+		}
 		kep->rx_posted++;
 	}
 	/* -ENOTCONN: the core connection is down, its EQ event tells why. */
@@ -353,33 +443,40 @@ void kstream_post_recvs(struct kstream_ep *kep)
 	spin_unlock_bh(&kep->lock);
 }
 
-/**
- * kstream_tx_done() - a transmit completion, or a write that was not posted
- * @kep: the endpoint (lock held)
- * @ctx: its transmit context (kind | value << 2)
- * @err: its error (positive errno), 0 for none
- *
- * Gives the send slot and the send buffer's bytes (data) or the control
- * slot back.
- *
- * Context: any context, endpoint lock held.
- */
-void kstream_tx_done(struct kstream_ep *kep, unsigned long ctx, int err)
+/* A transmit completion: the write is no longer out (lock held). */
+static void kstream_tx_done(struct kstream_ep *kep, int err)
 {
 	if (kep->tx_out)
 		kep->tx_out--;
-	switch (ctx & 3) {
-	case KSTREAM_TX_DATA:
-		kep->sqe_avail++;
-		kep->sbuf_avail += ctx >> 2;
-		break;
-	default:
-		kep->ctrl_max_seqno++;
-		break;
-	}
-	/* Judged by kstream_progress_poll(), after the receive CQ. */
+	/* Judged by kstream_progress_poll(), after the receives. */
 	if (err && err != ECANCELED && !kep->tx_err)
 		kep->tx_err = err;
+}
+
+/**
+ * kstream_data_req_done() - a data write completed, or was not posted
+ * @kep: the endpoint (lock held)
+ * @req: its request; err 0 for a write that was not posted
+ *
+ * Gives the send slot, the send buffer's bytes and the request back.
+ *
+ * Context: any context, endpoint lock held.
+ */
+void kstream_data_req_done(struct kstream_ep *kep, struct kstream_req *req)
+{
+	kstream_tx_done(kep, req->err);
+	kep->sqe_avail++;
+	kep->sbuf_avail += req->len;
+	kstream_req_put(&kep->data_free, req);
+}
+
+/* A control write completed: the control slot is free again (lock held). */
+static void kstream_ctrl_req_done(struct kstream_ep *kep,
+				  struct kstream_req *req)
+{
+	kstream_tx_done(kep, req->err);
+	kep->ctrl_max_seqno++;
+	kstream_req_put(&kep->ctrl_free, req);
 }
 
 /* Take a ring update the peer wrote into our target SGL (lock held). */
@@ -458,57 +555,223 @@ static void kstream_rx_msg(struct kstream_ep *kep, u64 flags, u32 msg)
 	}
 }
 
-static bool kstream_poll_cq(struct kstream_ep *kep, struct fid_cq *cq,
-			    bool tx)
+/* A receive completed: the peer's message, or its error (lock held). */
+static void kstream_rx_req_done(struct kstream_ep *kep, struct kstream_req *req)
 {
-	struct fi_cq_data_entry e[8];
-	struct fi_cq_err_entry err;
-	bool any = false;
-	ssize_t n, i;
+	if (kep->rx_posted)
+		kep->rx_posted--;
+	if (!req->err)
+		kstream_rx_msg(kep, req->flags, req->data);
+	else if (req->err != ECANCELED && !kep->rd_eof)
+		kstream_fail(kep, req->err);
+	kstream_req_put(&kep->rx_free, req);
+}
 
-	for (;;) {
-		n = fi_cq_read(cq, e, ARRAY_SIZE(e));
-		if (n == -FI_EAVAIL) {
-			memset(&err, 0, sizeof(err));
-			if (fi_cq_readerr(cq, &err, 0) != 1)
-				break;
+/*
+ * Take the requests completed on @done, oldest first, until it stays
+ * empty, KSTREAM_TAKE_BATCH of them per hold of the endpoint lock, each
+ * with @take (poll_mutex held).  True if there were any.
+ */
+static bool kstream_take(struct kstream_ep *kep, struct llist_head *done,
+			 void (*take)(struct kstream_ep *kep,
+				      struct kstream_req *req))
+{
+	struct llist_node *first;
+	struct kstream_req *req;
+	bool any = false;
+	int n;
+
+	while ((first = llist_del_all(done))) {
+		first = llist_reverse_order(first);
+		any = true;
+		while (first) {
 			spin_lock_bh(&kep->lock);
-			if (tx) {
-				kstream_tx_done(kep, (unsigned long)
-						err.op_context, err.err);
-			} else {
-				if (kep->rx_posted)
-					kep->rx_posted--;
-				if (err.err != ECANCELED && !kep->rd_eof)
-					kstream_fail(kep, err.err ? err.err :
-						     EIO);
+			for (n = 0; first && n < KSTREAM_TAKE_BATCH; n++) {
+				req = llist_entry(first, struct kstream_req,
+						  node);
+				first = first->next;
+				take(kep, req);
 			}
 			spin_unlock_bh(&kep->lock);
-			any = true;
-			continue;
 		}
-		if (n <= 0)
-			break;
-		spin_lock_bh(&kep->lock);
-		for (i = 0; i < n; i++) {
-			if (tx) {
-				kstream_tx_done(kep, (unsigned long)
-						e[i].op_context, 0);
-			} else {
-				if (kep->rx_posted)
-					kep->rx_posted--;
-				kstream_rx_msg(kep, e[i].flags, (u32)e[i].data);
-			}
-		}
-		spin_unlock_bh(&kep->lock);
-		any = true;
 	}
 	return any;
 }
 
+/* The completed receives (poll_mutex held); true if there were any. */
+static bool kstream_take_rx(struct kstream_ep *kep)
+{
+	return kstream_take(kep, &kep->rx_done, kstream_rx_req_done);
+}
+
+/* The completed writes (poll_mutex held). */
+static void kstream_take_tx(struct kstream_ep *kep)
+{
+	kstream_take(kep, &kep->data_done, kstream_data_req_done);
+	kstream_take(kep, &kep->ctrl_done, kstream_ctrl_req_done);
+}
+
 /*
- * Drain both core CQs (receives first), repost receives, send what is due
- * (poll_mutex held).
+ * Count a completion signal of the core (after the completion it signals);
+ * true if a caller waits for the stream in ksk_wait_until() and takes the
+ * completions itself.
+ */
+static bool kstream_cq_kick(struct kstream_ep *kep)
+{
+	/* The completion is on its list before a drain can see this kick. */
+	smp_mb__before_atomic();
+	atomic_inc(&kep->kicks);
+	/* Pairs with a waiter leaving: it sees this kick, or this sees it gone. */
+	smp_mb__after_atomic();
+	return atomic_read(&kep->pollers);
+}
+
+static void kstream_rx_kick(struct kstream_ep *kep)
+{
+	if (!kstream_cq_kick(kep))
+		queue_work(kstream_wq, &kep->work);
+	wake_up_all(&kep->wq);
+}
+
+/*
+ * A transmit completion gives back send buffer room, a send slot or a
+ * control slot, which matter only to what waits for one: it wakes the
+ * waiters, and queues the work unless a waiter takes the completions
+ * itself, only if something noted that it waits (KSTREAM_TX_WAITERS,
+ * kstream_tx_waiter(): a writer, a control message or ring update without
+ * a slot, queued bytes, a mapping announcement, a close).  Otherwise the
+ * completion waits on its list for the next drain, as TCP's write space
+ * callback wakes only a writer that found no room (SOCK_NOSPACE).  This
+ * spares a reader a wake-up per ring update it sends, and a writer that is
+ * not short of room a run of the work per write.
+ */
+static void kstream_tx_kick(struct kstream_ep *kep)
+{
+	bool pollers = kstream_cq_kick(kep);
+
+	/* The kick is ordered before the bit: see kstream_tx_waiter(). */
+	if (!test_and_clear_bit(KSTREAM_TX_WAITERS, &kep->waiters))
+		return;
+	if (!pollers)
+		queue_work(kstream_wq, &kep->work);
+	wake_up_all(&kep->wq);
+}
+
+/* Keep what the progress needs of a completion, then list its request. */
+static struct kstream_req *kstream_req_completed(struct fi_cqe *cqe,
+						 const struct fi_cq_err_entry *comp)
+{
+	struct kstream_req *req = container_of(cqe, struct kstream_req, cqe);
+
+	req->err = comp->err;
+	req->flags = comp->flags;
+	req->data = (u32)comp->data;
+	return req;
+}
+
+/*
+ * The done() of each kind: in the core's completion context, which must
+ * not sleep; no lock of the stream is taken.
+ */
+static void kstream_recv_done(struct fid_cq *cq, struct fi_cqe *cqe,
+			      const struct fi_cq_err_entry *comp)
+{
+	struct kstream_req *req = kstream_req_completed(cqe, comp);
+	struct kstream_ep *kep = req->kep;
+
+	llist_add(&req->node, &kep->rx_done);
+	kstream_rx_kick(kep);
+}
+
+static void kstream_data_done(struct fid_cq *cq, struct fi_cqe *cqe,
+			      const struct fi_cq_err_entry *comp)
+{
+	struct kstream_req *req = kstream_req_completed(cqe, comp);
+	struct kstream_ep *kep = req->kep;
+
+	llist_add(&req->node, &kep->data_done);
+	kstream_tx_kick(kep);
+}
+
+static void kstream_ctrl_done(struct fid_cq *cq, struct fi_cqe *cqe,
+			      const struct fi_cq_err_entry *comp)
+{
+	struct kstream_req *req = kstream_req_completed(cqe, comp);
+	struct kstream_ep *kep = req->kep;
+
+	llist_add(&req->node, &kep->ctrl_done);
+	kstream_tx_kick(kep);
+}
+
+/* Put @n requests from @req on, of kind @done, on the free list @free. */
+static struct kstream_req *
+kstream_reqs_kind(struct kstream_ep *kep, struct kstream_req *req, u32 n,
+		  void (*done)(struct fid_cq *cq, struct fi_cqe *cqe,
+			       const struct fi_cq_err_entry *comp),
+		  struct kstream_req **free)
+{
+	*free = NULL;
+	for (; n; n--, req++) {
+		req->cqe.done = done;
+		req->kep = kep;
+		kstream_req_put(free, req);
+	}
+	return req;
+}
+
+/**
+ * kstream_reqs_init() - allocate the requests of an endpoint being enabled
+ * @kep: the endpoint, sq_size and rq_size set, not live yet
+ *
+ * One data write request per data send slot, one control write request per
+ * control slot, one receive request per receive.
+ *
+ * Context: process context, may sleep.
+ * Return: 0 or -ENOMEM.
+ */
+int kstream_reqs_init(struct kstream_ep *kep)
+{
+	struct kstream_req *req;
+
+	kep->reqs = kvcalloc(kep->sq_size + kep->rq_size, sizeof(*kep->reqs),
+			     GFP_KERNEL);
+	if (!kep->reqs)
+		return -ENOMEM;
+	req = kstream_reqs_kind(kep, kep->reqs,
+				kep->sq_size - KSTREAM_CTRL_SLOTS,
+				kstream_data_done, &kep->data_free);
+	req = kstream_reqs_kind(kep, req, KSTREAM_CTRL_SLOTS,
+				kstream_ctrl_done, &kep->ctrl_free);
+	kstream_reqs_kind(kep, req, kep->rq_size, kstream_recv_done,
+			  &kep->rx_free);
+	init_llist_head(&kep->rx_done);
+	init_llist_head(&kep->data_done);
+	init_llist_head(&kep->ctrl_done);
+	return 0;
+}
+
+/**
+ * kstream_reqs_release() - free the requests
+ * @kep: the endpoint, its core endpoint closed (nothing can complete) and
+ *	its progress stopped
+ *
+ * Context: process context.
+ */
+void kstream_reqs_release(struct kstream_ep *kep)
+{
+	init_llist_head(&kep->rx_done);
+	init_llist_head(&kep->data_done);
+	init_llist_head(&kep->ctrl_done);
+	kep->data_free = NULL;
+	kep->ctrl_free = NULL;
+	kep->rx_free = NULL;
+	kvfree(kep->reqs);
+	kep->reqs = NULL;
+}
+
+/*
+ * Take the core's completions (receives first), repost receives, send
+ * what is due (poll_mutex held).
  */
 static void kstream_progress_poll_locked(struct kstream_ep *kep)
 {
@@ -516,11 +779,11 @@ static void kstream_progress_poll_locked(struct kstream_ep *kep)
 	bool rx;
 	int err;
 
-	/* The completions signalled so far are read below. */
+	/* The completions signalled so far are taken below. */
 	smp_rmb();
 	/* A DISCONNECT received goes before the failures it explains. */
-	rx = kstream_poll_cq(kep, kep->rx_cq, false);
-	kstream_poll_cq(kep, kep->tx_cq, true);
+	rx = kstream_take_rx(kep);
+	kstream_take_tx(kep);
 	atomic_set(&kep->drained, kicks);
 	spin_lock_bh(&kep->lock);
 	err = kep->tx_err;
@@ -528,10 +791,10 @@ static void kstream_progress_poll_locked(struct kstream_ep *kep)
 	if (err) {
 		/*
 		 * The core may have completed the DISCONNECT's receive after
-		 * the receive CQ was read and before the failed write: look
+		 * the receives were taken and before the failed write: look
 		 * again before calling it a stream error.
 		 */
-		rx |= kstream_poll_cq(kep, kep->rx_cq, false);
+		rx |= kstream_take_rx(kep);
 		spin_lock_bh(&kep->lock);
 		kep->tx_err = 0;
 		if (!kstream_after_disconnect(kep))
@@ -556,16 +819,16 @@ static void kstream_progress_poll(struct kstream_ep *kep)
 }
 
 /**
- * kstream_ep_progress() - drain the core CQs from a waiting caller
+ * kstream_ep_progress() - take the core's completions from a waiting caller
  * @kep: the endpoint
  *
- * Unless another context is draining them (it then wakes the waiters when
+ * Unless another context is taking them (it then wakes the waiters when
  * done), or the stream is not connected or closing.
  *
  * Context: process context, the task running (the core provider may
  * wait briefly for its socket); no lock of the stream held.
- * Return: true if it drained them: every completion signalled (kicks)
- * before the call has been taken.
+ * Return: true if it took them: every completion signalled (kicks) before
+ * the call has been taken.
  */
 bool kstream_ep_progress(struct kstream_ep *kep)
 {
@@ -609,7 +872,7 @@ void kstream_connected(struct kstream_ep *kep)
  * kstream_progress_work() - the progress of one endpoint
  * @work: kstream_ep.work
  *
- * Kicked by the core CQs and EQ and by stream errors.
+ * Kicked by the core's completions (done()) and EQ and by stream errors.
  *
  * Context: workqueue (process context).
  */
@@ -685,12 +948,12 @@ void kstream_keepalive_work(struct work_struct *work)
 		return;
 	}
 	if (!kep->tx_sent_since && kstream_ctrl_avail(kep)) {
-		ret = kstream_post_write(kep, NULL, NULL, 0,
-					 kep->remote_sgl.addr,
-					 kep->remote_sgl_key,
-					 kstream_msg(KSTREAM_OP_CTRL,
-						     KSTREAM_CTRL_KEEPALIVE),
-					 KSTREAM_TX_KEEPALIVE, false);
+		ret = kstream_post_ctrl(kep, NULL, NULL, 0,
+					kep->remote_sgl.addr,
+					kep->remote_sgl_key,
+					kstream_msg(KSTREAM_OP_CTRL,
+						    KSTREAM_CTRL_KEEPALIVE),
+					false);
 		if (!ret)
 			kep->ctrl_seqno++;
 		else if (ret != -EAGAIN && ret != -ENOTCONN)

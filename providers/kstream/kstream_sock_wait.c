@@ -11,10 +11,10 @@
  * waits for one (KSTREAM_TX_WAITERS; a reader needs none, a writer's
  * check of the send buffer's room notes itself through
  * kstream_poll_snapshot()).  While a caller waits here it counts in
- * kstream_ep.pollers and the core's completion handlers do not queue the
- * work; what the caller could not take (another context had the CQs, or
- * the stream was not up) or what came after it last drained when it
- * leaves, it hands to the work.
+ * kstream_ep.pollers and the done() of the core's completions does not
+ * queue the work; what the caller could not take (another context was
+ * taking the completions, or the stream was not up) or what came after it
+ * last drained when it leaves, it hands to the work.
  */
 #include <linux/jiffies.h>
 #include <linux/ktime.h>
