@@ -170,7 +170,8 @@ static void ktp_record(struct ktp_ep *ep, enum ktp_op op,
 }
 
 /* Bytes in a kvec vector, 0 for the other types. */
-static size_t ktp_vec_len(enum fi_iov_type type, const void *vec, size_t count)
+static size_t ktp_vec_len(enum fi_iov_type type, const void *vec,
+			  size_t count)
 {
 	const struct kvec *kv = vec;
 	size_t i, len = 0;
@@ -226,7 +227,7 @@ static ssize_t ktp_sendmsg(struct fid_ep *fep, const struct fi_msg *msg,
 		   msg->data, flags);
 	return ktp_tx_done(ep, msg->context, FI_SEND | FI_MSG,
 			   ktp_vec_len(msg->iov_type, msg->msg_iov,
-				   msg->iov_count), flags);
+				       msg->iov_count), flags);
 }
 
 static ssize_t ktp_rmamsg(struct fid_ep *fep, const struct fi_msg_rma *msg,
@@ -245,7 +246,7 @@ static ssize_t ktp_rmamsg(struct fid_ep *fep, const struct fi_msg_rma *msg,
 	return ktp_tx_done(ep, msg->context,
 			   FI_RMA | (write ? FI_WRITE : FI_READ),
 			   ktp_vec_len(msg->iov_type, msg->msg_iov,
-				   msg->iov_count), flags);
+				       msg->iov_count), flags);
 }
 
 static ssize_t ktp_readmsg(struct fid_ep *fep, const struct fi_msg_rma *msg,
