@@ -13,9 +13,15 @@
  * @ep: the new endpoint
  * @context: user context of the endpoint
  *
+ * Every endpoint has a message and an RMA operation table: one the
+ * provider left out (NULL) is the core's, whose operations answer
+ * -FI_ENOSYS.  An endpoint whose provider set only some operations of a
+ * table is closed and refused.
+ *
  * Context: process context, may sleep.
- * Return: 0; -EINVAL if @domain is not a domain or @info or @ep is NULL;
- * -EBADF if @domain is closed; -FI_ENOSYS; the provider's error.
+ * Return: 0; -EINVAL if @domain is not a domain or @info or @ep is NULL,
+ * or for a provider table with only some operations; -EBADF if @domain is
+ * closed; -FI_ENOSYS; the provider's error.
  */
 int fi_endpoint(struct fid_domain *domain, struct fi_info *info,
 		struct fid_ep **ep, void *context)
@@ -29,8 +35,19 @@ int fi_endpoint(struct fid_domain *domain, struct fi_info *info,
 	if (!kofi_fid_get(&domain->fid))
 		return -EBADF;
 	ret = domain->ops->endpoint(domain, info, ep, context);
-	return kofi_fid_opened(&domain->fid, ret,
-			       ret ? NULL : KOFI_FID(*ep), FI_CLASS_EP);
+	ret = kofi_fid_opened(&domain->fid, ret,
+			      ret ? NULL : KOFI_FID(*ep), FI_CLASS_EP);
+	if (ret)
+		return ret;
+	/* one line per family of data calls */
+	ret = kofi_msg_ops_set(*ep);
+	if (!ret)
+		ret = kofi_rma_ops_set(*ep);
+	if (ret) {
+		WARN_ON(fi_close(&(*ep)->fid));
+		*ep = NULL;
+	}
+	return ret;
 }
 EXPORT_SYMBOL_GPL(fi_endpoint);
 

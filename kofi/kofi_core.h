@@ -64,6 +64,38 @@ int kofi_fid_opened(struct fid *parent, int ret, struct fid *child,
 		    u32 fclass);
 int kofi_fid_bind(struct fid *fid, struct fid *bfid, u64 flags);
 
+/**
+ * kofi_iov_check() - the local vector of a data call
+ * @type: its enum fi_iov_type
+ * @vec: the vector
+ * @count: its entries
+ *
+ * Context: any context.
+ * Return: 0; -EINVAL for an unknown @type, a NULL @vec with @count, or a
+ * kvec with a NULL base and a length.
+ */
+static inline int kofi_iov_check(enum fi_iov_type type, const void *vec,
+				 size_t count)
+{
+	const struct kvec *kv = vec;
+	size_t i;
+
+	if (unlikely(type > FI_IOV_SG || (count && !vec)))
+		return -EINVAL;
+	if (type == FI_IOV_KVEC)
+		for (i = 0; i < count; i++)
+			if (unlikely(!kv[i].iov_base && kv[i].iov_len))
+				return -EINVAL;
+	return 0;
+}
+
+/*
+ * api_msg.c, api_rma.c: fi_endpoint() completes the data operation tables
+ * of every new endpoint, one family at a time.
+ */
+int kofi_msg_ops_set(struct fid_ep *ep);
+int kofi_rma_ops_set(struct fid_ep *ep);
+
 /* getinfo.c */
 bool kofi_info_match(const struct fi_info *info, const struct fi_info *hints,
 		     const char *self);

@@ -45,10 +45,22 @@ struct ktp_fabric {
 	struct ktp_obj o;
 };
 
+struct ktp_ep;
+
+/* The data operation tables ktp_ep_open() gives an endpoint. */
+enum ktp_ep_tables {
+	KTP_TABLES_ALL,		/* message and RMA, every operation */
+	KTP_TABLES_NONE,	/* ep->msg and ep->rma NULL */
+	KTP_TABLES_MSG_SEND,	/* a message table with sendmsg only */
+	KTP_TABLES_RMA_READ,	/* an RMA table with readmsg only */
+};
+
 struct ktp_domain {
 	struct fid_domain domain;
 	struct ktp_obj o;
 	struct kofi_keytable kt;
+	enum ktp_ep_tables ep_tables;	/* for the endpoints opened next */
+	struct ktp_ep *last_ep;		/* the endpoint opened last */
 };
 
 struct ktp_req {
@@ -56,9 +68,37 @@ struct ktp_req {
 	size_t len;
 };
 
+/* Which data operation of a test endpoint ran */
+enum ktp_op {
+	KTP_OP_NONE,
+	KTP_OP_RECVMSG,
+	KTP_OP_SENDMSG,
+	KTP_OP_READMSG,
+	KTP_OP_WRITEMSG,
+};
+
+/* What the last data operation of a test endpoint was given. */
+struct ktp_call {
+	unsigned int calls;		/* data operations so far */
+	enum ktp_op op;
+	u64 flags;
+	enum fi_iov_type iov_type;
+	const void *vec;		/* msg->msg_iov */
+	size_t iov_count;
+	struct kvec iov0;		/* the first kvec (FI_IOV_KVEC) */
+	bool has_desc;			/* msg->desc != NULL */
+	void *desc0;			/* msg->desc[0] */
+	fi_addr_t addr;
+	void *context;
+	u64 data;
+	size_t rma_iov_count;
+	struct fi_rma_iov rma0;		/* the first remote segment */
+};
+
 struct ktp_ep {
 	struct fid_ep ep;
 	struct ktp_obj o;
+	struct ktp_call last;
 	struct fid_cq *tx_cq;
 	struct fid_cq *rx_cq;
 	struct fid_eq *eq;
@@ -74,6 +114,9 @@ struct ktp_mr {
 };
 
 int ktp_register_all(void);
+int ktp_suite_init(struct kunit_suite *suite);
+void ktp_suite_exit(struct kunit_suite *suite);
+void ktp_test_exit(struct kunit *test);
 void ktp_deregister_all(void);
 void ktp_free_objects(void);
 unsigned int ktp_count(const struct fi_info *info, const char *prov_name);
@@ -100,6 +143,7 @@ extern struct kunit_suite kofi_cq_suite;
 extern struct kunit_suite kofi_lifetime_suite;
 extern struct kunit_suite kofi_misuse_suite;
 extern struct kunit_suite kofi_keytable_suite;
+extern struct kunit_suite kofi_data_suite;
 extern struct kunit_suite kofi_str_suite;
 
 #endif /* _KOFI_TEST_H */

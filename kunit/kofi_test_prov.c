@@ -7,8 +7,10 @@
  * whatever core providers kofi_getinfo_core() finds.  Their objects do not
  * free their memory on close (ktp_free_objects() does, after the test), so
  * tests can look at a closed object - e.g. close it twice - without
- * use-after-free.  Receives stay outstanding until the endpoint is closed
- * (then they are flushed with ECANCELED); sends complete at once.
+ * use-after-free.  Endpoints record what their data operations were given
+ * (struct ktp_call).  Receives stay outstanding until the endpoint is
+ * closed (then they are flushed with ECANCELED); sends, reads and writes
+ * complete at once (without a completion if injected).
  */
 #include <linux/module.h>
 #include <linux/mutex.h>
@@ -142,8 +144,57 @@ static int ktp_ep_getopt(struct fid *fid, int level, int optname,
 	return 0;
 }
 
-static ssize_t ktp_recv(struct fid_ep *fep, void *buf, size_t len,
-			void *desc, fi_addr_t src_addr, void *context)
+/* Record what a data operation was given (see struct ktp_call). */
+static void ktp_record(struct ktp_ep *ep, enum ktp_op op,
+		       enum fi_iov_type type, const void *vec, size_t count,
+		       void **desc, fi_addr_t addr, void *context, u64 data,
+		       u64 flags)
+{
+	struct ktp_call *c = &ep->last;
+
+	c->calls++;
+	c->op = op;
+	c->flags = flags;
+	c->iov_type = type;
+	c->vec = vec;
+	c->iov_count = count;
+	c->iov0 = type == FI_IOV_KVEC && count ?
+		  *(const struct kvec *)vec : (struct kvec){};
+	c->has_desc = desc;
+	c->desc0 = desc && count ? desc[0] : NULL;
+	c->addr = addr;
+	c->context = context;
+	c->data = data;
+	c->rma_iov_count = 0;
+	c->rma0 = (struct fi_rma_iov){};
+}
+
+/* Bytes in a kvec vector, 0 for the other types. */
+static size_t ktp_vec_len(enum fi_iov_type type, const void *vec,
+			  size_t count)
+{
+	const struct kvec *kv = vec;
+	size_t i, len = 0;
+
+	for (i = 0; type == FI_IOV_KVEC && i < count; i++)
+		len += kv[i].iov_len;
+	return len;
+}
+
+/* A transmit completes at once, without a completion if injected. */
+static ssize_t ktp_tx_done(struct ktp_ep *ep, void *context, u64 cflags,
+			   size_t len, u64 flags)
+{
+	int ret;
+
+	if (flags & FI_INJECT)
+		return 0;
+	ret = kofi_cq_write(ep->tx_cq, context, cflags, len, NULL, 0);
+	return ret == -EOVERFLOW ? -EAGAIN : ret;
+}
+
+static ssize_t ktp_recvmsg(struct fid_ep *fep, const struct fi_msg *msg,
+			   u64 flags)
 {
 	struct ktp_ep *ep = container_of(fep, struct ktp_ep, ep);
 	struct ktp_req *req;
@@ -153,25 +204,61 @@ static ssize_t ktp_recv(struct fid_ep *fep, void *buf, size_t len,
 	req = kzalloc(sizeof(*req), GFP_ATOMIC);
 	if (!req)
 		return -EAGAIN;
+	ktp_record(ep, KTP_OP_RECVMSG, msg->iov_type, msg->msg_iov,
+		   msg->iov_count, msg->desc, msg->addr, msg->context,
+		   msg->data, flags);
 	req->op.cq = ep->rx_cq;
-	req->op.context = context;
+	req->op.context = msg->context;
 	req->op.flags = FI_RECV | FI_MSG;
-	req->len = len;
+	req->len = ktp_vec_len(msg->iov_type, msg->msg_iov, msg->iov_count);
 	kofi_oplist_add(&ep->ops, &req->op);
 	return 0;
 }
 
-static ssize_t ktp_send(struct fid_ep *fep, const void *buf, size_t len,
-			void *desc, fi_addr_t dest_addr, void *context)
+static ssize_t ktp_sendmsg(struct fid_ep *fep, const struct fi_msg *msg,
+			   u64 flags)
 {
 	struct ktp_ep *ep = container_of(fep, struct ktp_ep, ep);
-	int ret;
 
 	if (!ep->enabled)
 		return -EINVAL;
-	ret = kofi_cq_write(ep->tx_cq, context, FI_SEND | FI_MSG, len, NULL,
-			    0);
-	return ret == -EOVERFLOW ? -EAGAIN : ret;
+	ktp_record(ep, KTP_OP_SENDMSG, msg->iov_type, msg->msg_iov,
+		   msg->iov_count, msg->desc, msg->addr, msg->context,
+		   msg->data, flags);
+	return ktp_tx_done(ep, msg->context, FI_SEND | FI_MSG,
+			   ktp_vec_len(msg->iov_type, msg->msg_iov,
+				       msg->iov_count), flags);
+}
+
+static ssize_t ktp_rmamsg(struct fid_ep *fep, const struct fi_msg_rma *msg,
+			  u64 flags, bool write)
+{
+	struct ktp_ep *ep = container_of(fep, struct ktp_ep, ep);
+
+	if (!ep->enabled)
+		return -EINVAL;
+	ktp_record(ep, write ? KTP_OP_WRITEMSG : KTP_OP_READMSG,
+		   msg->iov_type, msg->msg_iov, msg->iov_count, msg->desc,
+		   msg->addr, msg->context, msg->data, flags);
+	ep->last.rma_iov_count = msg->rma_iov_count;
+	if (msg->rma_iov_count)
+		ep->last.rma0 = msg->rma_iov[0];
+	return ktp_tx_done(ep, msg->context,
+			   FI_RMA | (write ? FI_WRITE : FI_READ),
+			   ktp_vec_len(msg->iov_type, msg->msg_iov,
+				       msg->iov_count), flags);
+}
+
+static ssize_t ktp_readmsg(struct fid_ep *fep, const struct fi_msg_rma *msg,
+			   u64 flags)
+{
+	return ktp_rmamsg(fep, msg, flags, false);
+}
+
+static ssize_t ktp_writemsg(struct fid_ep *fep, const struct fi_msg_rma *msg,
+			    u64 flags)
+{
+	return ktp_rmamsg(fep, msg, flags, true);
 }
 
 static const struct fi_ops ktp_ep_fi_ops = {
@@ -185,8 +272,22 @@ static const struct fi_ops_ep ktp_ep_ops = {
 };
 
 static const struct fi_ops_msg ktp_msg_ops = {
-	.recv = ktp_recv,
-	.send = ktp_send,
+	.recvmsg = ktp_recvmsg,
+	.sendmsg = ktp_sendmsg,
+};
+
+static const struct fi_ops_rma ktp_rma_ops = {
+	.readmsg = ktp_readmsg,
+	.writemsg = ktp_writemsg,
+};
+
+/* Tables a buggy provider could hand out: only some operations set. */
+static const struct fi_ops_msg ktp_msg_send_only_ops = {
+	.sendmsg = ktp_sendmsg,
+};
+
+static const struct fi_ops_rma ktp_rma_read_only_ops = {
+	.readmsg = ktp_readmsg,
 };
 
 static int ktp_ep_open(struct fid_domain *domain, struct fi_info *info,
@@ -198,9 +299,25 @@ static int ktp_ep_open(struct fid_domain *domain, struct fi_info *info,
 		return -ENOMEM;
 	kofi_fid_init(&ep->ep.fid, FI_CLASS_EP, &ktp_ep_fi_ops, context);
 	ep->ep.ops = &ktp_ep_ops;
-	ep->ep.msg = &ktp_msg_ops;
+	switch (container_of(domain, struct ktp_domain, domain)->ep_tables) {
+	case KTP_TABLES_ALL:
+		ep->ep.msg = &ktp_msg_ops;
+		ep->ep.rma = &ktp_rma_ops;
+		break;
+	case KTP_TABLES_NONE:
+		break;
+	case KTP_TABLES_MSG_SEND:
+		ep->ep.msg = &ktp_msg_send_only_ops;
+		ep->ep.rma = &ktp_rma_ops;
+		break;
+	case KTP_TABLES_RMA_READ:
+		ep->ep.msg = &ktp_msg_ops;
+		ep->ep.rma = &ktp_rma_read_only_ops;
+		break;
+	}
 	kofi_oplist_init(&ep->ops);
 	ktp_track(&ep->o, ep);
+	container_of(domain, struct ktp_domain, domain)->last_ep = ep;
 	*fep = &ep->ep;
 	return 0;
 }
@@ -535,6 +652,22 @@ void ktp_deregister_all(void)
 	}
 	for (i = 0; i < KTP_NPROV; i++)
 		kofi_provider_deregister(&ktp_provs[i]);
+	ktp_free_objects();
+}
+
+/* suite_init, suite_exit and exit of the suites on the test providers */
+int ktp_suite_init(struct kunit_suite *suite)
+{
+	return ktp_register_all();
+}
+
+void ktp_suite_exit(struct kunit_suite *suite)
+{
+	ktp_deregister_all();
+}
+
+void ktp_test_exit(struct kunit *test)
+{
 	ktp_free_objects();
 }
 

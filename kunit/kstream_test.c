@@ -604,6 +604,16 @@ static void kstream_peek_test(struct kunit *test)
 	msleep(50);
 	KUNIT_EXPECT_EQ(test, fi_recv(t.sep, buf, sizeof(buf), NULL,
 				      FI_ADDR_UNSPEC, NULL), -EAGAIN);
+	/* No inject, no remote CQ data, no RMA on a stream: nothing goes. */
+	KUNIT_EXPECT_EQ(test, fi_inject(t.cep, src, 1, FI_ADDR_UNSPEC),
+			-FI_ENOSYS);
+	KUNIT_EXPECT_EQ(test, fi_senddata(t.cep, src, 1, NULL, 1,
+					  FI_ADDR_UNSPEC, NULL), -FI_ENOSYS);
+	KUNIT_EXPECT_EQ(test, fi_injectdata(t.cep, src, 1, 1, FI_ADDR_UNSPEC),
+			-FI_ENOSYS);
+	KUNIT_EXPECT_EQ(test, fi_write(t.cep, src, 1, NULL, FI_ADDR_UNSPEC, 0,
+				       0, NULL), -FI_ENOSYS);
+	KUNIT_EXPECT_EQ(test, fi_sendmsg(t.cep, &m, FI_PEEK), n);
 	/* A real send takes exactly what the peek said. */
 	KUNIT_EXPECT_EQ(test, fi_sendmsg(t.cep, &m, 0), n);
 	vfree(src);

@@ -11,6 +11,7 @@
 #ifndef _KOFI_FI_ENDPOINT_H
 #define _KOFI_FI_ENDPOINT_H
 
+#include <linux/uio.h>
 #include <kofi/fabric.h>
 #include <kofi/fi_domain.h>
 
@@ -87,39 +88,29 @@ struct fi_ops_ep {
 };
 
 /**
- * struct fi_ops_msg - message operations, see the fi_send() family
- * @recv: see fi_recv()
- * @recvv: see fi_recvv()
- * @recvmsg: see fi_recvmsg()
- * @send: see fi_send()
- * @sendv: see fi_sendv()
- * @sendmsg: see fi_sendmsg()
- * @inject: see fi_inject()
- * @senddata: see fi_senddata()
- * @injectdata: see fi_injectdata()
+ * struct fi_ops_msg - message operations of an endpoint
+ * @recvmsg: post a receive, see fi_recvmsg()
+ * @sendmsg: post a send, see fi_sendmsg()
+ *
+ * A provider implements one operation per family of data calls: the
+ * *msg form, which takes the whole description of the transfer (a struct
+ * fi_msg) and the operation flags.  The core checks the arguments once,
+ * in fi_recvmsg() and fi_sendmsg(), and builds the other calls of the
+ * family on them (fi_recv(), fi_send(), fi_inject() ... below).  Every
+ * table of data operations (this one, struct fi_ops_rma) follows that
+ * pattern.
+ *
+ * A provider sets both members or leaves the table out (@ep->msg NULL):
+ * the core then installs a table whose operations answer -FI_ENOSYS.
+ * fi_endpoint() refuses an endpoint whose table has only one of them.
+ * The operations run in any context the provider documents and never
+ * sleep for long (see fi_sendmsg()).
  */
 struct fi_ops_msg {
-	ssize_t (*recv)(struct fid_ep *ep, void *buf, size_t len, void *desc,
-			fi_addr_t src_addr, void *context);
-	ssize_t (*recvv)(struct fid_ep *ep, const struct kvec *iov,
-			 void **desc, size_t count, fi_addr_t src_addr,
-			 void *context);
 	ssize_t (*recvmsg)(struct fid_ep *ep, const struct fi_msg *msg,
 			   u64 flags);
-	ssize_t (*send)(struct fid_ep *ep, const void *buf, size_t len,
-			void *desc, fi_addr_t dest_addr, void *context);
-	ssize_t (*sendv)(struct fid_ep *ep, const struct kvec *iov,
-			 void **desc, size_t count, fi_addr_t dest_addr,
-			 void *context);
 	ssize_t (*sendmsg)(struct fid_ep *ep, const struct fi_msg *msg,
 			   u64 flags);
-	ssize_t (*inject)(struct fid_ep *ep, const void *buf, size_t len,
-			  fi_addr_t dest_addr);
-	ssize_t (*senddata)(struct fid_ep *ep, const void *buf, size_t len,
-			    void *desc, u64 data, fi_addr_t dest_addr,
-			    void *context);
-	ssize_t (*injectdata)(struct fid_ep *ep, const void *buf, size_t len,
-			      u64 data, fi_addr_t dest_addr);
 };
 
 /**
@@ -127,8 +118,9 @@ struct fi_ops_msg {
  * @fid: object identity, class FI_CLASS_EP
  * @ops: control operations
  * @cm: connection management operations (fi_cm.h)
- * @msg: message operations
- * @rma: RMA operations (fi_rma.h)
+ * @msg: message operations, never NULL once fi_endpoint() returned it
+ * @rma: RMA operations (fi_rma.h), never NULL once fi_endpoint()
+ *	returned it
  */
 struct fid_ep {
 	struct fid fid;
@@ -163,21 +155,203 @@ int fi_setopt(struct fid *fid, int level, int optname, const void *optval,
 int fi_getopt(struct fid *fid, int level, int optname, void *optval,
 	      size_t *optlen);
 
-ssize_t fi_recv(struct fid_ep *ep, void *buf, size_t len, void *desc,
-		fi_addr_t src_addr, void *context);
-ssize_t fi_recvv(struct fid_ep *ep, const struct kvec *iov, void **desc,
-		 size_t count, fi_addr_t src_addr, void *context);
 ssize_t fi_recvmsg(struct fid_ep *ep, const struct fi_msg *msg, u64 flags);
-ssize_t fi_send(struct fid_ep *ep, const void *buf, size_t len, void *desc,
-		fi_addr_t dest_addr, void *context);
-ssize_t fi_sendv(struct fid_ep *ep, const struct kvec *iov, void **desc,
-		 size_t count, fi_addr_t dest_addr, void *context);
 ssize_t fi_sendmsg(struct fid_ep *ep, const struct fi_msg *msg, u64 flags);
-ssize_t fi_inject(struct fid_ep *ep, const void *buf, size_t len,
-		  fi_addr_t dest_addr);
-ssize_t fi_senddata(struct fid_ep *ep, const void *buf, size_t len,
-		    void *desc, u64 data, fi_addr_t dest_addr, void *context);
-ssize_t fi_injectdata(struct fid_ep *ep, const void *buf, size_t len,
-		      u64 data, fi_addr_t dest_addr);
+
+/**
+ * kofi_msg_kvec() - a message call on a kvec array, as the
+ *	convenience calls make it
+ * @ep: the endpoint
+ * @send: fi_sendmsg() if true, else fi_recvmsg()
+ * @iov: @count kvecs
+ * @desc: @count descriptors, or NULL
+ * @count: entries in @iov
+ * @addr: peer address (FI_EP_RDM), FI_ADDR_UNSPEC otherwise
+ * @context: operation context
+ * @data: remote CQ data (with FI_REMOTE_CQ_DATA in @flags)
+ * @flags: operation flags
+ *
+ * Context: any context; does not sleep.
+ * Return: as for fi_sendmsg() or fi_recvmsg().
+ */
+static inline ssize_t kofi_msg_kvec(struct fid_ep *ep, bool send,
+				    const struct kvec *iov, void **desc,
+				    size_t count, fi_addr_t addr,
+				    void *context, u64 data, u64 flags)
+{
+	struct fi_msg msg = {
+		.iov_type = FI_IOV_KVEC,
+		.msg_iov = iov,
+		.desc = desc,
+		.iov_count = count,
+		.addr = addr,
+		.context = context,
+		.data = data,
+	};
+
+	return send ? fi_sendmsg(ep, &msg, flags) : fi_recvmsg(ep, &msg, flags);
+}
+
+/**
+ * fi_recv() - post a receive buffer
+ * @ep: the endpoint
+ * @buf: kernel buffer
+ * @len: its size
+ * @desc: fi_mr_desc() of a region holding @buf, or NULL if the provider
+ *	does not require FI_MR_LOCAL
+ * @src_addr: source (FI_EP_RDM), FI_ADDR_UNSPEC otherwise
+ * @context: operation context, returned in the completion
+ *
+ * fi_recvmsg() of one kvec, flags 0.
+ *
+ * Context: any context; does not sleep.
+ * Return: as for fi_recvmsg(); -EINVAL for a NULL @buf with @len.
+ */
+static inline ssize_t fi_recv(struct fid_ep *ep, void *buf, size_t len,
+			      void *desc, fi_addr_t src_addr, void *context)
+{
+	struct kvec iov = { .iov_base = buf, .iov_len = len };
+
+	return kofi_msg_kvec(ep, false, &iov, desc ? &desc : NULL, 1,
+			     src_addr, context, 0, 0);
+}
+
+/**
+ * fi_recvv() - post a receive into a kvec array
+ * @ep: the endpoint
+ * @iov: @count kvecs
+ * @desc: @count descriptors, or NULL
+ * @count: entries, at most rx_attr->iov_limit
+ * @src_addr: as for fi_recv()
+ * @context: operation context
+ *
+ * fi_recvmsg() of @iov, flags 0.
+ *
+ * Context: any context; does not sleep.
+ * Return: as for fi_recvmsg().
+ */
+static inline ssize_t fi_recvv(struct fid_ep *ep, const struct kvec *iov,
+			       void **desc, size_t count, fi_addr_t src_addr,
+			       void *context)
+{
+	return kofi_msg_kvec(ep, false, iov, desc, count, src_addr, context,
+			     0, 0);
+}
+
+/**
+ * fi_send() - send a message from a kernel buffer
+ * @ep: the endpoint
+ * @buf: the data; must stay untouched until the completion
+ * @len: bytes, at most ep_attr->max_msg_size
+ * @desc: fi_mr_desc() of a region holding @buf, or NULL
+ * @dest_addr: destination (FI_EP_RDM), FI_ADDR_UNSPEC otherwise
+ * @context: operation context, returned in the completion
+ *
+ * fi_sendmsg() of one kvec, flags 0.
+ *
+ * Context: any context; does not sleep.
+ * Return: as for fi_sendmsg(); -EINVAL for a NULL @buf with @len.
+ */
+static inline ssize_t fi_send(struct fid_ep *ep, const void *buf, size_t len,
+			      void *desc, fi_addr_t dest_addr, void *context)
+{
+	struct kvec iov = { .iov_base = (void *)buf, .iov_len = len };
+
+	return kofi_msg_kvec(ep, true, &iov, desc ? &desc : NULL, 1,
+			     dest_addr, context, 0, 0);
+}
+
+/**
+ * fi_sendv() - send a message gathered from a kvec array
+ * @ep: the endpoint
+ * @iov: @count kvecs
+ * @desc: @count descriptors, or NULL
+ * @count: entries, at most tx_attr->iov_limit
+ * @dest_addr: as for fi_send()
+ * @context: operation context
+ *
+ * fi_sendmsg() of @iov, flags 0.
+ *
+ * Context: any context; does not sleep.
+ * Return: as for fi_sendmsg().
+ */
+static inline ssize_t fi_sendv(struct fid_ep *ep, const struct kvec *iov,
+			       void **desc, size_t count, fi_addr_t dest_addr,
+			       void *context)
+{
+	return kofi_msg_kvec(ep, true, iov, desc, count, dest_addr, context,
+			     0, 0);
+}
+
+/**
+ * fi_inject() - send a small message, buffer reusable at once
+ * @ep: the endpoint
+ * @buf: the data, copied before return
+ * @len: bytes, at most tx_attr->inject_size
+ * @dest_addr: as for fi_send()
+ *
+ * fi_sendmsg() of one kvec with FI_INJECT and no context.  No completion
+ * is written.
+ *
+ * Context: any context; does not sleep.
+ * Return: as for fi_send(); -EMSGSIZE above the inject size.
+ */
+static inline ssize_t fi_inject(struct fid_ep *ep, const void *buf,
+				size_t len, fi_addr_t dest_addr)
+{
+	struct kvec iov = { .iov_base = (void *)buf, .iov_len = len };
+
+	return kofi_msg_kvec(ep, true, &iov, NULL, 1, dest_addr, NULL, 0,
+			     FI_INJECT);
+}
+
+/**
+ * fi_senddata() - send a message with remote CQ data
+ * @ep: the endpoint
+ * @buf: the data
+ * @len: bytes
+ * @desc: descriptor, or NULL
+ * @data: remote CQ data (domain_attr->cq_data_size bytes are delivered);
+ *	the peer's receive completion has FI_REMOTE_CQ_DATA set
+ * @dest_addr: as for fi_send()
+ * @context: operation context
+ *
+ * fi_sendmsg() of one kvec with FI_REMOTE_CQ_DATA.
+ *
+ * Context: any context; does not sleep.
+ * Return: as for fi_send().
+ */
+static inline ssize_t fi_senddata(struct fid_ep *ep, const void *buf,
+				  size_t len, void *desc, u64 data,
+				  fi_addr_t dest_addr, void *context)
+{
+	struct kvec iov = { .iov_base = (void *)buf, .iov_len = len };
+
+	return kofi_msg_kvec(ep, true, &iov, desc ? &desc : NULL, 1,
+			     dest_addr, context, data, FI_REMOTE_CQ_DATA);
+}
+
+/**
+ * fi_injectdata() - fi_inject() with remote CQ data
+ * @ep: the endpoint
+ * @buf: the data, copied before return
+ * @len: bytes, at most tx_attr->inject_size
+ * @data: remote CQ data
+ * @dest_addr: as for fi_send()
+ *
+ * fi_sendmsg() of one kvec with FI_INJECT | FI_REMOTE_CQ_DATA and no
+ * context.  No completion is written.
+ *
+ * Context: any context; does not sleep.
+ * Return: as for fi_inject().
+ */
+static inline ssize_t fi_injectdata(struct fid_ep *ep, const void *buf,
+				    size_t len, u64 data, fi_addr_t dest_addr)
+{
+	struct kvec iov = { .iov_base = (void *)buf, .iov_len = len };
+
+	return kofi_msg_kvec(ep, true, &iov, NULL, 1, dest_addr, NULL, data,
+			     FI_INJECT | FI_REMOTE_CQ_DATA);
+}
 
 #endif /* _KOFI_FI_ENDPOINT_H */

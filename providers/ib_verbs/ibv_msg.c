@@ -326,23 +326,6 @@ static struct ibv_ep *ibv_ep(struct fid_ep *fep)
 	return container_of(fep, struct ibv_ep, ep);
 }
 
-static ssize_t ibv_recv(struct fid_ep *fep, void *buf, size_t len, void *desc,
-			fi_addr_t src_addr, void *context)
-{
-	struct kvec iov = { .iov_base = buf, .iov_len = len };
-
-	return ibv_post_rx(ibv_ep(fep), FI_IOV_KVEC, &iov, 1,
-			   desc ? &desc : NULL, context);
-}
-
-static ssize_t ibv_recvv(struct fid_ep *fep, const struct kvec *iov,
-			 void **desc, size_t count, fi_addr_t src_addr,
-			 void *context)
-{
-	return ibv_post_rx(ibv_ep(fep), FI_IOV_KVEC, iov, count, desc,
-			   context);
-}
-
 static ssize_t ibv_recvmsg(struct fid_ep *fep, const struct fi_msg *msg,
 			   u64 flags)
 {
@@ -352,18 +335,17 @@ static ssize_t ibv_recvmsg(struct fid_ep *fep, const struct fi_msg *msg,
 			   msg->iov_count, msg->desc, msg->context);
 }
 
-static ssize_t ibv_send_common(struct fid_ep *fep, enum fi_iov_type type,
-			       const void *vec, size_t count, void **desc,
-			       void *context, u64 flags, u64 data)
+static ssize_t ibv_sendmsg(struct fid_ep *fep, const struct fi_msg *msg,
+			   u64 flags)
 {
 	struct ibv_xfer x = {
-		.type = type,
-		.vec = vec,
-		.count = count,
-		.desc = desc,
-		.context = context,
+		.type = msg->iov_type,
+		.vec = msg->msg_iov,
+		.count = msg->iov_count,
+		.desc = msg->desc,
+		.context = msg->context,
 		.op_flags = flags,
-		.data = data,
+		.data = msg->data,
 		.opcode = IB_WR_SEND,
 		.cflags = FI_SEND | FI_MSG,
 	};
@@ -371,67 +353,7 @@ static ssize_t ibv_send_common(struct fid_ep *fep, enum fi_iov_type type,
 	return ibv_post_tx(ibv_ep(fep), &x);
 }
 
-static ssize_t ibv_send(struct fid_ep *fep, const void *buf, size_t len,
-			void *desc, fi_addr_t dest_addr, void *context)
-{
-	struct kvec iov = { .iov_base = (void *)buf, .iov_len = len };
-
-	return ibv_send_common(fep, FI_IOV_KVEC, &iov, 1, desc ? &desc : NULL,
-			       context, 0, 0);
-}
-
-static ssize_t ibv_sendv(struct fid_ep *fep, const struct kvec *iov,
-			 void **desc, size_t count, fi_addr_t dest_addr,
-			 void *context)
-{
-	return ibv_send_common(fep, FI_IOV_KVEC, iov, count, desc, context, 0,
-			       0);
-}
-
-static ssize_t ibv_sendmsg(struct fid_ep *fep, const struct fi_msg *msg,
-			   u64 flags)
-{
-	return ibv_send_common(fep, msg->iov_type, msg->msg_iov,
-			       msg->iov_count, msg->desc, msg->context, flags,
-			       msg->data);
-}
-
-static ssize_t ibv_inject(struct fid_ep *fep, const void *buf, size_t len,
-			  fi_addr_t dest_addr)
-{
-	struct kvec iov = { .iov_base = (void *)buf, .iov_len = len };
-
-	return ibv_send_common(fep, FI_IOV_KVEC, &iov, 1, NULL, NULL,
-			       FI_INJECT, 0);
-}
-
-static ssize_t ibv_senddata(struct fid_ep *fep, const void *buf, size_t len,
-			    void *desc, u64 data, fi_addr_t dest_addr,
-			    void *context)
-{
-	struct kvec iov = { .iov_base = (void *)buf, .iov_len = len };
-
-	return ibv_send_common(fep, FI_IOV_KVEC, &iov, 1, desc ? &desc : NULL,
-			       context, FI_REMOTE_CQ_DATA, data);
-}
-
-static ssize_t ibv_injectdata(struct fid_ep *fep, const void *buf, size_t len,
-			      u64 data, fi_addr_t dest_addr)
-{
-	struct kvec iov = { .iov_base = (void *)buf, .iov_len = len };
-
-	return ibv_send_common(fep, FI_IOV_KVEC, &iov, 1, NULL, NULL,
-			       FI_INJECT | FI_REMOTE_CQ_DATA, data);
-}
-
 const struct fi_ops_msg ibv_msg_ops = {
-	.recv = ibv_recv,
-	.recvv = ibv_recvv,
 	.recvmsg = ibv_recvmsg,
-	.send = ibv_send,
-	.sendv = ibv_sendv,
 	.sendmsg = ibv_sendmsg,
-	.inject = ibv_inject,
-	.senddata = ibv_senddata,
-	.injectdata = ibv_injectdata,
 };

@@ -41,23 +41,6 @@ static ssize_t ibv_rma(struct fid_ep *fep, enum fi_iov_type type,
 	return ibv_post_tx(container_of(fep, struct ibv_ep, ep), &x);
 }
 
-static ssize_t ibv_read(struct fid_ep *ep, void *buf, size_t len, void *desc,
-			fi_addr_t src_addr, u64 addr, u64 key, void *context)
-{
-	struct kvec iov = { .iov_base = buf, .iov_len = len };
-
-	return ibv_rma(ep, FI_IOV_KVEC, &iov, 1, desc ? &desc : NULL, addr,
-		       len, key, context, 0, 0, true);
-}
-
-static ssize_t ibv_readv(struct fid_ep *ep, const struct kvec *iov,
-			 void **desc, size_t count, fi_addr_t src_addr,
-			 u64 addr, u64 key, void *context)
-{
-	return ibv_rma(ep, FI_IOV_KVEC, iov, count, desc, addr, SIZE_MAX, key,
-		       context, 0, 0, true);
-}
-
 static ssize_t ibv_rmamsg(struct fid_ep *ep, const struct fi_msg_rma *msg,
 			  u64 flags, bool read)
 {
@@ -74,68 +57,13 @@ static ssize_t ibv_readmsg(struct fid_ep *ep, const struct fi_msg_rma *msg,
 	return ibv_rmamsg(ep, msg, flags, true);
 }
 
-static ssize_t ibv_write(struct fid_ep *ep, const void *buf, size_t len,
-			 void *desc, fi_addr_t dest_addr, u64 addr, u64 key,
-			 void *context)
-{
-	struct kvec iov = { .iov_base = (void *)buf, .iov_len = len };
-
-	return ibv_rma(ep, FI_IOV_KVEC, &iov, 1, desc ? &desc : NULL, addr,
-		       len, key, context, 0, 0, false);
-}
-
-static ssize_t ibv_writev(struct fid_ep *ep, const struct kvec *iov,
-			  void **desc, size_t count, fi_addr_t dest_addr,
-			  u64 addr, u64 key, void *context)
-{
-	return ibv_rma(ep, FI_IOV_KVEC, iov, count, desc, addr, SIZE_MAX, key,
-		       context, 0, 0, false);
-}
-
 static ssize_t ibv_writemsg(struct fid_ep *ep, const struct fi_msg_rma *msg,
 			    u64 flags)
 {
 	return ibv_rmamsg(ep, msg, flags, false);
 }
 
-static ssize_t ibv_inject_write(struct fid_ep *ep, const void *buf,
-				size_t len, fi_addr_t dest_addr, u64 addr,
-				u64 key)
-{
-	struct kvec iov = { .iov_base = (void *)buf, .iov_len = len };
-
-	return ibv_rma(ep, FI_IOV_KVEC, &iov, 1, NULL, addr, len, key, NULL,
-		       FI_INJECT, 0, false);
-}
-
-static ssize_t ibv_writedata(struct fid_ep *ep, const void *buf, size_t len,
-			     void *desc, u64 data, fi_addr_t dest_addr,
-			     u64 addr, u64 key, void *context)
-{
-	struct kvec iov = { .iov_base = (void *)buf, .iov_len = len };
-
-	return ibv_rma(ep, FI_IOV_KVEC, &iov, 1, desc ? &desc : NULL, addr,
-		       len, key, context, FI_REMOTE_CQ_DATA, data, false);
-}
-
-static ssize_t ibv_inject_writedata(struct fid_ep *ep, const void *buf,
-				    size_t len, u64 data, fi_addr_t dest_addr,
-				    u64 addr, u64 key)
-{
-	struct kvec iov = { .iov_base = (void *)buf, .iov_len = len };
-
-	return ibv_rma(ep, FI_IOV_KVEC, &iov, 1, NULL, addr, len, key, NULL,
-		       FI_INJECT | FI_REMOTE_CQ_DATA, data, false);
-}
-
 const struct fi_ops_rma ibv_rma_ops = {
-	.read = ibv_read,
-	.readv = ibv_readv,
 	.readmsg = ibv_readmsg,
-	.write = ibv_write,
-	.writev = ibv_writev,
 	.writemsg = ibv_writemsg,
-	.inject = ibv_inject_write,
-	.writedata = ibv_writedata,
-	.injectdata = ibv_inject_writedata,
 };

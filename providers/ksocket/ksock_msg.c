@@ -105,22 +105,6 @@ out:
 	return ret;
 }
 
-static ssize_t ksock_recv(struct fid_ep *fep, void *buf, size_t len,
-			  void *desc, fi_addr_t src_addr, void *context)
-{
-	struct kvec kv = { .iov_base = buf, .iov_len = len };
-
-	return ksock_recv_common(ksock_ep(fep), FI_IOV_KVEC, &kv, 1, context);
-}
-
-static ssize_t ksock_recvv(struct fid_ep *fep, const struct kvec *iov,
-			   void **desc, size_t count, fi_addr_t src_addr,
-			   void *context)
-{
-	return ksock_recv_common(ksock_ep(fep), FI_IOV_KVEC, iov, count,
-				 context);
-}
-
 static ssize_t ksock_recvmsg(struct fid_ep *fep, const struct fi_msg *msg,
 			     u64 flags)
 {
@@ -128,23 +112,6 @@ static ssize_t ksock_recvmsg(struct fid_ep *fep, const struct fi_msg *msg,
 		return -EINVAL;
 	return ksock_recv_common(ksock_ep(fep), msg->iov_type, msg->msg_iov,
 				 msg->iov_count, msg->context);
-}
-
-static ssize_t ksock_send(struct fid_ep *fep, const void *buf, size_t len,
-			  void *desc, fi_addr_t dest_addr, void *context)
-{
-	struct kvec kv = { .iov_base = (void *)buf, .iov_len = len };
-
-	return ksock_send_common(ksock_ep(fep), FI_IOV_KVEC, &kv, 1, 0, 0,
-				 context);
-}
-
-static ssize_t ksock_sendv(struct fid_ep *fep, const struct kvec *iov,
-			   void **desc, size_t count, fi_addr_t dest_addr,
-			   void *context)
-{
-	return ksock_send_common(ksock_ep(fep), FI_IOV_KVEC, iov, count, 0, 0,
-				 context);
 }
 
 static ssize_t ksock_sendmsg(struct fid_ep *fep, const struct fi_msg *msg,
@@ -155,42 +122,7 @@ static ssize_t ksock_sendmsg(struct fid_ep *fep, const struct fi_msg *msg,
 				 msg->context);
 }
 
-static ssize_t ksock_inject(struct fid_ep *fep, const void *buf, size_t len,
-			    fi_addr_t dest_addr)
-{
-	struct kvec kv = { .iov_base = (void *)buf, .iov_len = len };
-
-	return ksock_send_common(ksock_ep(fep), FI_IOV_KVEC, &kv, 1, 0,
-				 FI_INJECT, NULL);
-}
-
-static ssize_t ksock_senddata(struct fid_ep *fep, const void *buf, size_t len,
-			      void *desc, u64 data, fi_addr_t dest_addr,
-			      void *context)
-{
-	struct kvec kv = { .iov_base = (void *)buf, .iov_len = len };
-
-	return ksock_send_common(ksock_ep(fep), FI_IOV_KVEC, &kv, 1, data,
-				 FI_REMOTE_CQ_DATA, context);
-}
-
-static ssize_t ksock_injectdata(struct fid_ep *fep, const void *buf,
-				size_t len, u64 data, fi_addr_t dest_addr)
-{
-	struct kvec kv = { .iov_base = (void *)buf, .iov_len = len };
-
-	return ksock_send_common(ksock_ep(fep), FI_IOV_KVEC, &kv, 1, data,
-				 FI_INJECT | FI_REMOTE_CQ_DATA, NULL);
-}
-
 const struct fi_ops_msg ksock_msg_ops = {
-	.recv = ksock_recv,
-	.recvv = ksock_recvv,
 	.recvmsg = ksock_recvmsg,
-	.send = ksock_send,
-	.sendv = ksock_sendv,
 	.sendmsg = ksock_sendmsg,
-	.inject = ksock_inject,
-	.senddata = ksock_senddata,
-	.injectdata = ksock_injectdata,
 };

@@ -120,41 +120,6 @@ out:
 	return ret;
 }
 
-static ssize_t ksock_read(struct fid_ep *fep, void *buf, size_t len,
-			  void *desc, fi_addr_t src_addr, u64 addr, u64 key,
-			  void *context)
-{
-	struct kvec kv = { .iov_base = buf, .iov_len = len };
-	struct fi_rma_iov rma = { .addr = addr, .len = len, .key = key };
-
-	return ksock_rma_common(ksock_ep(fep), true, FI_IOV_KVEC, &kv, 1, &rma,
-				1, 0, 0, context);
-}
-
-static size_t ksock_kvec_len(const struct kvec *iov, size_t count)
-{
-	size_t i, len = 0;
-
-	for (i = 0; i < count; i++)
-		len += iov[i].iov_len;
-	return len;
-}
-
-static ssize_t ksock_readv(struct fid_ep *fep, const struct kvec *iov,
-			   void **desc, size_t count, fi_addr_t src_addr,
-			   u64 addr, u64 key, void *context)
-{
-	struct fi_rma_iov rma = {
-		.addr = addr,
-		.len = ksock_kvec_len(iov, min_t(size_t, count,
-						 KSOCK_IOV_LIMIT)),
-		.key = key,
-	};
-
-	return ksock_rma_common(ksock_ep(fep), true, FI_IOV_KVEC, iov, count,
-				&rma, 1, 0, 0, context);
-}
-
 static ssize_t ksock_readmsg(struct fid_ep *fep, const struct fi_msg_rma *msg,
 			     u64 flags)
 {
@@ -162,32 +127,6 @@ static ssize_t ksock_readmsg(struct fid_ep *fep, const struct fi_msg_rma *msg,
 				msg->msg_iov, msg->iov_count, msg->rma_iov,
 				msg->rma_iov_count, 0, flags & ~FI_INJECT,
 				msg->context);
-}
-
-static ssize_t ksock_write(struct fid_ep *fep, const void *buf, size_t len,
-			   void *desc, fi_addr_t dest_addr, u64 addr, u64 key,
-			   void *context)
-{
-	struct kvec kv = { .iov_base = (void *)buf, .iov_len = len };
-	struct fi_rma_iov rma = { .addr = addr, .len = len, .key = key };
-
-	return ksock_rma_common(ksock_ep(fep), false, FI_IOV_KVEC, &kv, 1,
-				&rma, 1, 0, 0, context);
-}
-
-static ssize_t ksock_writev(struct fid_ep *fep, const struct kvec *iov,
-			    void **desc, size_t count, fi_addr_t dest_addr,
-			    u64 addr, u64 key, void *context)
-{
-	struct fi_rma_iov rma = {
-		.addr = addr,
-		.len = ksock_kvec_len(iov, min_t(size_t, count,
-						 KSOCK_IOV_LIMIT)),
-		.key = key,
-	};
-
-	return ksock_rma_common(ksock_ep(fep), false, FI_IOV_KVEC, iov, count,
-				&rma, 1, 0, 0, context);
 }
 
 static ssize_t ksock_writemsg(struct fid_ep *fep,
@@ -199,49 +138,7 @@ static ssize_t ksock_writemsg(struct fid_ep *fep,
 				msg->context);
 }
 
-static ssize_t ksock_inject_write(struct fid_ep *fep, const void *buf,
-				  size_t len, fi_addr_t dest_addr, u64 addr,
-				  u64 key)
-{
-	struct kvec kv = { .iov_base = (void *)buf, .iov_len = len };
-	struct fi_rma_iov rma = { .addr = addr, .len = len, .key = key };
-
-	return ksock_rma_common(ksock_ep(fep), false, FI_IOV_KVEC, &kv, 1,
-				&rma, 1, 0, FI_INJECT, NULL);
-}
-
-static ssize_t ksock_writedata(struct fid_ep *fep, const void *buf,
-			       size_t len, void *desc, u64 data,
-			       fi_addr_t dest_addr, u64 addr, u64 key,
-			       void *context)
-{
-	struct kvec kv = { .iov_base = (void *)buf, .iov_len = len };
-	struct fi_rma_iov rma = { .addr = addr, .len = len, .key = key };
-
-	return ksock_rma_common(ksock_ep(fep), false, FI_IOV_KVEC, &kv, 1,
-				&rma, 1, data, FI_REMOTE_CQ_DATA, context);
-}
-
-static ssize_t ksock_inject_writedata(struct fid_ep *fep, const void *buf,
-				      size_t len, u64 data,
-				      fi_addr_t dest_addr, u64 addr, u64 key)
-{
-	struct kvec kv = { .iov_base = (void *)buf, .iov_len = len };
-	struct fi_rma_iov rma = { .addr = addr, .len = len, .key = key };
-
-	return ksock_rma_common(ksock_ep(fep), false, FI_IOV_KVEC, &kv, 1,
-				&rma, 1, data, FI_INJECT | FI_REMOTE_CQ_DATA,
-				NULL);
-}
-
 const struct fi_ops_rma ksock_rma_ops = {
-	.read = ksock_read,
-	.readv = ksock_readv,
 	.readmsg = ksock_readmsg,
-	.write = ksock_write,
-	.writev = ksock_writev,
 	.writemsg = ksock_writemsg,
-	.inject = ksock_inject_write,
-	.writedata = ksock_writedata,
-	.injectdata = ksock_inject_writedata,
 };

@@ -612,32 +612,6 @@ out:
 	return ret;
 }
 
-static ssize_t kstream_ep_recv(struct fid_ep *ep, void *buf, size_t len,
-			       void *desc, fi_addr_t src_addr, void *context)
-{
-	struct kvec kv = { .iov_base = buf, .iov_len = len };
-	struct kstream_vec v;
-	int ret;
-
-	ret = kstream_vec_init(&v, ITER_DEST, FI_IOV_KVEC, &kv, 1);
-	if (ret)
-		return ret;
-	return kstream_recv_vec(kstream_ep(ep), &v, 0);
-}
-
-static ssize_t kstream_ep_recvv(struct fid_ep *ep, const struct kvec *iov,
-				void **desc, size_t count, fi_addr_t src_addr,
-				void *context)
-{
-	struct kstream_vec v;
-	int ret;
-
-	ret = kstream_vec_init(&v, ITER_DEST, FI_IOV_KVEC, iov, count);
-	if (ret)
-		return ret;
-	return kstream_recv_vec(kstream_ep(ep), &v, 0);
-}
-
 static ssize_t kstream_ep_recvmsg(struct fid_ep *ep,
 				  const struct fi_msg *msg, u64 flags)
 {
@@ -651,38 +625,15 @@ static ssize_t kstream_ep_recvmsg(struct fid_ep *ep,
 	return kstream_recv_vec(kstream_ep(ep), &v, flags);
 }
 
-static ssize_t kstream_ep_send(struct fid_ep *ep, const void *buf,
-			       size_t len, void *desc, fi_addr_t dest_addr, void *context)
-{
-	struct kvec kv = { .iov_base = (void *)buf, .iov_len = len };
-	struct kstream_vec v;
-	int ret;
-
-	ret = kstream_vec_init(&v, ITER_SOURCE, FI_IOV_KVEC, &kv, 1);
-	if (ret)
-		return ret;
-	return kstream_send_vec(kstream_ep(ep), &v, 0);
-}
-
-static ssize_t kstream_ep_sendv(struct fid_ep *ep, const struct kvec *iov,
-				void **desc, size_t count, fi_addr_t dest_addr,
-				void *context)
-{
-	struct kstream_vec v;
-	int ret;
-
-	ret = kstream_vec_init(&v, ITER_SOURCE, FI_IOV_KVEC, iov, count);
-	if (ret)
-		return ret;
-	return kstream_send_vec(kstream_ep(ep), &v, 0);
-}
-
 static ssize_t kstream_ep_sendmsg(struct fid_ep *ep,
 				  const struct fi_msg *msg, u64 flags)
 {
 	struct kstream_vec v;
 	int ret;
 
+	/* a stream has no inject (a send may take part) and no CQ data */
+	if (flags & (FI_INJECT | FI_REMOTE_CQ_DATA))
+		return -FI_ENOSYS;
 	ret = kstream_vec_init(&v, ITER_SOURCE, msg->iov_type, msg->msg_iov,
 			       msg->iov_count);
 	if (ret)
@@ -691,11 +642,7 @@ static ssize_t kstream_ep_sendmsg(struct fid_ep *ep,
 }
 
 const struct fi_ops_msg kstream_msg_ops = {
-	.recv = kstream_ep_recv,
-	.recvv = kstream_ep_recvv,
 	.recvmsg = kstream_ep_recvmsg,
-	.send = kstream_ep_send,
-	.sendv = kstream_ep_sendv,
 	.sendmsg = kstream_ep_sendmsg,
 };
 
