@@ -31,15 +31,15 @@
 #   -t  time each test may take, in seconds (default 300, 900 on debug)
 #   -q  print only failures and the result lines
 #   -h  this help
-# Prints each check, one line "vm SERIES TEST: N passed, N failed, Ns"
-# per test, one line "vm SERIES NAME: N boots, Ns outside the tests" and
+# Prints each check, per test a line "vm SERIES TEST: N passed, N failed,
+# Ns", then "vm SERIES NAME: N boots (Ns to boot), Ns outside the tests",
 # a last line "vm SERIES NAME: N passed, N failed" (NAME: the group, or
 # the tests joined by "+").
 
 set -uo pipefail
 . "$(dirname "$0")/../lib.sh"
 
-usage() { sed -n '/^# usage:/,/^# a last line/s/^# \{0,1\}//p' "$0"; }
+usage() { sed -n '/^# usage:/,/^# the tests joined/s/^# \{0,1\}//p' "$0"; }
 
 # list_groups SERIES: the groups of tools/vm/tests.list whose tests run on
 # SERIES, in the list's order: "GROUP GUESTS TEST..." per line.  A line
@@ -276,6 +276,7 @@ watch() {
 			for h in $(seq 0 $((guests - 1))); do
 				[ "${bootok[$h]}" = 1 ] || up=0
 			done
+			[ $up -eq 1 ] && boot_secs=$((boot_secs + SECONDS - t0))
 			if [ $up -eq 1 ] && boot_report; then
 				outcome=bootreport
 				break
@@ -343,7 +344,7 @@ cat "$base" "$work/run.cpio.gz" > "$work/initrd"
 run_start=$SECONDS
 in_tests=0
 passed=0 failed=0
-boots=0 bad_boots=0
+boots=0 bad_boots=0 boot_secs=0
 todo=("${tests[@]}")
 declare -A emu_retried=()
 rm -f "$logs"/vm-"$series-$name"-boot*-h*.log*
@@ -455,6 +456,6 @@ while [ ${#todo[@]} -gt 0 ]; do
 	todo=("${next[@]}")
 done
 
-echo "vm $series $name: $boots boots, $((SECONDS - run_start - in_tests))s outside the tests"
+echo "vm $series $name: $boots boots (${boot_secs}s to boot), $((SECONDS - run_start - in_tests))s outside the tests"
 echo "vm $series $name: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
