@@ -146,14 +146,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# The per-run archive: modules under /kofi/modules, tests under /kofi/tests.
-mkdir -p "$work/root/kofi/modules" "$work/root/kofi/tests"
-find "$KOFI_CACHE/build/$series" -name '*.ko' \
-	-exec cp {} "$work/root/kofi/modules/" \;
-cp "$KOFI_TOP"/tools/vm/tests/* "$work/root/kofi/tests/"
-(cd "$work/root" && find . | cpio -o -H newc --quiet | gzip -1) > "$work/run.cpio.gz"
-cat "$base" "$work/run.cpio.gz" > "$work/initrd"
-
 # launch: boot every guest on the tests todo[] in the background (pids
 # in pids[]); boot number $boots, console logs in blog[].
 launch() {
@@ -190,7 +182,7 @@ launch() {
 			-accel tcg -cpu Nehalem -smp 2 -m "$mem" \
 			-nodefaults -no-reboot -display none -monitor none \
 			-serial "file:${blog[$h]}" "${net[@]}" \
-			-kernel "$kernel" -initrd "$work/initrd" \
+			-kernel "$kernel" -initrd "$initrd" \
 			-append "$cmdline kofi_tests=$tests_arg kofi_host=$h kofi_hosts=$guests" \
 			> "$work/qemu-$h.out" 2>&1 &
 		pids+=($!)
@@ -298,9 +290,25 @@ watch() {
 		done
 		sleep 0.5
 	done
-	# Guests that ended before booting (a panic, QEMU refusing to
-	# start) ran no test either.
-	[ $up -eq 0 ] && [ "$outcome" = done ] && outcome=noboot
+	# A test cut short took until now.
+	for ((i = 0; i < ${#todo[@]}; i++)); do
+		[ -n "${since[$i]:-}" ] && [ -z "${took[$i]:-}" ] &&
+			took[$i]=$((SECONDS - since[i]))
+	done
+	# Guests that ended (a test crashed them) before the loop saw them
+	# booted; or that ended before booting (a panic, QEMU refusing to
+	# start), which ran no test either.
+	if [ $up -eq 0 ] && [ "$outcome" = done ]; then
+		up=1
+		for h in $(seq 0 $((guests - 1))); do
+			grep -a -q '^KOFI-BOOTED' "${blog[$h]}" || up=0
+		done
+		if [ $up -eq 0 ]; then
+			outcome=noboot
+		elif boot_report; then
+			outcome=bootreport
+		fi
+	fi
 	stop_guests
 	wait_guests
 }
@@ -333,13 +341,26 @@ emulator_report() {
 	return 1
 }
 
-# The per-run archive: modules under /kofi/modules, tests under /kofi/tests.
+# The per-run archive: modules under /kofi/modules, tests under
+# /kofi/tests, appended to the base archive.  make check runs several
+# groups per kernel with the same modules and scripts: the initrd is
+# packed once for them, in ~/.cache/kofi/initrd (one unused for a day is
+# removed).
 mkdir -p "$work/root/kofi/modules" "$work/root/kofi/tests"
 find "$KOFI_CACHE/build/$series" -name '*.ko' \
 	-exec cp {} "$work/root/kofi/modules/" \;
 cp "$KOFI_TOP"/tools/vm/tests/* "$work/root/kofi/tests/"
-(cd "$work/root" && find . | cpio -o -H newc --quiet | gzip -1) > "$work/run.cpio.gz"
-cat "$base" "$work/run.cpio.gz" > "$work/initrd"
+key=$( (sha1sum < "$base"; cd "$work/root" && find . -type f | sort |
+	xargs sha1sum) | sha1sum | cut -c 1-16)
+initrd=$KOFI_CACHE/initrd/$series-$key.img
+mkdir -p "$KOFI_CACHE/initrd"
+find "$KOFI_CACHE/initrd" -type f -mmin +1440 -delete
+if [ ! -s "$initrd" ]; then
+	(cd "$work/root" && find . | cpio -o -H newc --quiet | gzip -1) > "$work/run.cpio.gz"
+	cat "$base" "$work/run.cpio.gz" > "$initrd.$$"
+	mv "$initrd.$$" "$initrd"
+fi
+touch "$initrd"
 
 run_start=$SECONDS
 in_tests=0
@@ -375,6 +396,13 @@ while [ ${#todo[@]} -gt 0 ]; do
 		;;
 	esac
 	bad_boots=0
+	# What QEMU said, but for being stopped.
+	if [ $quiet -eq 0 ]; then
+		for h in $(seq 0 $((guests - 1))); do
+			grep -v 'terminating on signal' "$work/qemu-$h.out" |
+				sed "s/^/  qemu host$h: /"
+		done
+	fi
 	# What went wrong while booting (a module of the kernel that did not
 	# load, no rxe0) belongs to no test.
 	for h in $(seq 0 $((guests - 1))); do
@@ -431,11 +459,6 @@ while [ ${#todo[@]} -gt 0 ]; do
 		done
 		if [ "$outcome" = timeout ] && [ "$late" = "$i" ]; then
 			echo "  NOTE: $t ran longer than ${timeout}s; the guests were stopped"
-		fi
-		if [ $quiet -eq 0 ]; then
-			for h in $(seq 0 $((guests - 1))); do
-				[ -s "$work/qemu-$h.out" ] && sed 's/^/  qemu: /' "$work/qemu-$h.out"
-			done
 		fi
 		secs=${took[$i]:-0}
 		in_tests=$((in_tests + secs))
