@@ -40,6 +40,10 @@ opts=($KOFI_MODULE_OPTS)
 # modules, run in the guest by tools/vm/tests/kunit-modules.sh.
 grep -q '^CONFIG_KUNIT=y' "$kdir/.config" && opts+=(CONFIG_KOFI_KUNIT_TEST=m)
 opts+=(W=1)
+# The project's own headers first: the debug kernel's source tree may
+# hold another checkout's copy of them (tools/kernel-overlay.sh), which
+# the kernel's include path would otherwise find before the module's.
+opts+=("NOSTDINC_FLAGS=-nostdinc -I$dest/include")
 # C=2 checks every file, not only those being recompiled.
 [ $sparse -eq 1 ] && opts+=(C=2)
 make -C "$kdir" M="$dest" "${opts[@]}" -j"$KOFI_JOBS" modules > "$log" 2>&1
