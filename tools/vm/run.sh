@@ -66,7 +66,7 @@ list_groups() {
 	}' "$KOFI_TOP/tools/vm/tests.list"
 }
 
-series=6.1 guests=1 timeout= quiet=0 group= list=0
+series=6.1 guests=1 timeout='' quiet=0 group='' list=0
 while getopts k:n:t:g:qlh opt; do
 	case $opt in
 	k) series=$OPTARG ;;
@@ -224,10 +224,10 @@ boot_report() {
 # that ended on every guest, took[i] (seconds from its first guest's
 # KOFI-TEST-BEGIN to its last guest's KOFI-TEST-END).
 watch() {
-	local h log i b e t0=$SECONDS up=0 alive bad= bad_at
+	local h log i b e t0=$SECONDS up=0 alive bad='' bad_at
 	local -a nb ne bootok
 	local -A seen=()
-	outcome=done late=
+	outcome="done" late=''
 	took=() since=()
 	for h in $(seq 0 $((guests - 1))); do nb[$h]=0 ne[$h]=0 bootok[$h]=0; done
 	while :; do
@@ -298,7 +298,7 @@ watch() {
 	# Guests that ended (a test crashed them) before the loop saw them
 	# booted; or that ended before booting (a panic, QEMU refusing to
 	# start), which ran no test either.
-	if [ $up -eq 0 ] && [ "$outcome" = done ]; then
+	if [ $up -eq 0 ] && [ "$outcome" = "done" ]; then
 		up=1
 		for h in $(seq 0 $((guests - 1))); do
 			grep -a -q '^KOFI-BOOTED' "${blog[$h]}" || up=0
@@ -367,8 +367,10 @@ in_tests=0
 passed=0 failed=0
 boots=0 bad_boots=0 boot_secs=0
 todo=("${tests[@]}")
+qopt=()
+[ $quiet -eq 1 ] && qopt=(-q)
 declare -A emu_retried=()
-rm -f "$logs"/vm-"$series-$name"-boot*-h*.log*
+rm -f "$logs/vm-$series-$name"-boot*-h*.log*
 while [ ${#todo[@]} -gt 0 ]; do
 	boots=$((boots + 1))
 	launch
@@ -421,8 +423,8 @@ while [ ${#todo[@]} -gt 0 ]; do
 		fi
 		out=() rcs=() began=0
 		for h in $(seq 0 $((guests - 1))); do
-			o=$("$KOFI_TOP/tools/vm/judge.sh" $([ $quiet -eq 1 ] && echo -q) \
-				-t "host$h" "${blog[$h]}" "$t" "$logs/vm-$series-$t-h$h.log")
+			o=$("$KOFI_TOP/tools/vm/judge.sh" "${qopt[@]}" -t "host$h" \
+				"${blog[$h]}" "$t" "$logs/vm-$series-$t-h$h.log")
 			rcs[$h]=$?
 			out[$h]=$o
 			[ "${rcs[$h]}" -ne 2 ] && began=1
