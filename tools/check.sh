@@ -85,7 +85,8 @@ vm_group() {
 	[ "$p" -lt 0 ] && p=0
 	[ "$f" -lt 0 ] && f=0
 	[ "$rc" -ne 0 ] && [ $((tf + f)) -eq 0 ] && f=1
-	record "vm $s $g: boots" "$p" "$f" $(($(date +%s) - step_start - tsecs))
+	secs=$(($(date +%s) - step_start - tsecs))
+	record "vm $s $g: boots" "$p" "$f" $((secs < 0 ? 0 : secs))
 }
 
 summary() {
