@@ -7,7 +7,8 @@
 #   make demo         two QEMU hosts, kOFI loaded, sample ULPs over each provider
 #   make check        everything: build matrix, checkpatch, KUnit, VM tests
 #   make kunit        the KUnit suites under kunit.py (sanitizers on)
-#   make vmtest T=... one VM test on KERNEL=6.1|6.12|debug (GUESTS=1|2)
+#   make vmtest T=... one VM test on KERNEL=6.1|6.12|debug (GUESTS=1|2);
+#                     G=... one group of tools/vm/tests.list, in one boot
 #   make bench        benchmarks: each provider over its baseline (ratios)
 #   make setup        install packages and fetch Debian's kernels (cached)
 #
@@ -47,9 +48,9 @@ debug-kernel: setup
 	tools/debug-kernel.sh
 
 vmtest: setup
-	@test -n "$(T)" || { echo "usage: make vmtest T=TEST [KERNEL=...] [GUESTS=...]"; exit 2; }
+	@test -n "$(T)$(G)" || { echo "usage: make vmtest T=TEST|G=GROUP [KERNEL=...] [GUESTS=...]"; exit 2; }
 	$(if $(filter debug,$(KERNEL)),tools/debug-kernel.sh)
-	tools/vm/run.sh -k $(KERNEL) -n $(GUESTS) $(T)
+	tools/vm/run.sh -k $(KERNEL) $(if $(G),-g $(G),-n $(GUESTS) $(T))
 
 demo: setup
 	tools/vm/run.sh -k $(KERNEL) -n 2 -t 600 demo

@@ -4,9 +4,11 @@
 # Build every kOFI module out of tree for one kernel, in a cached copy of
 # the tree (~/.cache/kofi/build/SERIES) so that several kernels can be
 # built from one checkout.  On a kernel with KUnit built in, the KUnit
-# suites are built as modules too.  With -W the build uses W=1 and any compiler
-# warning fails it; with -C it also runs sparse (C=1) and any sparse
-# report fails it.
+# suites are built as modules too.  Every build uses W=1, so that a
+# checking build and the VM harness's build share their objects (a
+# changed compiler command line rebuilds every file); with -W any
+# compiler warning fails it; with -C it also runs sparse (C=2) and any
+# sparse report fails it.
 #
 # usage: tools/build.sh [-W] [-C] SERIES     (6.1, 6.12 or debug)
 # The modules end up under ~/.cache/kofi/build/SERIES.
@@ -37,7 +39,11 @@ opts=($KOFI_MODULE_OPTS)
 # A kernel with KUnit (the debug kernel) also gets the test suites as
 # modules, run in the guest by tools/vm/tests/kunit-modules.sh.
 grep -q '^CONFIG_KUNIT=y' "$kdir/.config" && opts+=(CONFIG_KOFI_KUNIT_TEST=m)
-[ $strict -eq 1 ] && opts+=(W=1)
+opts+=(W=1)
+# The project's own headers first: the debug kernel's source tree may
+# hold another checkout's copy of them (tools/kernel-overlay.sh), which
+# the kernel's include path would otherwise find before the module's.
+opts+=("NOSTDINC_FLAGS=-nostdinc -I$dest/include")
 # C=2 checks every file, not only those being recompiled.
 [ $sparse -eq 1 ] && opts+=(C=2)
 make -C "$kdir" M="$dest" "${opts[@]}" -j"$KOFI_JOBS" modules > "$log" 2>&1

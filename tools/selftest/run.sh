@@ -7,12 +7,19 @@
 # tools/vm/emulator-fault.sh must find the emulator's faults in the tcg-*
 # logs (impossible EFLAGS; an int3 trap where the code holds no int3) and
 # in no other log (int3.log: an int3 trap at a real int3).
+# tools/vm/judge.sh must judge each test of a boot that ran several
+# (sections.console) on its own console section only: a report in one
+# test's section fails that test and no other, nor does one printed
+# while booting; a leak in its kmemleak scan, a failed check or exit
+# status fail it; a test that began and did not end, or never began, is
+# told apart.
 # Prints one line per case and "selftest: N passed, N failed".
 
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 scan=$here/../scan-splats.sh
 emu=$here/../vm/emulator-fault.sh
+judge=$here/../vm/judge.sh
 passed=0 failed=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -39,6 +46,23 @@ for log in "$here"/*.log; do
 	rc=$?
 	case $name in tcg-*) want=0 ;; *) want=1 ;; esac
 	expect emulator-fault "$name" $rc $want
+done
+cp "$here/sections.console" "$tmp/"
+for c in "alpha 0 2 0" "bravo 1 2 1" "charlie 0 1 0" "leaky 1 1 1" \
+	 "failing 1 1 2" "hung 3 1 1" "absent 2"; do
+	read -r name want p f <<< "$c"
+	out=$("$judge" -q "$tmp/sections.console" "$name" "$tmp/$name.section")
+	expect judge "$name" $? "$want"
+	[ -n "${p:-}" ] || continue
+	# Its own counts: the checks of its section, plus one for each way
+	# it failed.
+	counts=$(echo "$out" | tail -n1)
+	if [ "$counts" = "$name: $p passed, $f failed" ]; then
+		expect judge "$name counts" 0 0
+	else
+		echo "  FAIL judge $name counts: '$counts'"
+		failed=$((failed + 1))
+	fi
 done
 echo "selftest: $passed passed, $failed failed"
 [ $failed -eq 0 ]

@@ -1,42 +1,103 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Boot one or two QEMU guests (TCG) on a kernel, run a test script from
-# tools/vm/tests in each, and report the result.
+# Boot one or two QEMU guests (TCG) on a kernel, run a sequence of test
+# scripts from tools/vm/tests in that boot, and report each test's result.
 #
 # The guests get the base initramfs of their kernel (mkinitramfs.sh) plus
 # a second archive with kOFI's modules built for that kernel and the test
 # scripts.  In two-guest mode the guests are joined by a virtual Ethernet
 # link (a QEMU datagram netdev over two Unix sockets), each with its own
-# address and an rxe device on its NIC.  Every guest has a hard timeout.
+# address and an rxe device on its NIC.
 #
-# A run passes when every guest reached the end of its script with exit
-# status 0, printed at least one KOFI-PASS line and no KOFI-FAIL line, and
-# its console holds no kernel report (tools/scan-splats.sh).
+# The guest's init (tools/vm/init) runs the tests one after the other,
+# each in its own console section, and after each one unloads kOFI's
+# modules, scans for leaks (kmemleak) and dumps the kernel log.  A test
+# is judged on its own section only (tools/vm/judge.sh): it passes when
+# every guest's section ends with exit status 0, holds at least one
+# KOFI-PASS line, no KOFI-FAIL line and no kernel report
+# (tools/scan-splats.sh).  A test that fails, or runs past its time (the
+# guests are then stopped), ends the boot: the tests after it run in a
+# fresh boot, so that a guest a test left broken judges no other test.
 #
-# usage: tools/vm/run.sh [-k SERIES] [-n GUESTS] [-t SECONDS] [-q] TEST
+# usage: tools/vm/run.sh [-k SERIES] [-n GUESTS] [-t SECONDS] [-q] TEST...
+#        tools/vm/run.sh [-k SERIES] [-t SECONDS] [-q] -g GROUP
+#        tools/vm/run.sh [-k SERIES] -l
 #   -k  kernel: 6.1 (default), 6.12 or debug
 #   -n  number of guests: 1 (default) or 2
-#   -t  timeout per guest in seconds (default 300, 900 on debug)
-#   -q  print only failures and the summary line
-# Prints each check and a last line "vm SERIES TEST: N passed, N failed".
+#   -g  run the tests of GROUP of tools/vm/tests.list that run on SERIES
+#       (with the group's number of guests), as make check does
+#   -l  list the groups on SERIES: "GROUP GUESTS TEST..." per line
+#   -t  time each test may take, in seconds (default 300, 900 on debug)
+#   -q  print only failures and the result lines
+#   -h  this help
+# Prints each check, per test a line "vm SERIES TEST: N passed, N failed,
+# Ns", then "vm SERIES NAME: N boots (Ns to boot), Ns outside the tests",
+# a last line "vm SERIES NAME: N passed, N failed" (NAME: the group, or
+# the tests joined by "+").
 
 set -uo pipefail
 . "$(dirname "$0")/../lib.sh"
 
-series=6.1 guests=1 timeout= quiet=0
-while getopts k:n:t:q opt; do
+usage() { sed -n '/^# usage:/,/^# the tests joined/s/^# \{0,1\}//p' "$0"; }
+
+# list_groups SERIES: the groups of tools/vm/tests.list whose tests run on
+# SERIES, in the list's order: "GROUP GUESTS TEST..." per line.  A line
+# is "GUESTS TEST [@GROUP] [KERNEL...]"; a test without @GROUP is a group
+# of its own, named after it.
+list_groups() {
+	awk -v s="$1" '
+	/^[ \t]*(#|$)/ { next }
+	{
+		g = $2; ks = ""
+		for (i = 3; i <= NF; i++)
+			if ($i ~ /^@/) g = substr($i, 2); else ks = ks " " $i
+		if (ks != "" && index(ks " ", " " s " ") == 0) next
+		if (!(g in n)) { order[++ng] = g; n[g] = $1 }
+		else if (n[g] != $1) {
+			print "tests.list: group " g " mixes " n[g] " and " $1 " guests" > "/dev/stderr"
+			bad = 1
+		}
+		list[g] = list[g] " " $2
+	}
+	END {
+		if (bad) exit 1
+		for (i = 1; i <= ng; i++) print order[i], n[order[i]] list[order[i]]
+	}' "$KOFI_TOP/tools/vm/tests.list"
+}
+
+series=6.1 guests=1 timeout='' quiet=0 group='' list=0
+while getopts k:n:t:g:qlh opt; do
 	case $opt in
 	k) series=$OPTARG ;;
 	n) guests=$OPTARG ;;
 	t) timeout=$OPTARG ;;
+	g) group=$OPTARG ;;
 	q) quiet=1 ;;
-	*) exit 2 ;;
+	l) list=1 ;;
+	h) usage; exit 0 ;;
+	*) usage >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
-test=${1:?usage: $0 [-k SERIES] [-n GUESTS] [-t SECONDS] TEST}
-[ -x "$KOFI_TOP/tools/vm/tests/$test.sh" ] || kofi_die "no test $test"
+if [ $list -eq 1 ]; then
+	list_groups "$series"
+	exit
+fi
+if [ -n "$group" ]; then
+	line=$(list_groups "$series" | awk -v g="$group" '$1 == g') || exit 1
+	[ -n "$line" ] || kofi_die "no group $group on $series in tools/vm/tests.list"
+	read -r _ guests line <<< "$line"
+	read -r -a tests <<< "$line"
+	name=$group
+else
+	[ $# -gt 0 ] || { usage >&2; exit 2; }
+	tests=("$@")
+	name=$(IFS=+; echo "${tests[*]}")
+fi
+for t in "${tests[@]}"; do
+	[ -x "$KOFI_TOP/tools/vm/tests/$t.sh" ] || kofi_die "no test $t"
+done
 case $guests in 1|2) ;; *) kofi_die "-n must be 1 or 2" ;; esac
 
 mem=1024
@@ -63,7 +124,9 @@ boot_limit=${boot_limit:-120}
 
 kver=$(kofi_kver "$series") || kofi_die "kernel $series not set up"
 # Two runs of one test on one kernel would share its log files.
-kofi_lock "vm-$series-$test"
+for t in $(printf '%s\n' "${tests[@]}" "$name" | sort -u); do
+	kofi_lock "vm-$series-$t"
+done
 kernel=$(kofi_kroot "$series")/boot/vmlinuz-$kver
 [ -f "$kernel" ] || kofi_die "no kernel image $kernel"
 base=$("$KOFI_TOP/tools/vm/mkinitramfs.sh" "$series") || exit 1
@@ -83,21 +146,16 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# The per-run archive: modules under /kofi/modules, tests under /kofi/tests.
-mkdir -p "$work/root/kofi/modules" "$work/root/kofi/tests"
-find "$KOFI_CACHE/build/$series" -name '*.ko' \
-	-exec cp {} "$work/root/kofi/modules/" \;
-cp "$KOFI_TOP"/tools/vm/tests/* "$work/root/kofi/tests/"
-(cd "$work/root" && find . | cpio -o -H newc --quiet | gzip -1) > "$work/run.cpio.gz"
-cat "$base" "$work/run.cpio.gz" > "$work/initrd"
-
-# launch: boot every guest in the background (pids in pids[]).
+# launch: boot every guest on the tests todo[] in the background (pids
+# in pids[]); boot number $boots, console logs in blog[].
 launch() {
+	local h tests_arg
+	tests_arg=$(IFS=,; echo "${todo[*]}")
 	pids=()
 	for h in $(seq 0 $((guests - 1))); do
-		log=$logs/vm-$series-$test-h$h.log
+		blog[$h]=$logs/vm-$series-$name-boot$boots-h$h.log
 		mkdir -p "$logs"
-		: > "$log"
+		: > "${blog[$h]}"
 		net=()
 		if [ "$guests" -eq 2 ]; then
 			# Unix datagram sockets: no host TCP (whose Nagle and
@@ -106,6 +164,7 @@ launch() {
 			# retry instead of dropping it, as a host UDP socket
 			# does; lost frames made guest TCP retransmit at
 			# random and the benchmarks noisy.
+			rm -f "$work/net$h"
 			sock="local.type=unix,local.path=$work/net$h"
 			sock+=",remote.type=unix,remote.path=$work/net$((1 - h))"
 			net=(-netdev "dgram,id=n0,$sock"
@@ -115,54 +174,30 @@ launch() {
 		# TCG emulates newest (5-level paging, AVX2, BMI, ADX, PKU).
 		# Nehalem has no fast string moves (ERMS, FSRM), which TCG runs
 		# one byte per trip through translated code: the kernel copies
-		# with rep movsq.
-		timeout --kill-after=10 "$timeout" qemu-system-x86_64 \
+		# with rep movsq.  The hard timeout is a backstop: each test's
+		# time is watched by watch().
+		timeout --kill-after=10 \
+			$((boot_limit + ${#todo[@]} * (timeout + 60))) \
+			qemu-system-x86_64 \
 			-accel tcg -cpu Nehalem -smp 2 -m "$mem" \
 			-nodefaults -no-reboot -display none -monitor none \
-			-serial "file:$log" "${net[@]}" \
-			-kernel "$kernel" -initrd "$work/initrd" \
-			-append "$cmdline kofi_test=$test kofi_host=$h kofi_hosts=$guests" \
+			-serial "file:${blog[$h]}" "${net[@]}" \
+			-kernel "$kernel" -initrd "$initrd" \
+			-append "$cmdline kofi_tests=$tests_arg kofi_host=$h kofi_hosts=$guests" \
 			> "$work/qemu-$h.out" 2>&1 &
 		pids+=($!)
 	done
 }
 
-# wait_guests: wait for every guest (exit codes in qrcs[]) and strip the
-# serial console's CR LF line ends.
+# wait_guests: wait for every guest and strip the serial console's CR LF
+# line ends.
 wait_guests() {
 	local h
-	qrcs=()
 	for h in $(seq 0 $((guests - 1))); do
 		wait "${pids[$h]}"
-		qrcs[$h]=$?
-		sed -i 's/\r$//' "$logs/vm-$series-$test-h$h.log"
+		sed -i 's/\r$//' "${blog[$h]}"
 	done
 	pids=()
-}
-
-# boot_watch: wait until every guest has printed KOFI-BOOTED or ended.
-# Return 1, having stopped the guests, if one is still silent after
-# $boot_limit seconds.
-boot_watch() {
-	local h log t=$SECONDS silent
-
-	while :; do
-		silent=
-		for h in $(seq 0 $((guests - 1))); do
-			log=$logs/vm-$series-$test-h$h.log
-			grep -a -q '^KOFI-BOOTED' "$log" && continue
-			kill -0 "${pids[$h]}" 2>/dev/null && silent=$h
-		done
-		[ -z "$silent" ] && return 0
-		[ $((SECONDS - t)) -ge "$boot_limit" ] && break
-		sleep 1
-	done
-	log=$logs/vm-$series-$test-h$silent.log
-	echo "  NOTE host$silent: not booted after ${boot_limit}s, before any kOFI code ran; its console ends:"
-	tail -n 3 "$log" | tr -d '\r' | sed 's/^/    /'
-	stop_guests
-	wait_guests
-	return 1
 }
 
 # boot_report: a kernel report before KOFI-BOOTED, i.e. while the stock
@@ -170,8 +205,8 @@ boot_watch() {
 boot_report() {
 	local h log
 	for h in $(seq 0 $((guests - 1))); do
-		log=$logs/vm-$series-$test-h$h.log
-		sed '/^KOFI-BOOTED/q' "$log" > "$log.boot"
+		log=${blog[$h]}
+		sed '/^KOFI-BOOTED/q' "$log" | tr -d '\r' > "$log.boot"
 		if ! "$KOFI_TOP/tools/scan-splats.sh" "$log.boot" > "$log.boot.out"; then
 			echo "  NOTE host$h: the kernel reported this while booting, before any kOFI code ran:"
 			sed 's/^/    /' "$log.boot.out" | head -n 40
@@ -181,13 +216,123 @@ boot_report() {
 	return 1
 }
 
-# emulator_report: a guest's register dump with EFLAGS bits that no x86
-# CPU sets (tools/vm/emulator-fault.sh): the emulator broke that guest.
+# watch: follow the guests until they end.  Stop them early when one has
+# not booted after $boot_limit seconds, reports while booting, ends a
+# test that fails, or when a test runs longer than $timeout seconds.
+# Sets outcome (done, noboot, bootreport, failed or timeout), late (the
+# index in todo[] of the test that ran too long) and, per test index i
+# that ended on every guest, took[i] (seconds from its first guest's
+# KOFI-TEST-BEGIN to its last guest's KOFI-TEST-END).
+watch() {
+	local h log i b e t0=$SECONDS up=0 alive bad='' bad_at
+	local -a nb ne bootok
+	local -A seen=()
+	outcome="done" late=''
+	took=() since=()
+	for h in $(seq 0 $((guests - 1))); do nb[$h]=0 ne[$h]=0 bootok[$h]=0; done
+	while :; do
+		alive=0
+		for h in $(seq 0 $((guests - 1))); do
+			log=${blog[$h]}
+			kill -0 "${pids[$h]}" 2> /dev/null && alive=1
+			[ "${bootok[$h]}" = 1 ] ||
+				! grep -a -q '^KOFI-BOOTED' "$log" || bootok[$h]=1
+			b=$(grep -a -c '^KOFI-TEST-BEGIN ' "$log")
+			# Only whole lines: the status is the last thing on it.
+			e=$(grep -a -c -E '^KOFI-TEST-END [^ ]+ rc=[0-9]+' "$log")
+			for ((i = nb[h]; i < b; i++)); do
+				[ -n "${since[$i]:-}" ] || since[$i]=$SECONDS
+			done
+			nb[$h]=$b
+			for ((i = ne[h]; i < e; i++)); do
+				seen[$i]=$((${seen[$i]:-0} + 1))
+				[ "${seen[$i]}" -eq "$guests" ] &&
+					took[$i]=$((SECONDS - since[i]))
+				[ -n "$bad" ] && continue
+				if ! "$KOFI_TOP/tools/vm/judge.sh" -q "$log" \
+					"${todo[$i]}" "$work/section" > /dev/null; then
+					outcome=failed bad=$i bad_at=$SECONDS
+				fi
+			done
+			ne[$h]=$e
+		done
+		[ $alive -eq 0 ] && break
+		# A test failed: the other guest may finish its part of it
+		# (its own section then says how it went), not more.
+		if [ -n "$bad" ]; then
+			[ "${seen[$bad]:-0}" -eq "$guests" ] && break
+			[ $((SECONDS - bad_at)) -ge 60 ] && break
+		fi
+		if [ $up -eq 0 ]; then
+			up=1
+			for h in $(seq 0 $((guests - 1))); do
+				[ "${bootok[$h]}" = 1 ] || up=0
+			done
+			[ $up -eq 1 ] && boot_secs=$((boot_secs + SECONDS - t0))
+			if [ $up -eq 1 ] && boot_report; then
+				outcome=bootreport
+				break
+			fi
+			if [ $up -eq 0 ] && [ $((SECONDS - t0)) -ge "$boot_limit" ]; then
+				outcome=noboot
+				break
+			fi
+		fi
+		# The test running longest: the oldest one begun and not ended.
+		for ((i = 0; i < ${#todo[@]}; i++)); do
+			[ -n "${since[$i]:-}" ] || break
+			[ "${seen[$i]:-0}" -eq "$guests" ] && continue
+			if [ $((SECONDS - since[i])) -ge "$timeout" ]; then
+				outcome=timeout late=$i
+				break 2
+			fi
+			break
+		done
+		sleep 0.5
+	done
+	# A test cut short took until now.
+	for ((i = 0; i < ${#todo[@]}; i++)); do
+		[ -n "${since[$i]:-}" ] && [ -z "${took[$i]:-}" ] &&
+			took[$i]=$((SECONDS - since[i]))
+	done
+	# Guests that ended (a test crashed them) before the loop saw them
+	# booted; or that ended before booting (a panic, QEMU refusing to
+	# start), which ran no test either.
+	if [ $up -eq 0 ] && [ "$outcome" = "done" ]; then
+		up=1
+		for h in $(seq 0 $((guests - 1))); do
+			grep -a -q '^KOFI-BOOTED' "${blog[$h]}" || up=0
+		done
+		if [ $up -eq 0 ]; then
+			outcome=noboot
+		elif boot_report; then
+			outcome=bootreport
+		fi
+	fi
+	stop_guests
+	wait_guests
+}
+
+# boot_silent: show which guest never printed KOFI-BOOTED and how its
+# console ends.
+boot_silent() {
+	local h
+	for h in $(seq 0 $((guests - 1))); do
+		grep -a -q '^KOFI-BOOTED' "${blog[$h]}" && continue
+		echo "  NOTE host$h: not booted after ${boot_limit}s, before any kOFI code ran; its console ends:"
+		tail -n 3 "${blog[$h]}" | sed 's/^/    /'
+	done
+}
+
+# emulator_report TEST: a register dump with EFLAGS bits that no x86 CPU
+# sets, or a removed breakpoint run (tools/vm/emulator-fault.sh), in
+# TEST's section of a guest: the emulator broke that guest.
 emulator_report() {
 	local h line
 	for h in $(seq 0 $((guests - 1))); do
+		[ -s "$logs/vm-$series-$1-h$h.log" ] || continue
 		if line=$("$KOFI_TOP/tools/vm/emulator-fault.sh" \
-			  "$logs/vm-$series-$test-h$h.log"); then
+			  "$logs/vm-$series-$1-h$h.log"); then
 			echo "  NOTE host$h: a fault of the emulator, not of the guest:"
 			echo "    $line"
 			return 0
@@ -196,72 +341,146 @@ emulator_report() {
 	return 1
 }
 
-# QEMU's TCG now and then stalls a guest early in the stock kernel's
-# boot (its console stops in PCI set-up).  Such a boot says nothing about
-# kOFI: it is shown and the guests boot once more; a second one fails the
-# run by its timeout.
-launch
-if ! boot_watch; then
-	echo "  NOTE: booting the guests again"
-	launch
+# The per-run archive: modules under /kofi/modules, tests under
+# /kofi/tests, appended to the base archive.  make check runs several
+# groups per kernel with the same modules and scripts: the initrd is
+# packed once for them, in ~/.cache/kofi/initrd (one unused for a day is
+# removed).
+mkdir -p "$work/root/kofi/modules" "$work/root/kofi/tests"
+find "$KOFI_CACHE/build/$series" -name '*.ko' \
+	-exec cp {} "$work/root/kofi/modules/" \;
+cp "$KOFI_TOP"/tools/vm/tests/* "$work/root/kofi/tests/"
+key=$( (sha1sum < "$base"; cd "$work/root" && find . -type f | sort |
+	xargs sha1sum) | sha1sum | cut -c 1-16)
+initrd=$KOFI_CACHE/initrd/$series-$key.img
+mkdir -p "$KOFI_CACHE/initrd"
+find "$KOFI_CACHE/initrd" -type f -mmin +1440 -delete
+if [ ! -s "$initrd" ]; then
+	(cd "$work/root" && find . | cpio -o -H newc --quiet | gzip -1) > "$work/run.cpio.gz"
+	cat "$base" "$work/run.cpio.gz" > "$initrd.$$"
+	mv "$initrd.$$" "$initrd"
 fi
-wait_guests
-# The sanitizer kernel under TCG now and then reports while booting (an
-# early interrupt during CPU identification).  Such a boot says nothing
-# about kOFI: it is shown above and the guests boot once more; a second
-# one fails the run like any other report.
-if boot_report; then
-	echo "  NOTE: booting the guests again"
-	launch
-	wait_guests
-fi
-# QEMU's TCG now and then corrupts a guest CPU's EFLAGS or runs a
-# breakpoint the kernel's code patching had removed (see
-# tools/vm/emulator-fault.sh) and the guest oopses.  Such a run says
-# nothing about kOFI: it is shown above and the test runs once more; a
-# second report of any kind fails the run.
-if emulator_report; then
-	echo "  NOTE: running the test again"
-	launch
-	wait_guests
-fi
+touch "$initrd"
 
+run_start=$SECONDS
+in_tests=0
 passed=0 failed=0
-for h in $(seq 0 $((guests - 1))); do
-	qrc=${qrcs[$h]}
-	log=$logs/vm-$series-$test-h$h.log
-	tag="host$h"
-	if [ $qrc -eq 124 ] || [ $qrc -eq 137 ]; then
-		echo "  FAIL $tag: timed out after ${timeout}s (log: $log)"
-		failed=$((failed + 1))
-	fi
-	p=$(grep -a -c '^KOFI-PASS: ' "$log")
-	f=$(grep -a -c '^KOFI-FAIL: ' "$log")
+boots=0 bad_boots=0 boot_secs=0
+todo=("${tests[@]}")
+qopt=()
+[ $quiet -eq 1 ] && qopt=(-q)
+declare -A emu_retried=()
+rm -f "$logs/vm-$series-$name"-boot*-h*.log*
+while [ ${#todo[@]} -gt 0 ]; do
+	boots=$((boots + 1))
+	launch
+	watch
+	# QEMU's TCG now and then stalls a guest early in the stock
+	# kernel's boot (its console stops in PCI set-up), and the
+	# sanitizer kernel under TCG now and then reports while booting (an
+	# early interrupt during CPU identification).  Such a boot says
+	# nothing about kOFI: it is shown and the guests boot once more; a
+	# second one in a row fails the tests it was to run.
+	case $outcome in
+	noboot|bootreport)
+		[ "$outcome" = noboot ] && boot_silent
+		bad_boots=$((bad_boots + 1))
+		if [ $bad_boots -lt 2 ]; then
+			echo "  NOTE: booting the guests again"
+			continue
+		fi
+		for t in "${todo[@]}"; do
+			echo "  FAIL: $t did not run: the guests did not boot twice in a row"
+			echo "vm $series $t: 0 passed, 1 failed, 0s"
+			failed=$((failed + 1))
+		done
+		break
+		;;
+	esac
+	bad_boots=0
+	# What QEMU said, but for being stopped.
 	if [ $quiet -eq 0 ]; then
-		grep -a -E '^KOFI-(PASS|FAIL|SAY): ' "$log" |
-			sed -e "s/^KOFI-SAY: /  $tag| /" \
-			    -e "s/^KOFI-\([A-Z]*\): /  \1 $tag: /"
-	else
-		grep -a -E '^KOFI-FAIL: ' "$log" | sed "s/^KOFI-FAIL: /  FAIL $tag: /"
+		for h in $(seq 0 $((guests - 1))); do
+			grep -v 'terminating on signal' "$work/qemu-$h.out" |
+				sed "s/^/  qemu host$h: /"
+		done
 	fi
-	passed=$((passed + p))
-	failed=$((failed + f))
-	done_line=$(grep -a '^KOFI-DONE ' "$log" | tail -n1)
-	if [ "$done_line" != "KOFI-DONE rc=0" ]; then
-		echo "  FAIL $tag: script did not finish cleanly (${done_line:-no KOFI-DONE}; log: $log)"
-		failed=$((failed + 1))
-	elif [ "$p" -eq 0 ]; then
-		echo "  FAIL $tag: no check passed (log: $log)"
-		failed=$((failed + 1))
-	fi
-	if ! "$KOFI_TOP/tools/scan-splats.sh" "$log"; then
-		echo "  FAIL $tag: kernel reports in the console log"
-		failed=$((failed + 1))
-	fi
-	if [ -s "$work/qemu-$h.out" ] && [ $quiet -eq 0 ]; then
-		sed 's/^/  qemu: /' "$work/qemu-$h.out"
-	fi
+	# What went wrong while booting (a module of the kernel that did not
+	# load, no rxe0) belongs to no test.
+	for h in $(seq 0 $((guests - 1))); do
+		f=$(sed '/^KOFI-BOOTED/q' "${blog[$h]}" | grep -a '^KOFI-FAIL: ' |
+			sed "s/^KOFI-FAIL: /  FAIL host$h: /")
+		[ -n "$f" ] || continue
+		echo "$f"
+		failed=$((failed + $(echo "$f" | wc -l)))
+	done
+	next=()
+	for i in "${!todo[@]}"; do
+		t=${todo[$i]}
+		if [ ${#next[@]} -gt 0 ]; then
+			next+=("$t")
+			continue
+		fi
+		out=() rcs=() began=0
+		for h in $(seq 0 $((guests - 1))); do
+			o=$("$KOFI_TOP/tools/vm/judge.sh" "${qopt[@]}" -t "host$h" \
+				"${blog[$h]}" "$t" "$logs/vm-$series-$t-h$h.log")
+			rcs[$h]=$?
+			out[$h]=$o
+			[ "${rcs[$h]}" -ne 2 ] && began=1
+		done
+		# QEMU's TCG now and then corrupts a guest CPU's EFLAGS or
+		# runs a breakpoint the kernel's code patching had removed
+		# (see tools/vm/emulator-fault.sh) and the guest oopses.  Such
+		# a run says nothing about kOFI: it is shown and the test runs
+		# once more in a fresh boot; a second report of any kind fails
+		# it.
+		if [ $began -eq 1 ] && [ -z "${emu_retried[$t]:-}" ] &&
+		   emulator_report "$t"; then
+			echo "  NOTE: running $t again"
+			emu_retried[$t]=1
+			next+=("$t")
+			continue
+		fi
+		p=0 f=0
+		for h in $(seq 0 $((guests - 1))); do
+			if [ "${rcs[$h]}" -eq 2 ]; then
+				echo "  FAIL host$h: $t never began (log: ${blog[$h]})"
+				f=$((f + 1))
+				continue
+			fi
+			echo "${out[$h]}" | sed '$d' | grep .
+			counts=$(echo "${out[$h]}" | tail -n1 |
+				sed -n 's/.*: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p')
+			if [ -z "$counts" ]; then
+				echo "  FAIL host$h: $t could not be judged"
+				counts="0 1"
+			fi
+			p=$((p + ${counts% *}))
+			f=$((f + ${counts#* }))
+		done
+		if [ "$outcome" = timeout ] && [ "$late" = "$i" ]; then
+			echo "  NOTE: $t ran longer than ${timeout}s; the guests were stopped"
+		fi
+		secs=${took[$i]:-0}
+		in_tests=$((in_tests + secs))
+		echo "vm $series $t: $p passed, $f failed, ${secs}s"
+		passed=$((passed + p))
+		failed=$((failed + f))
+		# A failed test may have left the guests broken: the tests
+		# after it run in a fresh boot.
+		if [ "$f" -gt 0 ]; then
+			for ((j = i + 1; j < ${#todo[@]}; j++)); do
+				next+=("${todo[$j]}")
+			done
+			[ ${#next[@]} -gt 0 ] &&
+				echo "  NOTE: ${next[*]} run in a fresh boot"
+			break
+		fi
+	done
+	todo=("${next[@]}")
 done
 
-echo "vm $series $test: $passed passed, $failed failed"
+echo "vm $series $name: $boots boots (${boot_secs}s to boot), $((SECONDS - run_start - in_tests))s outside the tests"
+echo "vm $series $name: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
