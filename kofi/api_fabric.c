@@ -14,8 +14,8 @@
  * @fabric: the new fabric
  * @context: user context of the fabric
  *
- * The open fabric pins the provider's module and keeps the provider
- * registered until fi_close().
+ * The open fabric holds a reference on the provider's module until
+ * fi_close(), so the module cannot be unloaded meanwhile.
  *
  * Context: process context, may sleep.
  * Return: 0; -EINVAL for NULL arguments; -ENODEV if no such provider is
@@ -24,40 +24,33 @@
 int fi_fabric(struct fi_fabric_attr *attr, struct fid_fabric **fabric,
 	      void *context)
 {
-	struct kofi_prov_entry *e;
+	struct kofi_provider *p;
 	const char *name;
-	struct module *owner;
 	int ret;
 
 	if (!attr || !fabric || !attr->prov_name)
 		return -EINVAL;
 	name = strrchr(attr->prov_name, ';');
 	name = name ? name + 1 : attr->prov_name;
-	e = kofi_prov_find(name, strlen(name));
-	if (!e)
+	p = kofi_prov_find(name, strlen(name));
+	if (!p)
 		return -ENODEV;
-	owner = e->prov->owner;
-	if (!try_module_get(owner)) {
-		kofi_prov_put(e);
-		return -ENODEV;
-	}
-	ret = e->prov->fabric(attr, fabric, context);
+	ret = p->fabric(attr, fabric, context);
 	if (!ret && WARN_ONCE(!*fabric || (*fabric)->fid.fclass !=
 			      FI_CLASS_FABRIC ||
 			      refcount_read(&(*fabric)->fid.ref) != 1,
 			      "kofi: provider %s returned a bad fabric\n",
-			      e->prov->name))
+			      p->name))
 		ret = -EIO;
 	if (ret) {
-		kofi_prov_put(e);
-		module_put(owner);
+		kofi_prov_put(p);
 		return ret > 0 ? -EIO : ret;
 	}
-	(*fabric)->prov = e;
+	/* fi_close() of the fabric drops the module reference. */
+	(*fabric)->owner = p->owner;
 	if (!(*fabric)->api_version)
 		(*fabric)->api_version = attr->api_version ? attr->api_version :
 					 fi_version();
-	atomic_inc(&e->fabrics);
 	return 0;
 }
 EXPORT_SYMBOL_GPL(fi_fabric);

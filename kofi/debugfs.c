@@ -3,8 +3,8 @@
  * kOFI core: debugfs view, /sys/kernel/debug/kofi/providers.
  *
  * One line per registered provider: name, version, API version, priority,
- * core or utility, open fabrics, and whether a newer registration of the
- * same name shadows it.
+ * core or utility, references on its module ("-" without one), and whether
+ * a newer registration of the same name shadows it.
  */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>

@@ -178,7 +178,6 @@ int kofi_fid_bind(struct fid *fid, struct fid *bfid, u64 flags)
  */
 int fi_close(struct fid *fid)
 {
-	struct kofi_prov_entry *prov = NULL;
 	struct kofi_fid_bind *binds, *b;
 	struct module *owner = NULL;
 	struct fid *parent;
@@ -196,11 +195,8 @@ int fi_close(struct fid *fid)
 	spin_lock(&fid->lock);
 	binds = fid->binds;
 	spin_unlock(&fid->lock);
-	if (fid->fclass == FI_CLASS_FABRIC) {
-		prov = container_of(fid, struct fid_fabric, fid)->prov;
-		if (prov)
-			owner = prov->prov->owner;
-	}
+	if (fid->fclass == FI_CLASS_FABRIC)
+		owner = container_of(fid, struct fid_fabric, fid)->owner;
 
 	ret = fid->ops->close(fid);
 	if (ret) {
@@ -215,11 +211,7 @@ int fi_close(struct fid *fid)
 		kfree(b);
 	}
 	kofi_fid_put(parent);
-	if (prov) {
-		atomic_dec(&prov->fabrics);
-		kofi_prov_put(prov);
-		module_put(owner);
-	}
+	module_put(owner);
 	return 0;
 }
 EXPORT_SYMBOL_GPL(fi_close);

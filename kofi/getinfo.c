@@ -321,6 +321,24 @@ err:
 	return ret;
 }
 
+/*
+ * Load the provider modules not registered yet that the prov_name hint
+ * @spec names: every name of every entry ("ksocket;kstream" names both).
+ * An exclusion list ("^...") names none.
+ */
+static void kofi_load_named(const char *spec)
+{
+	const char *p, *e;
+
+	if (!spec || *spec == '^')
+		return;
+	for (p = spec; *p; p = *e ? e + 1 : e) {
+		e = p + strcspn(p, ",;");
+		if (e > p)
+			kofi_prov_request(p, e - p);
+	}
+}
+
 static int kofi_do_getinfo(u32 version, const char *node,
 			   const char *service, u64 flags,
 			   const struct fi_info *hints,
@@ -328,7 +346,7 @@ static int kofi_do_getinfo(u32 version, const char *node,
 			   struct fi_info **info)
 {
 	struct fi_info *q, *head = NULL, **tail = &head, *list, *cur, *next;
-	struct kofi_prov_entry **v;
+	struct kofi_provider **v;
 	unsigned int n, i;
 	int ret;
 
@@ -348,6 +366,8 @@ static int kofi_do_getinfo(u32 version, const char *node,
 	ret = kofi_query_hints(node, service, flags, hints, &q);
 	if (ret)
 		return ret;
+	if (!self)
+		kofi_load_named(q->fabric_attr->prov_name);
 
 	v = kofi_prov_snapshot(self, !!self, &n);
 	if (IS_ERR(v)) {
@@ -356,12 +376,12 @@ static int kofi_do_getinfo(u32 version, const char *node,
 	}
 	for (i = 0; i < n; i++) {
 		list = NULL;
-		if (v[i]->prov->getinfo(version, q, flags, &list))
+		if (v[i]->getinfo(version, q, flags, &list))
 			continue;
 		for (cur = list; cur; cur = next) {
 			next = cur->next;
 			cur->next = NULL;
-			if (!kofi_info_complete(cur, v[i]->prov, version, q) ||
+			if (!kofi_info_complete(cur, v[i], version, q) ||
 			    !kofi_info_match(cur, q, self ? self->name : NULL)) {
 				fi_freeinfo(cur);
 				continue;
@@ -396,7 +416,14 @@ static int kofi_do_getinfo(u32 version, const char *node,
  * providers, then software transports such as ksocket).  Addresses parsed
  * from @node/@service are copied into every returned info.
  *
- * Context: process context, may sleep.
+ * A provider named in @hints->fabric_attr->prov_name (each name of a
+ * layered "core;utility" entry too, none of an exclusion list "^...") that
+ * is not registered is first loaded: fi_getinfo() asks for its module by
+ * the alias "kofi-prov-NAME" with request_module() and waits for modprobe
+ * to finish.  Each provider module declares that alias.
+ *
+ * Context: process context, sleeps if it loads a module (may sleep
+ * otherwise); not with a lock held that a module's init may need.
  * Return: 0; -EINVAL for a NULL @info, unknown @flags, invalid hints or an
  * unparsable @node/@service; -FI_ENOSYS if @version is newer than this
  * kofi.ko; -ENODATA if nothing matches; -ENOMEM.

@@ -5,28 +5,7 @@
 #ifndef _KOFI_CORE_H
 #define _KOFI_CORE_H
 
-#include <linux/atomic.h>
-#include <linux/completion.h>
-#include <linux/list.h>
-#include <linux/refcount.h>
 #include <kofi/provider.h>
-
-/**
- * struct kofi_prov_entry - a registered provider
- * @list: kofi_providers linkage, under kofi_registry_lock
- * @prov: the provider
- * @users: 1 while registered, plus one per getinfo call in progress and
- *	per open fabric
- * @gone: completed when @users drops to zero
- * @fabrics: open fabrics count
- */
-struct kofi_prov_entry {
-	struct list_head list;
-	struct kofi_provider *prov;
-	refcount_t users;
-	struct completion gone;
-	atomic_t fabrics;
-};
 
 /**
  * struct kofi_fid_bind - a binding held by an object (fi_ep_bind() ...)
@@ -39,11 +18,12 @@ struct kofi_fid_bind {
 };
 
 /* registry.c */
-struct kofi_prov_entry **kofi_prov_snapshot(const struct kofi_provider *skip,
-					    bool core_only, unsigned int *n);
-void kofi_prov_snapshot_put(struct kofi_prov_entry **v, unsigned int n);
-struct kofi_prov_entry *kofi_prov_find(const char *name, size_t len);
-void kofi_prov_put(struct kofi_prov_entry *e);
+struct kofi_provider **kofi_prov_snapshot(const struct kofi_provider *skip,
+					  bool core_only, unsigned int *n);
+void kofi_prov_snapshot_put(struct kofi_provider **v, unsigned int n);
+struct kofi_provider *kofi_prov_find(const char *name, size_t len);
+void kofi_prov_put(const struct kofi_provider *p);
+void kofi_prov_request(const char *name, size_t len);
 void kofi_registry_show(struct seq_file *m);
 
 /* fid.c */

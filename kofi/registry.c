@@ -2,11 +2,16 @@
 /*
  * kOFI core: the provider registry.
  *
- * Providers register at module load and deregister at unload.  Each
- * registration is a struct kofi_prov_entry whose @users count keeps it (and
- * the provider's callbacks) alive while fi_getinfo() calls into it or a
- * fabric of it is open; deregistration unlinks the entry, then waits until
- * the last user has gone before calling the provider's cleanup.
+ * Providers register at module load and deregister at unload.  What keeps
+ * a provider alive while it is used is its module: every call into it
+ * (getinfo, fabric) and every open fabric of it holds a reference on
+ * prov->owner, taken with try_module_get() under kofi_registry_lock while
+ * the provider is on the list.  A module in use cannot be unloaded, and
+ * once its unload has begun no reference can be taken, so by the time its
+ * module_exit deregisters, nothing is in the provider and nothing can get
+ * in: deregistration only unlinks and calls the cleanup.  A provider
+ * without a module (owner NULL: built into the kernel) is pinned by nothing;
+ * see kofi_provider_deregister() for what its deregistration then means.
  *
  * Duplicate names: a provider may register under a name already registered
  * only with a strictly higher version; it then shadows the older one, which
@@ -16,6 +21,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/ctype.h>
+#include <linux/kmod.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/seq_file.h>
@@ -41,17 +47,24 @@ static bool kofi_prov_name_valid(const char *name)
 	return true;
 }
 
-/* Is @e shadowed by a registration of the same name with a higher version? */
-static bool kofi_prov_shadowed(const struct kofi_prov_entry *e)
+/* Is @p shadowed by a registration of the same name with a higher version? */
+static bool kofi_prov_shadowed(const struct kofi_provider *p)
 {
-	struct kofi_prov_entry *o;
+	struct kofi_provider *o;
 
 	lockdep_assert_held(&kofi_registry_lock);
 	list_for_each_entry(o, &kofi_providers, list)
-		if (o != e && !strcasecmp(o->prov->name, e->prov->name) &&
-		    o->prov->version > e->prov->version)
+		if (o != p && !strcasecmp(o->name, p->name) &&
+		    o->version > p->version)
 			return true;
 	return false;
+}
+
+/* Reference @p's module; false if it is being unloaded. */
+static bool kofi_prov_get(struct kofi_provider *p)
+{
+	lockdep_assert_held(&kofi_registry_lock);
+	return try_module_get(p->owner);
 }
 
 /**
@@ -63,11 +76,11 @@ static bool kofi_prov_shadowed(const struct kofi_prov_entry *e)
  * getinfo or fabric, or was built against an API this kofi.ko does not
  * implement (another major version, or a newer minor version); -EEXIST if
  * @prov is already registered, or a provider of the same name is registered
- * with the same or a higher version; -ENOMEM.
+ * with the same or a higher version.
  */
 int kofi_provider_register(struct kofi_provider *prov)
 {
-	struct kofi_prov_entry *e, *o;
+	struct kofi_provider *o;
 	struct list_head *pos;
 
 	if (!prov || !kofi_prov_name_valid(prov->name) || !prov->getinfo ||
@@ -82,33 +95,24 @@ int kofi_provider_register(struct kofi_provider *prov)
 		return -EINVAL;
 	}
 
-	e = kzalloc(sizeof(*e), GFP_KERNEL);
-	if (!e)
-		return -ENOMEM;
-	e->prov = prov;
-	refcount_set(&e->users, 1);
-	init_completion(&e->gone);
-	atomic_set(&e->fabrics, 0);
-
 	mutex_lock(&kofi_registry_lock);
 	list_for_each_entry(o, &kofi_providers, list) {
-		if (o->prov == prov ||
-		    (!strcasecmp(o->prov->name, prov->name) &&
-		     o->prov->version >= prov->version)) {
+		if (o == prov ||
+		    (!strcasecmp(o->name, prov->name) &&
+		     o->version >= prov->version)) {
 			mutex_unlock(&kofi_registry_lock);
-			kfree(e);
 			return -EEXIST;
 		}
 	}
 	/* Keep the list sorted by priority, registration order within. */
 	pos = &kofi_providers;
 	list_for_each_entry(o, &kofi_providers, list) {
-		if (o->prov->priority < prov->priority) {
+		if (o->priority < prov->priority) {
 			pos = &o->list;
 			break;
 		}
 	}
-	list_add_tail(&e->list, pos);
+	list_add_tail(&prov->list, pos);
 	mutex_unlock(&kofi_registry_lock);
 
 	pr_debug("provider %s %u.%u registered\n", prov->name,
@@ -118,40 +122,43 @@ int kofi_provider_register(struct kofi_provider *prov)
 EXPORT_SYMBOL_GPL(kofi_provider_register);
 
 /**
- * kofi_prov_put() - drop a user of a registered provider
- * @e: the entry
+ * kofi_prov_put() - drop the module reference kofi_prov_find() or
+ *	kofi_prov_snapshot() took
+ * @p: the provider
  *
  * Context: any context.
  */
-void kofi_prov_put(struct kofi_prov_entry *e)
+void kofi_prov_put(const struct kofi_provider *p)
 {
-	if (refcount_dec_and_test(&e->users))
-		complete(&e->gone);
+	module_put(p->owner);
 }
 
 /**
  * kofi_provider_deregister() - remove a provider
  * @prov: a provider registered with kofi_provider_register()
  *
- * New fi_getinfo() and fi_fabric() calls no longer see @prov once this
- * starts.  It then waits for late users: getinfo calls in progress and
- * open fabrics (a fabric pins its provider's module, so from module_exit
- * only getinfo calls can still be running).  Then @prov->cleanup runs.
- * Deregistering a provider that is not registered only logs a warning.
+ * Unlinks @prov, so that new fi_getinfo() and fi_fabric() calls no longer
+ * find it, then calls @prov->cleanup.  It does not wait for anything: the
+ * rule for when it may be called is in the kernel-doc of struct
+ * kofi_provider (from module_exit; for a provider without module, once it
+ * is unused).  Deregistering a provider that is not registered only logs a
+ * warning.
  *
- * Context: process context, sleeps.  Usually called from module_exit.
+ * Context: process context, may sleep (the cleanup may).  Usually called
+ * from module_exit.
  */
 void kofi_provider_deregister(struct kofi_provider *prov)
 {
-	struct kofi_prov_entry *e, *found = NULL;
+	struct kofi_provider *o;
+	bool found = false;
 
 	if (!prov)
 		return;
 	mutex_lock(&kofi_registry_lock);
-	list_for_each_entry(e, &kofi_providers, list) {
-		if (e->prov == prov) {
-			found = e;
-			list_del(&e->list);
+	list_for_each_entry(o, &kofi_providers, list) {
+		if (o == prov) {
+			list_del(&prov->list);
+			found = true;
 			break;
 		}
 	}
@@ -162,11 +169,8 @@ void kofi_provider_deregister(struct kofi_provider *prov)
 		return;
 	}
 
-	kofi_prov_put(found);
-	wait_for_completion(&found->gone);
 	if (prov->cleanup)
 		prov->cleanup();
-	kfree(found);
 	pr_debug("provider %s deregistered\n", prov->name);
 }
 EXPORT_SYMBOL_GPL(kofi_provider_deregister);
@@ -175,22 +179,24 @@ EXPORT_SYMBOL_GPL(kofi_provider_deregister);
  * kofi_prov_snapshot() - reference every visible provider
  * @skip: provider to leave out, or NULL
  * @core_only: leave out utility providers
- * @n: number of entries returned
+ * @n: number of providers returned
+ *
+ * A provider whose module is being unloaded is left out.
  *
  * Context: process context, may sleep.
- * Return: array of referenced entries in priority order (release with
- * kofi_prov_snapshot_put()), NULL with *@n == 0 if there is none, or an
- * ERR_PTR(-ENOMEM).
+ * Return: array of providers in priority order, each with a reference on
+ * its module (release with kofi_prov_snapshot_put()), NULL with *@n == 0 if
+ * there is none, or an ERR_PTR(-ENOMEM).
  */
-struct kofi_prov_entry **kofi_prov_snapshot(const struct kofi_provider *skip,
-					    bool core_only, unsigned int *n)
+struct kofi_provider **kofi_prov_snapshot(const struct kofi_provider *skip,
+					  bool core_only, unsigned int *n)
 {
-	struct kofi_prov_entry **v = NULL, *e;
+	struct kofi_provider **v = NULL, *p;
 	unsigned int max = 0, cnt = 0;
 
 	*n = 0;
 	mutex_lock(&kofi_registry_lock);
-	list_for_each_entry(e, &kofi_providers, list)
+	list_for_each_entry(p, &kofi_providers, list)
 		max++;
 	if (max) {
 		v = kcalloc(max, sizeof(*v), GFP_KERNEL);
@@ -199,13 +205,11 @@ struct kofi_prov_entry **kofi_prov_snapshot(const struct kofi_provider *skip,
 			return ERR_PTR(-ENOMEM);
 		}
 	}
-	list_for_each_entry(e, &kofi_providers, list) {
-		if (e->prov == skip ||
-		    (core_only && (e->prov->flags & KOFI_PROV_UTIL)) ||
-		    kofi_prov_shadowed(e))
+	list_for_each_entry(p, &kofi_providers, list) {
+		if (p == skip || (core_only && (p->flags & KOFI_PROV_UTIL)) ||
+		    kofi_prov_shadowed(p) || !kofi_prov_get(p))
 			continue;
-		refcount_inc(&e->users);
-		v[cnt++] = e;
+		v[cnt++] = p;
 	}
 	mutex_unlock(&kofi_registry_lock);
 	*n = cnt;
@@ -219,7 +223,7 @@ struct kofi_prov_entry **kofi_prov_snapshot(const struct kofi_provider *skip,
  *
  * Context: any context.
  */
-void kofi_prov_snapshot_put(struct kofi_prov_entry **v, unsigned int n)
+void kofi_prov_snapshot_put(struct kofi_provider **v, unsigned int n)
 {
 	unsigned int i;
 
@@ -230,30 +234,87 @@ void kofi_prov_snapshot_put(struct kofi_prov_entry **v, unsigned int n)
 	kfree(v);
 }
 
+/* Is @p called [name, name + len)? */
+static bool kofi_prov_called(const struct kofi_provider *p, const char *name,
+			     size_t len)
+{
+	return strlen(p->name) == len && !strncasecmp(p->name, name, len);
+}
+
 /**
  * kofi_prov_find() - reference the visible provider called @name
  * @name: provider name (not necessarily NUL terminated)
  * @len: its length
  *
  * Context: process context, may sleep.
- * Return: the referenced entry (release with kofi_prov_put()) or NULL.
+ * Return: the provider, with a reference on its module (release with
+ * kofi_prov_put()), or NULL if none is registered under @name or its module
+ * is being unloaded.
  */
-struct kofi_prov_entry *kofi_prov_find(const char *name, size_t len)
+struct kofi_provider *kofi_prov_find(const char *name, size_t len)
 {
-	struct kofi_prov_entry *e, *found = NULL;
+	struct kofi_provider *p, *found = NULL;
 
 	mutex_lock(&kofi_registry_lock);
-	list_for_each_entry(e, &kofi_providers, list) {
-		if (strlen(e->prov->name) == len &&
-		    !strncasecmp(e->prov->name, name, len) &&
-		    !kofi_prov_shadowed(e)) {
-			refcount_inc(&e->users);
-			found = e;
+	list_for_each_entry(p, &kofi_providers, list) {
+		if (kofi_prov_called(p, name, len) && !kofi_prov_shadowed(p)) {
+			if (kofi_prov_get(p))
+				found = p;
 			break;
 		}
 	}
 	mutex_unlock(&kofi_registry_lock);
 	return found;
+}
+
+/**
+ * kofi_prov_request() - load the module of provider @name if it is not
+ *	registered
+ * @name: provider name (not necessarily NUL terminated)
+ * @len: its length
+ *
+ * Asks for the module alias "kofi-prov-NAME" (NAME in lower case) with
+ * request_module() and waits for modprobe, unless a provider called @name
+ * is registered or @name is not a valid provider name.  A module that does
+ * not exist is not an error: the provider simply stays unregistered.
+ *
+ * Context: process context, sleeps.  Must not be called with a lock held
+ * that a provider's module_init may need (kofi_registry_lock among them).
+ */
+void kofi_prov_request(const char *name, size_t len)
+{
+	char mod[KOFI_PROV_NAME_MAX + 1];
+	struct kofi_provider *p;
+	bool known = false;
+	size_t i;
+
+	if (!IS_ENABLED(CONFIG_MODULES) || len > KOFI_PROV_NAME_MAX)
+		return;
+	for (i = 0; i < len; i++)
+		mod[i] = tolower(name[i]);
+	mod[len] = '\0';
+	if (!kofi_prov_name_valid(mod))
+		return;
+	mutex_lock(&kofi_registry_lock);
+	list_for_each_entry(p, &kofi_providers, list) {
+		if (kofi_prov_called(p, mod, len)) {
+			known = true;
+			break;
+		}
+	}
+	mutex_unlock(&kofi_registry_lock);
+	if (!known && request_module("kofi-prov-%s", mod))
+		pr_debug("no module for provider %s\n", mod);
+}
+
+/* References on @p's module, or -1 if it has none or they are not counted. */
+static int kofi_prov_refs(const struct kofi_provider *p)
+{
+#ifdef CONFIG_MODULE_UNLOAD
+	if (p->owner)
+		return module_refcount(p->owner);
+#endif
+	return -1;
 }
 
 /**
@@ -264,18 +325,24 @@ struct kofi_prov_entry *kofi_prov_find(const char *name, size_t len)
  */
 void kofi_registry_show(struct seq_file *m)
 {
-	struct kofi_prov_entry *e;
+	struct kofi_provider *p;
+	int refs;
 
-	seq_puts(m, "# name version api priority type open_fabrics state\n");
+	seq_puts(m, "# name version api priority type module_refs state\n");
 	mutex_lock(&kofi_registry_lock);
-	list_for_each_entry(e, &kofi_providers, list)
-		seq_printf(m, "%s %u.%u %u.%u %d %s %d %s\n", e->prov->name,
-			   FI_MAJOR(e->prov->version),
-			   FI_MINOR(e->prov->version),
-			   FI_MAJOR(e->prov->fi_version),
-			   FI_MINOR(e->prov->fi_version), e->prov->priority,
-			   e->prov->flags & KOFI_PROV_UTIL ? "utility" : "core",
-			   atomic_read(&e->fabrics),
-			   kofi_prov_shadowed(e) ? "shadowed" : "active");
+	list_for_each_entry(p, &kofi_providers, list) {
+		seq_printf(m, "%s %u.%u %u.%u %d %s ", p->name,
+			   FI_MAJOR(p->version), FI_MINOR(p->version),
+			   FI_MAJOR(p->fi_version), FI_MINOR(p->fi_version),
+			   p->priority,
+			   p->flags & KOFI_PROV_UTIL ? "utility" : "core");
+		refs = kofi_prov_refs(p);
+		if (refs < 0)
+			seq_puts(m, "-");
+		else
+			seq_printf(m, "%d", refs);
+		seq_printf(m, " %s\n",
+			   kofi_prov_shadowed(p) ? "shadowed" : "active");
+	}
 	mutex_unlock(&kofi_registry_lock);
 }

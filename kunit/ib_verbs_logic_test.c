@@ -37,47 +37,6 @@ static void ibvt_credit_test(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, ibv_credit_idle(&c));
 }
 
-static const struct {
-	enum rdma_cm_event_type event;
-	enum ibv_cm_action idle;	/* not (yet) connected */
-	enum ibv_cm_action conn;	/* connected */
-} ibvt_cm_cases[] = {
-	{ RDMA_CM_EVENT_ADDR_RESOLVED, IBV_CM_ROUTE, IBV_CM_ROUTE },
-	{ RDMA_CM_EVENT_ADDR_ERROR, IBV_CM_ERROR, IBV_CM_SHUTDOWN },
-	{ RDMA_CM_EVENT_ROUTE_RESOLVED, IBV_CM_CONNECT, IBV_CM_CONNECT },
-	{ RDMA_CM_EVENT_ROUTE_ERROR, IBV_CM_ERROR, IBV_CM_SHUTDOWN },
-	{ RDMA_CM_EVENT_CONNECT_REQUEST, IBV_CM_CONNREQ, IBV_CM_CONNREQ },
-	{ RDMA_CM_EVENT_CONNECT_RESPONSE, IBV_CM_IGNORE, IBV_CM_IGNORE },
-	{ RDMA_CM_EVENT_CONNECT_ERROR, IBV_CM_ERROR, IBV_CM_SHUTDOWN },
-	{ RDMA_CM_EVENT_UNREACHABLE, IBV_CM_ERROR, IBV_CM_SHUTDOWN },
-	{ RDMA_CM_EVENT_REJECTED, IBV_CM_ERROR, IBV_CM_SHUTDOWN },
-	{ RDMA_CM_EVENT_ESTABLISHED, IBV_CM_CONNECTED, IBV_CM_CONNECTED },
-	{ RDMA_CM_EVENT_DISCONNECTED, IBV_CM_ERROR, IBV_CM_SHUTDOWN },
-	{ RDMA_CM_EVENT_DEVICE_REMOVAL, IBV_CM_REMOVED, IBV_CM_REMOVED },
-	{ RDMA_CM_EVENT_MULTICAST_JOIN, IBV_CM_IGNORE, IBV_CM_IGNORE },
-	{ RDMA_CM_EVENT_MULTICAST_ERROR, IBV_CM_IGNORE, IBV_CM_IGNORE },
-	{ RDMA_CM_EVENT_ADDR_CHANGE, IBV_CM_ERROR, IBV_CM_SHUTDOWN },
-	{ RDMA_CM_EVENT_TIMEWAIT_EXIT, IBV_CM_IGNORE, IBV_CM_IGNORE },
-};
-
-static void ibvt_cm_action_test(struct kunit *test)
-{
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(ibvt_cm_cases); i++) {
-		KUNIT_EXPECT_EQ_MSG(test,
-				    ibv_cm_action(ibvt_cm_cases[i].event, false),
-				    ibvt_cm_cases[i].idle, "event %d",
-				    ibvt_cm_cases[i].event);
-		KUNIT_EXPECT_EQ_MSG(test,
-				    ibv_cm_action(ibvt_cm_cases[i].event, true),
-				    ibvt_cm_cases[i].conn, "event %d",
-				    ibvt_cm_cases[i].event);
-	}
-	/* An event number the provider does not know is ignored. */
-	KUNIT_EXPECT_EQ(test, ibv_cm_action(1000, true), IBV_CM_IGNORE);
-}
-
 static void ibvt_cm_errno_test(struct kunit *test)
 {
 	KUNIT_EXPECT_EQ(test, ibv_cm_errno(RDMA_CM_EVENT_REJECTED, 28),
@@ -266,7 +225,6 @@ static void ibvt_mr_pages_test(struct kunit *test)
 
 static struct kunit_case ibvt_cases[] = {
 	KUNIT_CASE(ibvt_credit_test),
-	KUNIT_CASE(ibvt_cm_action_test),
 	KUNIT_CASE(ibvt_cm_errno_test),
 	KUNIT_CASE(ibvt_wc_errno_test),
 	KUNIT_CASE(ibvt_cm_data_test),

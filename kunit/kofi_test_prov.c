@@ -645,7 +645,10 @@ void ktp_deregister_all(void)
 {
 	int i;
 
-	/* A failed test may have left a fabric open: do not wait forever. */
+	/*
+	 * A failed test may have left a fabric open: deregistering the
+	 * providers under it would break struct kofi_provider's rule.
+	 */
 	if (atomic_read(&ktp_open_fabrics)) {
 		pr_err("kofi test: fabrics left open, providers stay registered\n");
 		return;

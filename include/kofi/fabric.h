@@ -262,7 +262,7 @@ struct fid_cq;
 struct fid_mr;
 struct fi_eq_attr;
 struct kofi_fid_bind;
-struct kofi_prov_entry;
+struct module;
 
 /**
  * struct fi_ops - operations every object has
@@ -484,7 +484,7 @@ struct fid_fabric {
 	const struct fi_ops_fabric *ops;
 	u32 api_version;
 	/* private: */
-	struct kofi_prov_entry *prov;
+	struct module *owner;
 };
 
 /**

@@ -47,7 +47,7 @@ struct module;
  * @version: the provider's own version, FI_VERSION() form
  * @fi_version: API version the provider was built against:
  *	FI_VERSION(FI_MAJOR_VERSION, FI_MINOR_VERSION)
- * @owner: THIS_MODULE; pinned while a fabric of the provider is open
+ * @owner: THIS_MODULE; referenced while the provider is used (see below)
  * @priority: fi_getinfo() ordering, KOFI_PRIO_*
  * @flags: KOFI_PROV_UTIL for a utility provider
  * @getinfo: return in *@info a list of infos (fi_allocinfo()) describing
@@ -60,8 +60,27 @@ struct module;
  * @fabric: open a fabric for @attr (from one of the provider's infos).
  *	The provider initialises the fid with kofi_fid_init().  Process
  *	context, may sleep.
- * @cleanup: called once by kofi_provider_deregister() after the last user
- *	has gone, or NULL.  Process context, may sleep.
+ * @cleanup: called by kofi_provider_deregister() once the provider is
+ *	unlinked, or NULL.  Process context, may sleep.
+ *
+ * Lifetime.  The one thing that keeps a provider alive while it is used is
+ * its module: every call of @getinfo or @fabric and every open fabric holds
+ * a reference on @owner (try_module_get(), taken while the provider is
+ * registered; fi_close() of the fabric drops it).  So:
+ *
+ * - A provider in a module: the module cannot be unloaded while it is used
+ *   (rmmod fails, "in use"), and once its unload has begun no new user can
+ *   get in; when module_exit calls kofi_provider_deregister(), nothing is
+ *   in the provider, so deregistration does not wait.  Register as the
+ *   last step of module_init and deregister as the first of module_exit.
+ * - A provider without a module (@owner NULL: built into the kernel, or a
+ *   KUnit test built in) is pinned by nothing: kofi_provider_deregister()
+ *   unlinks it and calls @cleanup even if a getinfo call is in it or a
+ *   fabric of it is open, and those carry on with the provider.  Such a
+ *   provider, its callbacks and what they use must therefore stay valid
+ *   after deregistration for as long as a call or a fabric may be left -
+ *   static data of built-in code always is - and its owner deregisters it
+ *   only when no fabric of it is open.
  *
  * The struct must stay valid and unchanged while registered.
  */
@@ -77,7 +96,18 @@ struct kofi_provider {
 	int (*fabric)(struct fi_fabric_attr *attr, struct fid_fabric **fabric,
 		      void *context);
 	void (*cleanup)(void);
+	/* private: */
+	struct list_head list;
 };
+
+/**
+ * MODULE_ALIAS_KOFI_PROV() - declare the module alias of a provider
+ * @name: the provider's name, a string literal in lower case
+ *
+ * fi_getinfo() loads a provider named in its hints that is not registered
+ * by this alias, "kofi-prov-" @name.  Every provider module declares it.
+ */
+#define MODULE_ALIAS_KOFI_PROV(name)	MODULE_ALIAS("kofi-prov-" name)
 
 int kofi_provider_register(struct kofi_provider *prov);
 void kofi_provider_deregister(struct kofi_provider *prov);

@@ -6,13 +6,25 @@
  *
  *   ibv_devs_lock (mutex)   the list of RDMA devices (ib_client add/remove)
  *   ibv_dev.lock (mutex)    a device's open domains, its removed flag
- *   ibv_domain.lock (mutex) a domain's endpoints and MRs, its removed flag
+ *   ibv_domain.lock (mutex) a domain's endpoints, PD and registration QP,
+ *                           its removed flag
  *   ibv_ep.mutex            an endpoint's connection state and cm_id
+ *   ibv_domain.mr_lock      a domain's MRs; serialises registrations
+ *                           (mutex)
  *   ibv_ep.lock (spinlock)  an endpoint's data path: queue credits, request
  *                           pools, whether posting is allowed
  *
  * rdma_cm callbacks take ibv_ep.mutex; nothing calls rdma_destroy_id()
  * while holding it (rdma_destroy_id() waits for running callbacks).
+ *
+ * mr_lock nests inside both the domain lock and ibv_ep.mutex.  A
+ * registration holds the domain lock, because what it posts on (the PD,
+ * the registration QP, the endpoint list) is freed under that lock when
+ * the device goes away; an rdma_cm callback, holding ibv_ep.mutex, registers
+ * the pending MRs (ibv_mr_register_pending()) and cannot take the domain
+ * lock, which is outside ibv_ep.mutex (fi_accept(), device removal).  Under
+ * mr_lock only ibv_ep.lock is taken, and every wait for a registration
+ * work request is bounded (IBV_REG_TIMEOUT_MS).
  */
 #ifndef _KOFI_IBV_H
 #define _KOFI_IBV_H
@@ -40,6 +52,12 @@
 #define IBV_KEEPALIVE_MAX_MS	86400000U
 /* Largest message / RMA transfer (IB: 2 GiB). */
 #define IBV_MAX_MSG_SIZE	BIT(31)
+/*
+ * Longest wait for a memory registration or invalidation work request on
+ * the registration QP: the device executes it locally, without the network;
+ * one that has not completed by then means a device that has stopped.
+ */
+#define IBV_REG_TIMEOUT_MS	10000
 
 #define IBV_CAPS	(FI_MSG | FI_RMA | FI_SEND | FI_RECV | FI_READ | \
 			 FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE | \
@@ -95,9 +113,11 @@ struct ibv_fabric {
  * @dev: the device, referenced
  * @port: the port number
  * @pd: protection domain, NULL once the device is removed
- * @lock: protects @eps, @removed, @pd
+ * @lock: protects @eps, @removed, @pd, @reg_qp
  * @eps: endpoints opened on the domain
- * @mr_lock: protects @mrs; taken by rdma_cm callbacks, never with @lock
+ * @mr_lock: protects @mrs, @reg_req, @reg_done and @reg_failed;
+ *	serialises registrations; taken by rdma_cm callbacks; inside @lock
+ *	and ibv_ep.mutex (see the top of this file)
  * @mrs: memory regions of the domain
  * @removed: the device went away
  * @dev_node: ibv_dev.domains linkage
@@ -107,6 +127,11 @@ struct ibv_fabric {
  *	memory registration work requests (local operations); NULL where it
  *	cannot be made (iWARP): registration then uses connected endpoints
  * @reg_req: the request of registrations posted on @reg_qp
+ * @reg_done: completed by @reg_req's completion; here, not on a waiter's
+ *	stack, for a completion that arrives after its wait timed out
+ * @reg_failed: a work request on @reg_qp did not complete in time: the QP
+ *	was moved to the error state and is no longer used (registration
+ *	then goes through connected endpoints, as without @reg_qp)
  */
 struct ibv_domain {
 	struct fid_domain domain;
@@ -123,6 +148,8 @@ struct ibv_domain {
 	struct ib_cq *reg_cq;
 	struct ib_qp *reg_qp;
 	struct ibv_req *reg_req;
+	struct completion reg_done;
+	bool reg_failed;
 };
 
 /**

@@ -5,7 +5,7 @@
  * Every rdma_cm identifier of the provider has one event handler,
  * ibv_cm_handler(), whose context is the struct fid of a passive endpoint,
  * a connection request or an endpoint (told apart by the fid's class).
- * Every event is handled (ibv_cm_action() says what it means):
+ * Every event is handled (an endpoint's in ibv_ep_event()):
  *
  *   ADDR_RESOLVED, ROUTE_RESOLVED   next step of fi_connect()
  *   ADDR_ERROR, ROUTE_ERROR,        EQ error (the status, ENETUNREACH ...)
@@ -477,120 +477,210 @@ static void ibv_conn_param(struct ibv_ep *ep, struct rdma_cm_id *id,
 	}
 }
 
+/* What ibv_ep_event() writes to the endpoint's EQ once it let go of it. */
+enum ibv_ep_report_kind {
+	IBV_EP_REPORT_NONE,
+	IBV_EP_REPORT_CONNECTED,	/* FI_CONNECTED with @data */
+	IBV_EP_REPORT_SHUTDOWN,		/* FI_SHUTDOWN */
+	IBV_EP_REPORT_ERROR,		/* error entry @err with @data */
+};
+
+struct ibv_ep_report {
+	enum ibv_ep_report_kind kind;
+	int err;
+	const void *data;
+	size_t len;
+};
+
+/*
+ * The connection ended or could not be made: report it as @kind, unless
+ * its end was reported already.  Returns whether it is reported.
+ */
+static bool ibv_ep_end(struct ibv_ep *ep, struct ibv_ep_report *r,
+		       enum ibv_ep_report_kind kind, int err)
+{
+	if (ep->shutdown_reported)
+		return false;
+	ep->shutdown_reported = true;
+	r->kind = kind;
+	r->err = err;
+	return true;
+}
+
+/* Report error @err once; a connection being set up stops. */
+static void ibv_ep_fail(struct ibv_ep *ep, struct ibv_ep_report *r, int err)
+{
+	if (ibv_ep_end(ep, r, IBV_EP_REPORT_ERROR, err) &&
+	    ep->state == IBV_EP_CONNECTING)
+		ibv_ep_stop(ep);
+}
+
+/* The address resolution of fi_enable() ended. */
+static void ibv_ep_enable_resolved(struct ibv_ep *ep,
+				   struct rdma_cm_event *ev)
+{
+	if (ev->event != RDMA_CM_EVENT_ADDR_RESOLVED &&
+	    ev->event != RDMA_CM_EVENT_ADDR_ERROR)
+		return;
+	ep->addr_status = ev->event == RDMA_CM_EVENT_ADDR_RESOLVED ? 0 :
+			  ibv_cm_errno(ev->event, ev->status);
+	complete(&ep->addr_done);
+}
+
+/* fi_connect(): the address is resolved, resolve the route. */
+static void ibv_ep_addr_resolved(struct ibv_ep *ep, struct rdma_cm_id *id,
+				 struct ibv_ep_report *r)
+{
+	int ret;
+
+	if (ep->state != IBV_EP_CONNECTING)
+		return;
+	ep->addr_resolved = true;
+	ret = rdma_resolve_route(id, ibv_cm_timeout_ms);
+	if (ret)
+		ibv_ep_fail(ep, r, ret);
+}
+
+/* fi_connect(): the route is resolved, send the connection request. */
+static void ibv_ep_route_resolved(struct ibv_ep *ep, struct rdma_cm_id *id,
+				  struct ibv_ep_report *r)
+{
+	struct rdma_conn_param param;
+	int ret;
+
+	if (ep->state != IBV_EP_CONNECTING)
+		return;
+	if (ibv_ack_timeout)
+		rdma_set_ack_timeout(id, min(ibv_ack_timeout, 31U));
+	ibv_conn_param(ep, id, &param);
+	ret = rdma_connect_locked(id, &param);
+	if (ret)
+		ibv_ep_fail(ep, r, ret);
+}
+
+/* Connected: register the pending MRs, report FI_CONNECTED. */
+static void ibv_ep_established(struct ibv_ep *ep, struct rdma_cm_event *ev,
+			       struct ibv_ep_report *r)
+{
+	if (ep->state != IBV_EP_CONNECTING)
+		return;
+	ibv_ep_set_connected(ep);
+	ibv_mr_register_pending(ep);
+	if (!ep->passive)
+		r->data = ibv_cm_data_get(ev->param.conn.private_data,
+					  ev->param.conn.private_data_len,
+					  ep->cm_raw, FI_CM_DATA_MAX, &r->len);
+	r->kind = IBV_EP_REPORT_CONNECTED;
+}
+
+/* An established connection ended: FI_SHUTDOWN. */
+static void ibv_ep_disconnected(struct ibv_ep *ep, struct rdma_cm_id *id,
+				struct ibv_ep_report *r)
+{
+	ibv_ep_stop(ep);
+	rdma_disconnect(id);
+	ibv_ep_end(ep, r, IBV_EP_REPORT_SHUTDOWN, 0);
+}
+
+/* A connection being set up failed: an error entry, with reject data. */
+static void ibv_ep_connect_error(struct ibv_ep *ep, struct rdma_cm_id *id,
+				 struct rdma_cm_event *ev,
+				 struct ibv_ep_report *r)
+{
+	const void *data;
+	u8 rlen = 0;
+
+	if (ep->state != IBV_EP_CONNECTING && ep->state != IBV_EP_CONNECTED)
+		return;
+	if (ev->event == RDMA_CM_EVENT_REJECTED) {
+		data = rdma_consumer_reject_data(id, ev, &rlen);
+		r->data = ibv_cm_data_get(data, data ? rlen : 0, ep->cm_raw,
+					  FI_ERR_DATA_MAX, &r->len);
+	}
+	ibv_ep_stop(ep);
+	ibv_ep_end(ep, r, IBV_EP_REPORT_ERROR,
+		   ibv_cm_errno(ev->event, ev->status));
+}
+
+/* The device went away: free the resources; true to destroy @id. */
+static bool ibv_ep_removed(struct ibv_ep *ep, struct rdma_cm_id *id,
+			   struct ibv_ep_report *r)
+{
+	bool destroy = ibv_ep_release(ep) == id;
+
+	ibv_ep_fail(ep, r, -ENODEV);
+	return destroy;
+}
+
+/* Write what ibv_ep_event() decided; the EQ stays bound while @ep exists. */
+static void ibv_ep_report(struct ibv_ep *ep, const struct ibv_ep_report *r,
+			  int status)
+{
+	switch (r->kind) {
+	case IBV_EP_REPORT_CONNECTED:
+		kofi_eq_write_cm(ep->eq, FI_CONNECTED, &ep->ep.fid, NULL,
+				 r->data, r->len);
+		break;
+	case IBV_EP_REPORT_SHUTDOWN:
+		kofi_eq_write_cm(ep->eq, FI_SHUTDOWN, &ep->ep.fid, NULL, NULL,
+				 0);
+		break;
+	case IBV_EP_REPORT_ERROR:
+		kofi_eq_write_err(ep->eq, &ep->ep.fid, ep->ep.fid.context,
+				  r->err, status, r->data, r->len);
+		break;
+	case IBV_EP_REPORT_NONE:
+		break;
+	}
+}
+
 static int ibv_ep_event(struct ibv_ep *ep, struct rdma_cm_id *id,
 			struct rdma_cm_event *ev)
 {
-	struct rdma_conn_param param;
-	enum ibv_cm_action act;
-	const void *data = NULL;
-	struct rdma_cm_id *dead;
-	size_t len = 0;
-	u32 report = 0;
-	int err = 0, ret, destroy = 0;
-	u8 rlen = 0;
+	struct ibv_ep_report r = { .kind = IBV_EP_REPORT_NONE };
+	bool destroy = false;
 
 	mutex_lock(&ep->mutex);
 	if (ep->cm_id != id || ep->state == IBV_EP_DEAD)
 		goto out;
-	act = ibv_cm_action(ev->event, ep->state == IBV_EP_CONNECTED);
 	if (ep->state == IBV_EP_IDLE) {
-		/* Address resolution of fi_enable(). */
-		if (ev->event == RDMA_CM_EVENT_ADDR_RESOLVED ||
-		    ev->event == RDMA_CM_EVENT_ADDR_ERROR) {
-			ep->addr_status = ev->event ==
-					  RDMA_CM_EVENT_ADDR_RESOLVED ? 0 :
-					  ibv_cm_errno(ev->event, ev->status);
-			complete(&ep->addr_done);
-		}
+		ibv_ep_enable_resolved(ep, ev);
 		goto out;
 	}
-	switch (act) {
-	case IBV_CM_ROUTE:
-		if (ep->state != IBV_EP_CONNECTING)
-			break;
-		ep->addr_resolved = true;
-		ret = rdma_resolve_route(id, ibv_cm_timeout_ms);
-		if (ret) {
-			err = ret;
-			report = 3;
-		}
+	switch (ev->event) {
+	case RDMA_CM_EVENT_ADDR_RESOLVED:
+		ibv_ep_addr_resolved(ep, id, &r);
 		break;
-	case IBV_CM_CONNECT:
-		if (ep->state != IBV_EP_CONNECTING)
-			break;
-		if (ibv_ack_timeout)
-			rdma_set_ack_timeout(id, min(ibv_ack_timeout, 31U));
-		ibv_conn_param(ep, id, &param);
-		ret = rdma_connect_locked(id, &param);
-		if (ret) {
-			err = ret;
-			report = 3;
-		}
+	case RDMA_CM_EVENT_ROUTE_RESOLVED:
+		ibv_ep_route_resolved(ep, id, &r);
 		break;
-	case IBV_CM_CONNECTED:
-		if (ep->state != IBV_EP_CONNECTING)
-			break;
-		ibv_ep_set_connected(ep);
-		ibv_mr_register_pending(ep);
-		if (!ep->passive)
-			data = ibv_cm_data_get(ev->param.conn.private_data,
-					       ev->param.conn.private_data_len,
-					       ep->cm_raw, FI_CM_DATA_MAX, &len);
-		report = 1;
+	case RDMA_CM_EVENT_ESTABLISHED:
+		ibv_ep_established(ep, ev, &r);
 		break;
-	case IBV_CM_SHUTDOWN:
-		ibv_ep_stop(ep);
-		rdma_disconnect(id);
-		report = 2;
+	case RDMA_CM_EVENT_ADDR_ERROR:
+	case RDMA_CM_EVENT_ROUTE_ERROR:
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+	case RDMA_CM_EVENT_UNREACHABLE:
+	case RDMA_CM_EVENT_REJECTED:
+	case RDMA_CM_EVENT_DISCONNECTED:
+	case RDMA_CM_EVENT_ADDR_CHANGE:
+		if (ep->state == IBV_EP_CONNECTED)
+			ibv_ep_disconnected(ep, id, &r);
+		else
+			ibv_ep_connect_error(ep, id, ev, &r);
 		break;
-	case IBV_CM_ERROR:
-		if (ep->state != IBV_EP_CONNECTING &&
-		    ep->state != IBV_EP_CONNECTED)
-			break;
-		err = ibv_cm_errno(ev->event, ev->status);
-		if (ev->event == RDMA_CM_EVENT_REJECTED) {
-			data = rdma_consumer_reject_data(id, ev, &rlen);
-			data = ibv_cm_data_get(data, data ? rlen : 0,
-					       ep->cm_raw, FI_ERR_DATA_MAX,
-					       &len);
-		}
-		ibv_ep_stop(ep);
-		report = 3;
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+		destroy = ibv_ep_removed(ep, id, &r);
 		break;
-	case IBV_CM_REMOVED:
-		err = -ENODEV;
-		report = 3;
-		dead = ibv_ep_release(ep);
-		destroy = dead == id;
-		break;
+	case RDMA_CM_EVENT_CONNECT_REQUEST:	/* listeners only */
+	case RDMA_CM_EVENT_CONNECT_RESPONSE:	/* not with a QP */
+	case RDMA_CM_EVENT_TIMEWAIT_EXIT:	/* the QP may be reused */
 	default:
 		break;
 	}
-	if (report >= 2) {
-		if (ep->shutdown_reported)
-			report = 0;
-		ep->shutdown_reported = true;
-	}
-	if (report == 3 && ep->state == IBV_EP_CONNECTING)
-		ibv_ep_stop(ep);
 out:
 	mutex_unlock(&ep->mutex);
-
-	/* The EQ stays bound while the endpoint exists. */
-	switch (report) {
-	case 1:
-		kofi_eq_write_cm(ep->eq, FI_CONNECTED, &ep->ep.fid, NULL, data,
-				 len);
-		break;
-	case 2:
-		kofi_eq_write_cm(ep->eq, FI_SHUTDOWN, &ep->ep.fid, NULL, NULL,
-				 0);
-		break;
-	case 3:
-		kofi_eq_write_err(ep->eq, &ep->ep.fid, ep->ep.fid.context, err,
-				  ev->status, data, len);
-		break;
-	}
+	ibv_ep_report(ep, &r, ev->status);
 	return destroy;
 }
 

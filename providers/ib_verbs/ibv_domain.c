@@ -252,6 +252,7 @@ int ibv_domain_open(struct fid_fabric *fabric, struct fi_info *info,
 	dom->port = port;
 	mutex_init(&dom->lock);
 	mutex_init(&dom->mr_lock);
+	init_completion(&dom->reg_done);
 	INIT_LIST_HEAD(&dom->eps);
 	INIT_LIST_HEAD(&dom->mrs);
 

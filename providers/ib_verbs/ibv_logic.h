@@ -8,7 +8,7 @@
  *
  * - send/receive queue credits: a post takes one, its completion returns
  *   it, a post without a credit is refused with -EAGAIN;
- * - rdma_cm event to kOFI outcome (EQ event or error) mapping;
+ * - the errno of an rdma_cm event that failed a connection;
  * - work completion status to errno mapping;
  * - libfabric's verbs CM data format (one size byte, then the data), and
  *   raw CM data (FI_OPT_CM_DATA_RAW);
@@ -79,69 +79,6 @@ static inline bool ibv_credit_put(struct ibv_credit *c, u32 n)
 static inline bool ibv_credit_idle(const struct ibv_credit *c)
 {
 	return c->avail == c->size;
-}
-
-/**
- * enum ibv_cm_action - what an rdma_cm event means for a kOFI endpoint
- * @IBV_CM_IGNORE: nothing to report
- * @IBV_CM_CONNREQ: FI_CONNREQ on the listener's EQ
- * @IBV_CM_CONNECTED: FI_CONNECTED
- * @IBV_CM_SHUTDOWN: FI_SHUTDOWN (the connection ended)
- * @IBV_CM_ERROR: an EQ error entry with the errno of ibv_cm_errno()
- * @IBV_CM_REMOVED: the device went away: error entry ENODEV, tear down
- * @IBV_CM_ROUTE: address resolved: resolve the route
- * @IBV_CM_CONNECT: route resolved: send the connection request
- */
-enum ibv_cm_action {
-	IBV_CM_IGNORE,
-	IBV_CM_CONNREQ,
-	IBV_CM_CONNECTED,
-	IBV_CM_SHUTDOWN,
-	IBV_CM_ERROR,
-	IBV_CM_REMOVED,
-	IBV_CM_ROUTE,
-	IBV_CM_CONNECT,
-};
-
-/**
- * ibv_cm_action() - classify an rdma_cm event
- * @event: the event
- * @connected: whether the endpoint had reported FI_CONNECTED
- *
- * ADDR_CHANGE ends an established connection (FI_SHUTDOWN) and fails one
- * being set up; TIMEWAIT_EXIT only says the QP may be reused.
- *
- * Return: what the endpoint does with the event.
- */
-static inline enum ibv_cm_action ibv_cm_action(enum rdma_cm_event_type event,
-					       bool connected)
-{
-	switch (event) {
-	case RDMA_CM_EVENT_ADDR_RESOLVED:
-		return IBV_CM_ROUTE;
-	case RDMA_CM_EVENT_ROUTE_RESOLVED:
-		return IBV_CM_CONNECT;
-	case RDMA_CM_EVENT_CONNECT_REQUEST:
-		return IBV_CM_CONNREQ;
-	case RDMA_CM_EVENT_ESTABLISHED:
-		return IBV_CM_CONNECTED;
-	case RDMA_CM_EVENT_DISCONNECTED:
-		return connected ? IBV_CM_SHUTDOWN : IBV_CM_ERROR;
-	case RDMA_CM_EVENT_ADDR_CHANGE:
-		return connected ? IBV_CM_SHUTDOWN : IBV_CM_ERROR;
-	case RDMA_CM_EVENT_DEVICE_REMOVAL:
-		return IBV_CM_REMOVED;
-	case RDMA_CM_EVENT_ADDR_ERROR:
-	case RDMA_CM_EVENT_ROUTE_ERROR:
-	case RDMA_CM_EVENT_CONNECT_ERROR:
-	case RDMA_CM_EVENT_UNREACHABLE:
-	case RDMA_CM_EVENT_REJECTED:
-		return connected ? IBV_CM_SHUTDOWN : IBV_CM_ERROR;
-	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
-	case RDMA_CM_EVENT_CONNECT_RESPONSE:
-	default:
-		return IBV_CM_IGNORE;
-	}
 }
 
 /**

@@ -132,3 +132,4 @@ module_exit(ibv_exit);
 
 MODULE_DESCRIPTION("kOFI ib_verbs provider: RC queue pairs over ib_core and rdma_cm");
 MODULE_LICENSE("Dual BSD/GPL");
+MODULE_ALIAS_KOFI_PROV(IBV_PROV_NAME);

@@ -17,6 +17,13 @@
  * when the first one connects, before FI_CONNECTED is reported (its key
  * is valid from fi_mr_reg() on).
  *
+ * The wait on the registration QP is bounded by IBV_REG_TIMEOUT_MS.  On
+ * timeout the QP is moved to the error state, so that the late work
+ * request can no longer take effect (it completes flushed, into the
+ * domain's completion), and is not used again; the region is then
+ * released as after any failed registration and fi_mr_reg() returns
+ * -ETIMEDOUT.  Later registrations go through connected endpoints.
+ *
  * Remote addresses (FI_MR_VIRT_ADDR): the kernel virtual address of the
  * first byte for kvec regions; for bio_vec and scatterlist regions the
  * attr offset, whose offset within a page must be the first byte's.
@@ -55,22 +62,46 @@ static int ibv_mr_post(struct ibv_ep *ep, struct ib_send_wr *wr)
 	return req->status == IB_WC_SUCCESS ? 0 : -EIO;
 }
 
-/* Post on the domain's registration QP and wait; @dom->mr_lock held. */
+/*
+ * The registration QP did not complete a work request in time: stop it,
+ * so that the request cannot take effect after the region it names is
+ * released, and stop using it.
+ */
+static void ibv_mr_regqp_fail(struct ibv_domain *dom)
+{
+	struct ib_qp_attr qa = { .qp_state = IB_QPS_ERR };
+	int ret;
+
+	dom->reg_failed = true;
+	ret = ib_modify_qp(dom->reg_qp, &qa, IB_QP_STATE);
+	pr_warn("%s: registration timed out after %u ms; registration QP stopped (%d)\n",
+		dom->dev->name, IBV_REG_TIMEOUT_MS, ret);
+}
+
+/*
+ * Post on the domain's registration QP and wait, at most
+ * IBV_REG_TIMEOUT_MS; @dom->lock and @dom->mr_lock held.
+ */
 static int ibv_mr_post_regqp(struct ibv_domain *dom, struct ib_send_wr *wr)
 {
-	DECLARE_COMPLETION_ONSTACK(done);
 	struct ibv_req *req = dom->reg_req;
 	int ret;
 
+	lockdep_assert_held(&dom->lock);
 	lockdep_assert_held(&dom->mr_lock);
-	req->done = &done;
+	reinit_completion(&dom->reg_done);
+	req->done = &dom->reg_done;
 	req->status = IB_WC_GENERAL_ERR;
 	wr->wr_cqe = &req->cqe;
 	wr->send_flags = IB_SEND_SIGNALED;
 	ret = ib_post_send(dom->reg_qp, wr, NULL);
 	if (ret)
 		return ret;
-	wait_for_completion(&done);
+	if (!wait_for_completion_timeout(&dom->reg_done,
+					 msecs_to_jiffies(IBV_REG_TIMEOUT_MS))) {
+		ibv_mr_regqp_fail(dom);
+		return -ETIMEDOUT;
+	}
 	return req->status == IB_WC_SUCCESS ? 0 : -EIO;
 }
 
@@ -108,7 +139,7 @@ static int ibv_mr_post_any(struct ibv_domain *dom, struct ibv_mr *mr,
 
 	lockdep_assert_held(&dom->lock);
 	lockdep_assert_held(&dom->mr_lock);
-	if (dom->reg_qp) {
+	if (dom->reg_qp && !dom->reg_failed) {
 		ibv_mr_reg_wr(mr, &reg_wr);
 		return ibv_mr_post_regqp(dom, inv ? &inv_wr : &reg_wr.wr);
 	}

@@ -212,3 +212,4 @@ module_exit(ksock_exit);
 
 MODULE_DESCRIPTION("kOFI ksocket provider: FI_EP_MSG over kernel TCP sockets");
 MODULE_LICENSE("Dual BSD/GPL");
+MODULE_ALIAS_KOFI_PROV(KSOCK_PROV_NAME);

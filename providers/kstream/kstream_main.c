@@ -493,3 +493,4 @@ module_exit(kstream_exit);
 
 MODULE_DESCRIPTION("kOFI kstream provider: byte streams over RMA (rsockets v1)");
 MODULE_LICENSE("Dual BSD/GPL");
+MODULE_ALIAS_KOFI_PROV(KSTREAM_PROV_NAME);

@@ -1,0 +1,54 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# fi_getinfo() loads the provider modules its prov_name hint names: with
+# only kofi.ko loaded, a sample asking for "ksocket" gets kofi_ksocket
+# loaded by its alias kofi-prov-ksocket; a layered "ksocket;kstream" name
+# loads kofi_kstream too; an exclusion "^ib_verbs" loads nothing.
+#
+# The guest's modules are not installed for modprobe: this test installs
+# kOFI's beside the kernel's in /lib/modules, indexes them with depmod and
+# points the kernel's request_module() at busybox's modprobe.
+. ./lib.sh
+
+M=/kofi/modules
+K=/lib/modules/$(uname -r)
+
+# pingpong PROV PORT: run the pingpong sample as a server on loopback that
+# nobody connects to, asking fi_getinfo() for provider PROV; it gives up
+# after 2 s (its insmod returns 0 either way).
+pingpong() {
+	insmod $M/kofi_sample_pingpong.ko prov="$1" role=server \
+		addr=127.0.0.1 port="$2" timeout_ms=2000 &&
+		rmmod kofi_sample_pingpong
+}
+
+mkdir -p "$K/kofi"
+cp $M/kofi*.ko "$K/kofi/"
+check "depmod" depmod
+check_output "kofi_ksocket declares alias kofi-prov-ksocket" \
+	'^alias:[[:space:]]*kofi-prov-ksocket$' modinfo kofi_ksocket
+check_output "modules.alias has kofi-prov-ksocket" \
+	'^alias kofi-prov-ksocket kofi_ksocket$' cat "$K/modules.alias"
+echo /bin/modprobe > /proc/sys/kernel/modprobe
+
+check "insmod kofi" insmod $M/kofi.ko
+check "kofi_ksocket not loaded yet" module_unloaded kofi_ksocket
+
+pingpong ^ib_verbs,ksocket 7482
+check "an exclusion list loads no provider" module_unloaded kofi_ksocket
+
+pingpong ksocket 7482
+check "fi_getinfo(prov_name ksocket) loaded kofi_ksocket" \
+	module_loaded kofi_ksocket
+check_output "ksocket registered" '^ksocket ' \
+	cat /sys/kernel/debug/kofi/providers
+check "kofi_kstream not loaded" module_unloaded kofi_kstream
+
+pingpong "ksocket;kstream" 7483
+check "fi_getinfo(prov_name ksocket;kstream) loaded kofi_kstream" \
+	module_loaded kofi_kstream
+
+check "rmmod kofi_kstream" rmmod kofi_kstream
+check "rmmod kofi_ksocket" rmmod kofi_ksocket
+check "rmmod kofi" rmmod kofi
+finish
