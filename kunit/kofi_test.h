@@ -49,6 +49,7 @@ struct ktp_domain {
 	struct fid_domain domain;
 	struct ktp_obj o;
 	struct kofi_keytable kt;
+	u32 addr_format;	/* of the info; the format of its AVs */
 };
 
 struct ktp_req {
@@ -62,6 +63,7 @@ struct ktp_ep {
 	struct fid_cq *tx_cq;
 	struct fid_cq *rx_cq;
 	struct fid_eq *eq;
+	struct fid_av *av;
 	bool enabled;
 	struct kofi_oplist ops;
 };
@@ -101,5 +103,6 @@ extern struct kunit_suite kofi_lifetime_suite;
 extern struct kunit_suite kofi_misuse_suite;
 extern struct kunit_suite kofi_keytable_suite;
 extern struct kunit_suite kofi_str_suite;
+extern struct kunit_suite kofi_av_suite;
 
 #endif /* _KOFI_TEST_H */
