@@ -119,6 +119,13 @@ static void ka_expect_in6(struct kunit *test, struct fid_av *av,
 				     sizeof(got.sin6_addr)), 0);
 }
 
+/* The reverse lookup, taking any pointer to a socket address. */
+static int ka_rev(struct fid_av *av, const void *addr, size_t len,
+		  fi_addr_t *fi_addr)
+{
+	return kofi_av_lookup_fi_addr(av, addr, len, fi_addr);
+}
+
 static void ka_open_test(struct kunit *test)
 {
 	struct fi_av_attr attr = {};
@@ -459,16 +466,14 @@ static void ka_growth_test(struct kunit *test)
 		a[i] = ka_in(0x0a000000 + i / 100, 1000 + i);
 	KUNIT_ASSERT_EQ(test, fi_av_insert(av, a, n, fa, 0, NULL), n);
 	for (i = 0; i < n; i++) {
-		KUNIT_ASSERT_EQ(test, kofi_av_lookup_fi_addr(av,
-				(struct sockaddr *)&a[i], sizeof(a[i]), &x), 0);
+		KUNIT_ASSERT_EQ(test, ka_rev(av, &a[i], sizeof(a[i]), &x), 0);
 		KUNIT_ASSERT_EQ(test, x, fa[i]);
 	}
 	ka_expect_in(test, av, fa[0], &a[0]);
 	ka_expect_in(test, av, fa[n - 1], &a[n - 1]);
 	/* remove half, then close with the rest still inserted */
 	KUNIT_EXPECT_EQ(test, fi_av_remove(av, fa, n / 2, 0), 0);
-	KUNIT_EXPECT_EQ(test, kofi_av_lookup_fi_addr(av,
-			(struct sockaddr *)&a[0], sizeof(a[0]), &x), -ENOENT);
+	KUNIT_EXPECT_EQ(test, ka_rev(av, &a[0], sizeof(a[0]), &x), -ENOENT);
 	KUNIT_EXPECT_EQ(test, fi_av_insert(av, a, n / 2, fa, 0, NULL), n / 2);
 	KUNIT_EXPECT_EQ(test, fi_close(&av->fid), 0);
 	ktp_stack_close(test, &s);
@@ -486,35 +491,28 @@ static void ka_reverse_test(struct kunit *test)
 
 	av = ka_open(test, &s, false, FI_AV_MAP, FI_SOCKADDR_IN);
 	KUNIT_ASSERT_EQ(test, fi_av_insert(av, &sin, 1, &fa, 0, NULL), 1);
-	KUNIT_EXPECT_EQ(test, kofi_av_lookup_fi_addr(av,
-			(struct sockaddr *)&sin, sizeof(sin), &x), 0);
+	KUNIT_EXPECT_EQ(test, ka_rev(av, &sin, sizeof(sin), &x), 0);
 	KUNIT_EXPECT_EQ(test, x, fa);
 	/* sin_zero does not matter; a sockaddr_storage length is fine */
 	memset(&ss, 0x5a, sizeof(ss));
 	memcpy(&ss, &sin, sizeof(sin));
 	memset(((struct sockaddr_in *)&ss)->sin_zero, 7, 8);
-	KUNIT_EXPECT_EQ(test, kofi_av_lookup_fi_addr(av,
-			(struct sockaddr *)&ss, sizeof(ss), &x), 0);
+	KUNIT_EXPECT_EQ(test, ka_rev(av, &ss, sizeof(ss), &x), 0);
 	KUNIT_EXPECT_EQ(test, x, fa);
 	/* another port is another address */
 	sin.sin_port = htons(10);
-	KUNIT_EXPECT_EQ(test, kofi_av_lookup_fi_addr(av,
-			(struct sockaddr *)&sin, sizeof(sin), &x), -ENOENT);
+	KUNIT_EXPECT_EQ(test, ka_rev(av, &sin, sizeof(sin), &x), -ENOENT);
 	KUNIT_EXPECT_EQ(test, x, FI_ADDR_NOTAVAIL);
 	sin.sin_port = htons(9);
 	/* wrong length, wrong family, NULL */
 	x = 0;
-	KUNIT_EXPECT_EQ(test, kofi_av_lookup_fi_addr(av,
-			(struct sockaddr *)&sin, sizeof(sin) - 1, &x), -EINVAL);
+	KUNIT_EXPECT_EQ(test, ka_rev(av, &sin, sizeof(sin) - 1, &x), -EINVAL);
 	KUNIT_EXPECT_EQ(test, x, FI_ADDR_NOTAVAIL);
-	KUNIT_EXPECT_EQ(test, kofi_av_lookup_fi_addr(av,
-			(struct sockaddr *)&sin6, sizeof(sin6), &x), -EINVAL);
+	KUNIT_EXPECT_EQ(test, ka_rev(av, &sin6, sizeof(sin6), &x), -EINVAL);
 	KUNIT_EXPECT_EQ(test, kofi_av_lookup_fi_addr(av, NULL, sizeof(sin),
 						     &x), -EINVAL);
-	KUNIT_EXPECT_EQ(test, kofi_av_lookup_fi_addr(NULL,
-			(struct sockaddr *)&sin, sizeof(sin), &x), -EINVAL);
-	KUNIT_EXPECT_EQ(test, kofi_av_lookup_fi_addr(av,
-			(struct sockaddr *)&sin, sizeof(sin), NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, ka_rev(NULL, &sin, sizeof(sin), &x), -EINVAL);
+	KUNIT_EXPECT_EQ(test, ka_rev(av, &sin, sizeof(sin), NULL), -EINVAL);
 	/* the forward helper */
 	KUNIT_EXPECT_EQ(test, kofi_av_lookup_addr(av, fa, &ss),
 			(int)sizeof(sin));
@@ -526,8 +524,7 @@ static void ka_reverse_test(struct kunit *test)
 			-EINVAL);
 	/* removed: both directions fail */
 	KUNIT_EXPECT_EQ(test, fi_av_remove(av, &fa, 1, 0), 0);
-	KUNIT_EXPECT_EQ(test, kofi_av_lookup_fi_addr(av,
-			(struct sockaddr *)&sin, sizeof(sin), &x), -ENOENT);
+	KUNIT_EXPECT_EQ(test, ka_rev(av, &sin, sizeof(sin), &x), -ENOENT);
 	KUNIT_EXPECT_EQ(test, x, FI_ADDR_NOTAVAIL);
 	KUNIT_EXPECT_EQ(test, kofi_av_lookup_addr(av, fa, &ss), -ENOENT);
 	ka_close(test, &s, av);
@@ -611,8 +608,7 @@ static void ka_atomic_test(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, fi_av_insert(av, &sin, 1, &fa, 0, NULL), 1);
 	spin_lock_irqsave(&lock, flags);
 	len = kofi_av_lookup_addr(av, fa, &ss);
-	ret = kofi_av_lookup_fi_addr(av, (struct sockaddr *)&sin, sizeof(sin),
-				     &x);
+	ret = ka_rev(av, &sin, sizeof(sin), &x);
 	spin_unlock_irqrestore(&lock, flags);
 	KUNIT_EXPECT_EQ(test, len, (int)sizeof(sin));
 	KUNIT_EXPECT_EQ(test, ((struct sockaddr_in *)&ss)->sin_port,
@@ -675,8 +671,7 @@ static void ka_churn_test(struct kunit *test)
 	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
 	while (!completion_done(&c.done)) {
 		spin_lock_irqsave(&lock, flags);
-		ret = kofi_av_lookup_fi_addr(c.av, (struct sockaddr *)&sin,
-					     sizeof(sin), &x);
+		ret = ka_rev(c.av, &sin, sizeof(sin), &x);
 		if (!ret && kofi_av_lookup_addr(c.av, x, &ss) > 0) {
 			found++;
 			if (((struct sockaddr_in *)&ss)->sin_port !=
@@ -718,15 +713,13 @@ static void ka_cq_src_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, src, FI_ADDR_NOTAVAIL);
 
 	/* a receive whose source the provider found in the AV */
-	KUNIT_EXPECT_EQ(test, kofi_av_lookup_fi_addr(av,
-			(struct sockaddr *)&sin, sizeof(sin), &x), 0);
+	KUNIT_EXPECT_EQ(test, ka_rev(av, &sin, sizeof(sin), &x), 0);
 	KUNIT_ASSERT_EQ(test, kofi_cq_write_src(s.cq, (void *)2,
 						FI_RECV | FI_MSG, 8, buf, 0,
 						x), 0);
 	/* and one it did not */
 	sin.sin_port = htons(6);
-	KUNIT_EXPECT_EQ(test, kofi_av_lookup_fi_addr(av,
-			(struct sockaddr *)&sin, sizeof(sin), &x), -ENOENT);
+	KUNIT_EXPECT_EQ(test, ka_rev(av, &sin, sizeof(sin), &x), -ENOENT);
 	KUNIT_ASSERT_EQ(test, kofi_cq_write_src(s.cq, (void *)3,
 						FI_RECV | FI_MSG, 8, buf, 0,
 						x), 0);

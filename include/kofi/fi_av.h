@@ -30,7 +30,7 @@ enum fi_av_type {
 };
 
 /* Most entries one AV holds; fi_av_attr.count may not exceed it. */
-#define FI_AV_MAX_COUNT		(1U << 20)
+#define FI_AV_MAX_COUNT		BIT(20)
 
 /* Largest fi_av_attr.rx_ctx_bits. */
 #define FI_AV_MAX_RX_CTX_BITS	16
