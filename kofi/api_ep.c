@@ -18,24 +18,27 @@ static const struct fi_ops_ep *kofi_ep_ops(struct fid *fid)
 }
 
 /**
- * fi_ep_bind() - bind an EQ, CQ (or other object) to an endpoint
+ * fi_ep_bind() - bind an EQ, CQ, AV (or other object) to an endpoint
  * @ep: the endpoint
  * @bfid: the object: an EQ for connection events, a CQ with FI_SEND and/or
  *	FI_RECV for completions (FI_SELECTIVE_COMPLETION-like flags are the
- *	provider's)
+ *	provider's), the AV of an unconnected endpoint (flags 0)
  * @flags: binding flags
  *
  * The endpoint holds @bfid until the endpoint is closed: closing @bfid
- * before returns -EBUSY.
+ * before returns -EBUSY.  An endpoint takes one AV, opened in its domain.
  *
  * Context: process context, may sleep.
  * Return: 0; -EINVAL if @ep is not an endpoint or @bfid is NULL or not an
- * object; -EBADF if @bfid is closed; -FI_ENOSYS; -ENOMEM; the provider's
- * error.
+ * object, or for an AV of another domain or a second AV; -EBADF if @bfid
+ * is closed; -FI_ENOSYS; -ENOMEM; the provider's error.
  */
 int fi_ep_bind(struct fid_ep *ep, struct fid *bfid, u64 flags)
 {
 	if (!KOFI_IS(ep, FI_CLASS_EP))
+		return -EINVAL;
+	if (kofi_fid_is(bfid, FI_CLASS_AV) &&
+	    (bfid->parent != ep->fid.parent || kofi_ep_av(ep)))
 		return -EINVAL;
 	return kofi_fid_bind(&ep->fid, bfid, flags);
 }

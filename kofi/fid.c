@@ -159,6 +159,27 @@ int kofi_fid_bind(struct fid *fid, struct fid *bfid, u64 flags)
 }
 
 /**
+ * kofi_fid_bound() - the object of class @fclass bound to @fid
+ * @fid: the object bound to
+ * @fclass: the class looked for
+ *
+ * Context: process context (binds are made there); does not sleep.
+ * Return: the most recently bound object of @fclass, or NULL.
+ */
+struct fid *kofi_fid_bound(struct fid *fid, u32 fclass)
+{
+	struct kofi_fid_bind *b;
+	struct fid *found = NULL;
+
+	spin_lock(&fid->lock);
+	for (b = fid->binds; b && !found; b = b->next)
+		if (b->bfid->fclass == fclass)
+			found = b->bfid;
+	spin_unlock(&fid->lock);
+	return found;
+}
+
+/**
  * fi_close() - close any kOFI object
  * @fid: the object
  *

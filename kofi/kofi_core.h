@@ -43,6 +43,7 @@ static inline bool kofi_fid_is(const struct fid *fid, u32 fclass)
 int kofi_fid_opened(struct fid *parent, int ret, struct fid *child,
 		    u32 fclass);
 int kofi_fid_bind(struct fid *fid, struct fid *bfid, u64 flags);
+struct fid *kofi_fid_bound(struct fid *fid, u32 fclass);
 
 /**
  * kofi_iov_check() - the local vector of a data call

@@ -100,6 +100,11 @@ static const struct kofi_name kofi_class_names[] = {
 	{}
 };
 
+static const struct kofi_name kofi_av_type_names[] = {
+	KOFI_N(FI_AV_UNSPEC), KOFI_N(FI_AV_MAP), KOFI_N(FI_AV_TABLE),
+	{}
+};
+
 static const struct kofi_name kofi_threading_names[] = {
 	KOFI_N(FI_THREAD_UNSPEC), KOFI_N(FI_THREAD_SAFE),
 	KOFI_N(FI_THREAD_DOMAIN), KOFI_N(FI_THREAD_ENDPOINT),
@@ -335,6 +340,10 @@ char *fi_tostr(char *buf, size_t len, const void *data, enum fi_type type)
 		break;
 	case FI_TYPE_VERSION:
 		kofi_put_version(&o, *(const u32 *)data);
+		break;
+	case FI_TYPE_AV_TYPE:
+		kofi_put_enum(&o, kofi_av_type_names,
+			      *(const enum fi_av_type *)data);
 		break;
 	default:
 		kofi_put(&o, "(unknown type %d)", type);

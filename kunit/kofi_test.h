@@ -61,6 +61,7 @@ struct ktp_domain {
 	struct kofi_keytable kt;
 	enum ktp_ep_tables ep_tables;	/* for the endpoints opened next */
 	struct ktp_ep *last_ep;		/* the endpoint opened last */
+	u32 addr_format;	/* of the info; the format of its AVs */
 };
 
 struct ktp_req {
@@ -102,6 +103,7 @@ struct ktp_ep {
 	struct fid_cq *tx_cq;
 	struct fid_cq *rx_cq;
 	struct fid_eq *eq;
+	struct fid_av *av;
 	bool enabled;
 	struct kofi_oplist ops;
 };
@@ -145,5 +147,6 @@ extern struct kunit_suite kofi_misuse_suite;
 extern struct kunit_suite kofi_keytable_suite;
 extern struct kunit_suite kofi_data_suite;
 extern struct kunit_suite kofi_str_suite;
+extern struct kunit_suite kofi_av_suite;
 
 #endif /* _KOFI_TEST_H */

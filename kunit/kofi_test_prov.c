@@ -115,6 +115,9 @@ static int ktp_ep_bind(struct fid *fid, struct fid *bfid, u64 flags)
 	case FI_CLASS_EQ:
 		ep->eq = container_of(bfid, struct fid_eq, fid);
 		return 0;
+	case FI_CLASS_AV:
+		ep->av = container_of(bfid, struct fid_av, fid);
+		return 0;
 	default:
 		return -EINVAL;
 	}
@@ -394,9 +397,20 @@ static const struct fi_ops ktp_domain_fi_ops = {
 	.close = ktp_domain_close,
 };
 
+static int ktp_av_open(struct fid_domain *domain, struct fi_av_attr *attr,
+		       struct fid_av **av, void *context)
+{
+	struct ktp_domain *dom = container_of(domain, struct ktp_domain,
+					      domain);
+
+	return kofi_av_open_generic(domain, attr, dom->addr_format, av,
+				    context);
+}
+
 static const struct fi_ops_domain ktp_domain_ops = {
 	.cq_open = kofi_cq_open_generic,
 	.endpoint = ktp_ep_open,
+	.av_open = ktp_av_open,
 };
 
 static int ktp_domain_open(struct fid_fabric *fabric, struct fi_info *info,
@@ -416,6 +430,7 @@ static int ktp_domain_open(struct fid_fabric *fabric, struct fi_info *info,
 		      context);
 	dom->domain.ops = &ktp_domain_ops;
 	dom->domain.mr = &ktp_mr_ops;
+	dom->addr_format = info->addr_format;
 	ktp_track(&dom->o, dom);
 	*fdom = &dom->domain;
 	return 0;

@@ -505,6 +505,7 @@ struct fid_fabric {
  * @FI_TYPE_CQ_FORMAT: enum fi_cq_format
  * @FI_TYPE_FID_CLASS: u32 enum fi_fclass
  * @FI_TYPE_VERSION: u32 FI_VERSION() value
+ * @FI_TYPE_AV_TYPE: enum fi_av_type
  */
 enum fi_type {
 	FI_TYPE_INFO,
@@ -523,6 +524,7 @@ enum fi_type {
 	FI_TYPE_CQ_FORMAT,
 	FI_TYPE_FID_CLASS,
 	FI_TYPE_VERSION,
+	FI_TYPE_AV_TYPE,
 };
 
 u32 fi_version(void);

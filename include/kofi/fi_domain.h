@@ -17,6 +17,8 @@
 struct kvec;
 struct bio_vec;
 struct scatterlist;
+struct fi_av_attr;
+struct fid_av;
 
 /* MR access bits accepted by the registration calls. */
 #define FI_MR_ACCESS_MASK	(FI_SEND | FI_RECV | FI_READ | FI_WRITE | \
@@ -85,12 +87,16 @@ struct fi_ops_mr {
  * @cq_open: see fi_cq_open(); kofi_cq_open_generic() is the shared
  *	implementation
  * @endpoint: see fi_endpoint()
+ * @av_open: see fi_av_open() (fi_av.h); optional; kofi_av_open_generic()
+ *	is the shared implementation
  */
 struct fi_ops_domain {
 	int (*cq_open)(struct fid_domain *domain, struct fi_cq_attr *attr,
 		       struct fid_cq **cq, void *context);
 	int (*endpoint)(struct fid_domain *domain, struct fi_info *info,
 			struct fid_ep **ep, void *context);
+	int (*av_open)(struct fid_domain *domain, struct fi_av_attr *attr,
+		       struct fid_av **av, void *context);
 };
 
 /**

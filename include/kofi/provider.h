@@ -5,8 +5,9 @@
  * What a provider module uses: registration with kofi.ko, initialisation
  * of its objects' struct fid, the shared event queue and completion queue
  * implementations and how to write events and completions into them, the
- * flush helper for outstanding operations, and a remote-key table for
- * software RMA.  ULPs do not include this header.
+ * flush helper for outstanding operations, a remote-key table for
+ * software RMA, and the shared address vector with its data-path lookups.
+ * ULPs do not include this header.
  */
 #ifndef _KOFI_PROVIDER_H
 #define _KOFI_PROVIDER_H
@@ -22,8 +23,11 @@
 #include <kofi/fi_cm.h>
 #include <kofi/fi_eq.h>
 #include <kofi/fi_rma.h>
+#include <kofi/fi_av.h>
 
 struct module;
+struct sockaddr;
+struct sockaddr_storage;
 
 /* Longest provider name, without the terminating NUL. */
 #define KOFI_PROV_NAME_MAX	31
@@ -148,6 +152,15 @@ int kofi_cq_write_src(struct fid_cq *cq, void *op_context, u64 flags,
 		      size_t len, void *buf, u64 data, fi_addr_t src_addr);
 int kofi_cq_write_err(struct fid_cq *cq, void *op_context, u64 flags,
 		      int err, int prov_errno, size_t len, size_t olen);
+
+/* The shared address vector. */
+int kofi_av_open_generic(struct fid_domain *domain, struct fi_av_attr *attr,
+			 u32 addr_format, struct fid_av **av, void *context);
+int kofi_av_lookup_addr(struct fid_av *av, fi_addr_t fi_addr,
+			struct sockaddr_storage *addr);
+int kofi_av_lookup_fi_addr(struct fid_av *av, const struct sockaddr *addr,
+			   size_t addrlen, fi_addr_t *fi_addr);
+struct fid_av *kofi_ep_av(struct fid_ep *ep);
 
 /**
  * struct kofi_op - an outstanding operation, for kofi_oplist_flush()
