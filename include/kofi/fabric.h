@@ -7,7 +7,8 @@
  * fabric identifier (struct fid) every object starts with, struct fi_info
  * and its attribute blocks, and the fabric-level calls (fi_getinfo(),
  * fi_fabric(), fi_close() ...).  The other objects have their own headers:
- * fi_domain.h, fi_endpoint.h, fi_cm.h, fi_eq.h, fi_rma.h and fi_errno.h.
+ * fi_domain.h, fi_av.h, fi_endpoint.h, fi_cm.h, fi_eq.h, fi_rma.h and
+ * fi_errno.h.
  */
 #ifndef _KOFI_FABRIC_H
 #define _KOFI_FABRIC_H

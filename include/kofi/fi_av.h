@@ -8,13 +8,15 @@
  * fi_av_insertsvc() and bound to endpoints of that domain with
  * fi_ep_bind().  Addresses are socket addresses in the domain's address
  * format: struct sockaddr_in (FI_SOCKADDR_IN), struct sockaddr_in6
- * (FI_SOCKADDR_IN6), or either (FI_SOCKADDR).
+ * (FI_SOCKADDR_IN6), or either (FI_SOCKADDR).  fi_domain.h includes this
+ * header, as libfabric's declares the AV calls.
  */
 #ifndef _KOFI_FI_AV_H
 #define _KOFI_FI_AV_H
 
 #include <kofi/fabric.h>
-#include <kofi/fi_domain.h>
+
+struct fid_domain;
 
 /**
  * enum fi_av_type - how an AV hands out fi_addr_t values

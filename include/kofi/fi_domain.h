@@ -12,13 +12,12 @@
 #define _KOFI_FI_DOMAIN_H
 
 #include <kofi/fabric.h>
+#include <kofi/fi_av.h>
 #include <kofi/fi_eq.h>
 
 struct kvec;
 struct bio_vec;
 struct scatterlist;
-struct fi_av_attr;
-struct fid_av;
 
 /* MR access bits accepted by the registration calls. */
 #define FI_MR_ACCESS_MASK	(FI_SEND | FI_RECV | FI_READ | FI_WRITE | \
@@ -87,7 +86,7 @@ struct fi_ops_mr {
  * @cq_open: see fi_cq_open(); kofi_cq_open_generic() is the shared
  *	implementation
  * @endpoint: see fi_endpoint()
- * @av_open: see fi_av_open() (fi_av.h); optional; kofi_av_open_generic()
+ * @av_open: see fi_av_open(); optional; kofi_av_open_generic()
  *	is the shared implementation
  */
 struct fi_ops_domain {
