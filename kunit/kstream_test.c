@@ -399,6 +399,101 @@ static void kstream_proto_credits_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, s.addr, 0x8877665544332211ULL);
 }
 
+static void kstream_curs_add_test(struct kunit *test)
+{
+	struct kstream_curs c = {};
+
+	kstream_curs_add(4096, &c, 1000);
+	KUNIT_EXPECT_EQ(test, c.count, 1000U);
+	KUNIT_EXPECT_EQ(test, c.wrap, 0U);
+	/* Reaching the ring's end exactly wraps to offset 0. */
+	kstream_curs_add(4096, &c, 3096);
+	KUNIT_EXPECT_EQ(test, c.count, 0U);
+	KUNIT_EXPECT_EQ(test, c.wrap, 1U);
+	/* Across the end. */
+	c = (struct kstream_curs){ .wrap = 1, .count = 4000 };
+	kstream_curs_add(4096, &c, 200);
+	KUNIT_EXPECT_EQ(test, c.count, 104U);
+	KUNIT_EXPECT_EQ(test, c.wrap, 2U);
+	/* A whole ring moves only the round. */
+	kstream_curs_add(4096, &c, 4096);
+	KUNIT_EXPECT_EQ(test, c.count, 104U);
+	KUNIT_EXPECT_EQ(test, c.wrap, 3U);
+	/* Zero moves nothing. */
+	kstream_curs_add(4096, &c, 0);
+	KUNIT_EXPECT_EQ(test, c.count, 104U);
+	KUNIT_EXPECT_EQ(test, c.wrap, 3U);
+	/* The largest ring, no overflow of the offset's sum. */
+	c = (struct kstream_curs){ .count = KSTREAM_BUF_MAX - 1 };
+	kstream_curs_add(KSTREAM_BUF_MAX, &c, KSTREAM_BUF_MAX);
+	KUNIT_EXPECT_EQ(test, c.count, KSTREAM_BUF_MAX - 1);
+	KUNIT_EXPECT_EQ(test, c.wrap, 1U);
+	/* The round counter wraps at 32 bits. */
+	c = (struct kstream_curs){ .wrap = U32_MAX, .count = 10 };
+	kstream_curs_add(16, &c, 6);
+	KUNIT_EXPECT_EQ(test, c.count, 0U);
+	KUNIT_EXPECT_EQ(test, c.wrap, 0U);
+	/* kstream_curs_next() leaves its cursor alone. */
+	c = (struct kstream_curs){ .wrap = 5, .count = 15 };
+	KUNIT_EXPECT_EQ(test, kstream_curs_next(16, &c, 3).count, 2U);
+	KUNIT_EXPECT_EQ(test, kstream_curs_next(16, &c, 3).wrap, 6U);
+	KUNIT_EXPECT_EQ(test, c.count, 15U);
+	KUNIT_EXPECT_EQ(test, c.wrap, 5U);
+}
+
+static void kstream_curs_diff_test(struct kunit *test)
+{
+	struct kstream_curs a = { .wrap = 7, .count = 100 };
+	struct kstream_curs b = a;
+
+	KUNIT_EXPECT_EQ(test, kstream_curs_diff(4096, &a, &b), 0U);
+	b.count = 4095;
+	KUNIT_EXPECT_EQ(test, kstream_curs_diff(4096, &a, &b), 3995U);
+	/* Past the ring's end. */
+	b = (struct kstream_curs){ .wrap = 8, .count = 50 };
+	KUNIT_EXPECT_EQ(test, kstream_curs_diff(4096, &a, &b), 4046U);
+	/* A full ring is not an empty one. */
+	b = (struct kstream_curs){ .wrap = 8, .count = 100 };
+	KUNIT_EXPECT_EQ(test, kstream_curs_diff(4096, &a, &b), 4096U);
+	/* Across the 32-bit wrap of the round counter. */
+	a = (struct kstream_curs){ .wrap = U32_MAX, .count = 4000 };
+	b = (struct kstream_curs){ .wrap = 0, .count = 96 };
+	KUNIT_EXPECT_EQ(test, kstream_curs_diff(4096, &a, &b), 192U);
+	/* The sum of adds, whatever the start. */
+	b = a;
+	kstream_curs_add(4096, &b, 1000);
+	kstream_curs_add(4096, &b, 2000);
+	KUNIT_EXPECT_EQ(test, kstream_curs_diff(4096, &a, &b), 3000U);
+}
+
+static void kstream_curs_comp_test(struct kunit *test)
+{
+	struct kstream_curs a = { .wrap = 3, .count = 100 };
+	struct kstream_curs b = a;
+
+	KUNIT_EXPECT_EQ(test, kstream_curs_comp(&a, &b), 0);
+	b.count = 101;
+	KUNIT_EXPECT_EQ(test, kstream_curs_comp(&a, &b), 1);
+	KUNIT_EXPECT_EQ(test, kstream_curs_comp(&b, &a), -1);
+	/* A later round wins over a larger offset. */
+	b = (struct kstream_curs){ .wrap = 4, .count = 0 };
+	KUNIT_EXPECT_EQ(test, kstream_curs_comp(&a, &b), 1);
+	KUNIT_EXPECT_EQ(test, kstream_curs_comp(&b, &a), -1);
+	/* Across the 32-bit wrap: round 0 comes after round U32_MAX. */
+	a = (struct kstream_curs){ .wrap = U32_MAX, .count = 4095 };
+	b = (struct kstream_curs){ .wrap = 0, .count = 0 };
+	KUNIT_EXPECT_EQ(test, kstream_curs_comp(&a, &b), 1);
+	KUNIT_EXPECT_EQ(test, kstream_curs_comp(&b, &a), -1);
+	/* Up to 2^31 - 1 rounds ahead. */
+	b.wrap = U32_MAX + (u32)S32_MAX;
+	KUNIT_EXPECT_EQ(test, kstream_curs_comp(&a, &b), 1);
+	/* The wrap of a cursor moved past the ring's end is seen. */
+	a = (struct kstream_curs){ .wrap = U32_MAX, .count = 4000 };
+	b = kstream_curs_next(4096, &a, 200);
+	KUNIT_EXPECT_EQ(test, b.wrap, 0U);
+	KUNIT_EXPECT_EQ(test, kstream_curs_comp(&a, &b), 1);
+}
+
 static void kstream_proto_chunk_test(struct kunit *test)
 {
 	struct kstream_tx_state s = { .sbuf_avail = 1 << 20 };
@@ -871,7 +966,7 @@ static void kstream_credits_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ks_peek(t.sep, buf, sizeof(buf)), 16);
 	spin_lock_bh(&kep->lock);
 	seq = kep->sseq_no;
-	KUNIT_EXPECT_EQ(test, kep->sbuf_queued, 24U);
+	KUNIT_EXPECT_EQ(test, kstream_sbuf_queued(kep), 24U);
 	spin_unlock_bh(&kep->lock);
 	KUNIT_EXPECT_EQ(test, seq, 16);
 
@@ -884,7 +979,7 @@ static void kstream_credits_test(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, buf[i], (char)('a' + 16 + i));
 	spin_lock_bh(&kep->lock);
 	KUNIT_EXPECT_EQ(test, kep->sseq_no, (u16)(seq + 1));
-	KUNIT_EXPECT_EQ(test, kep->sbuf_queued, 0U);
+	KUNIT_EXPECT_EQ(test, kstream_sbuf_queued(kep), 0U);
 	spin_unlock_bh(&kep->lock);
 
 	/* With credits back, a send is written at once again. */
@@ -1560,6 +1655,9 @@ static struct kunit_case kstream_cases[] = {
 	KUNIT_CASE(kstream_proto_conn_test),
 	KUNIT_CASE(kstream_proto_msg_test),
 	KUNIT_CASE(kstream_proto_credits_test),
+	KUNIT_CASE(kstream_curs_add_test),
+	KUNIT_CASE(kstream_curs_diff_test),
+	KUNIT_CASE(kstream_curs_comp_test),
 	KUNIT_CASE(kstream_proto_chunk_test),
 	KUNIT_CASE(kstream_proto_write_test),
 	KUNIT_CASE(kstream_getinfo_test),

@@ -45,6 +45,7 @@
 #include <kofi/provider.h>
 #include <kofi/kstream.h>
 #include <kofi/ib_verbs.h>
+#include "kstream_curs.h"
 #include "kstream_proto.h"
 
 #define KSTREAM_PROV_NAME	"kstream"
@@ -261,9 +262,12 @@ struct kstream_req {
  * @target: our copy of the peer's ring entries we write to
  * @target_sge: entry of @target in use
  * @next_update: entry of @tsgl the peer writes next
- * @sbuf_off: start of the bytes of @sbuf not written yet (queued)
- * @sbuf_queued: bytes copied into @sbuf at @sbuf_off, not written yet:
- *	the peer's ring, a credit or a send slot was short
+ * @sbuf_head: start of the bytes of @sbuf not written yet (queued);
+ *	the writes move it
+ * @sbuf_tail: end of the queued bytes, where the next copy goes; only
+ *	the holder of @tx_busy, or a call that found @tx_busy clear, moves
+ *	it.  The bytes from @sbuf_head to @sbuf_tail (kstream_sbuf_queued())
+ *	wait for the peer's ring, a credit or a send slot
  * @sbuf_avail: free bytes of @sbuf (neither queued nor in flight)
  * @sqe_avail: free data send slots
  * @tx_olen: size of the next full send chunk; it grows from
@@ -276,7 +280,7 @@ struct kstream_req {
  * @rseq_no: data messages fully consumed
  * @rseq_comp: when the next credit update is due
  * @rbuf_off: next byte to read in @rbuf
- * @rbuf_free_off: start of the next half to advertise
+ * @rbuf_free_off: start of the next half of @rbuf to advertise
  * @rbuf_avail: consumed bytes not yet advertised
  * @rbuf_adv: advertised bytes not yet received
  * @rbuf_data: received bytes not yet consumed
@@ -285,7 +289,7 @@ struct kstream_req {
  * @rx_free: free receive requests, @rq_size - @rx_posted
  * @rmsg: lengths of received data messages not fully consumed (ring)
  * @rmsg_size: entries of @rmsg
- * @rmsg_head: first unconsumed entry
+ * @rmsg_head: first unconsumed entry (a cursor of @rmsg_size entries)
  * @rmsg_count: entries queued
  * @liomap: our mappings, one slot per entry of the peer's table (or NULL)
  * @liomap_size: entries of the peer's iomap table
@@ -359,8 +363,8 @@ struct kstream_ep {
 	struct kstream_sge target[KSTREAM_SGL_SIZE];
 	u32 target_sge;
 	u32 next_update;
-	u32 sbuf_off;
-	u32 sbuf_queued;
+	struct kstream_curs sbuf_head;
+	struct kstream_curs sbuf_tail;
 	u32 sbuf_avail;
 	u32 sqe_avail;
 	u32 tx_olen;
@@ -371,8 +375,8 @@ struct kstream_ep {
 	u32 tx_out;
 	u16 rseq_no;
 	u16 rseq_comp;
-	u32 rbuf_off;
-	u32 rbuf_free_off;
+	struct kstream_curs rbuf_off;
+	struct kstream_curs rbuf_free_off;
 	u32 rbuf_avail;
 	u32 rbuf_adv;
 	u32 rbuf_data;
@@ -381,7 +385,7 @@ struct kstream_ep {
 	struct kstream_req *rx_free;
 	u32 *rmsg;
 	u32 rmsg_size;
-	u32 rmsg_head;
+	struct kstream_curs rmsg_head;
 	u32 rmsg_count;
 	struct kstream_liomap *liomap;
 	u32 liomap_size;
@@ -401,6 +405,19 @@ struct kstream_ep {
  * it, and clears the bit.
  */
 #define KSTREAM_TX_WAITERS	1
+
+/**
+ * kstream_sbuf_queued() - bytes of the send buffer queued, not written yet
+ * @kep: the endpoint (lock held)
+ *
+ * Context: any context, endpoint lock held.
+ * Return: the bytes from sbuf_head to sbuf_tail.
+ */
+static inline u32 kstream_sbuf_queued(const struct kstream_ep *kep)
+{
+	return kstream_curs_diff(kep->sbuf_size, &kep->sbuf_head,
+				 &kep->sbuf_tail);
+}
 
 /**
  * struct kstream_vec - a caller's vector, walked by the copies
@@ -482,6 +499,7 @@ int kstream_post_sbuf(struct kstream_ep *kep, u32 x, u64 addr, u64 key,
 int kstream_vec_init(struct kstream_vec *v, unsigned int dir,
 		     enum fi_iov_type type, const void *vec, size_t count);
 void kstream_sbuf_copy(struct kstream_ep *kep, struct kstream_vec *v, u32 x);
+void kstream_sbuf_queue(struct kstream_ep *kep, u32 x);
 int kstream_tx_undo(struct kstream_ep *kep, struct kstream_vec *v, u32 x,
 		    int err);
 bool kstream_busy_claim(struct kstream_ep *kep, bool *busy);

@@ -17,11 +17,12 @@
  * their socket when the context may sleep): any context but hard
  * interrupts and interrupts disabled.  A send whose bytes are the only
  * ones to write posts its write with the lock dropped
- * (kstream_tx_write_now()), so that the core may send it from the
+ * (kstream_tx_write_prep()), so that the core may send it from the
  * caller's context.
  *
  * The copies between the caller's buffers and the rings run with that
- * lock dropped: a copy can be long, and the progress (core completions,
+ * lock dropped (by the calls themselves: no helper drops a lock its
+ * caller holds): a copy can be long, and the progress (core completions,
  * credits) must not spin on the lock meanwhile with bottom halves off.
  * While a send copies, tx_busy keeps the send side to it: other sends,
  * iowrite, mapping announcements and control messages (which must follow
@@ -125,16 +126,14 @@ static void kstream_vec_put(struct kstream_vec *v, const void *src,
 
 /*
  * Copy @n bytes between the vector and @ring (@size bytes) at @off,
- * wrapping at its end; into the ring if @in.  The lock is dropped for the
- * copy and taken again.
+ * wrapping at its end; into the ring if @in.  Called with the endpoint
+ * lock dropped, by the holder of the direction (tx_busy or rx_busy).
  */
-static void kstream_ring_copy(struct kstream_ep *kep, struct kstream_vec *v,
-			      u8 *ring, u32 size, u32 off, u32 n, bool in)
-	__must_hold(&kep->lock)
+static void kstream_ring_copy(struct kstream_vec *v, u8 *ring, u32 size,
+			      u32 off, u32 n, bool in)
 {
 	u32 first = min(n, size - off);
 
-	spin_unlock_bh(&kep->lock);
 	if (in) {
 		kstream_vec_get(v, ring + off, first);
 		if (n > first)
@@ -144,35 +143,40 @@ static void kstream_ring_copy(struct kstream_ep *kep, struct kstream_vec *v,
 		if (n > first)
 			kstream_vec_put(v, ring, n - first);
 	}
-	spin_lock_bh(&kep->lock);
-}
-
-/* Offset @off of the send buffer, wrapped once (@off < 2 x its size). */
-static u32 kstream_sbuf_wrap(const struct kstream_ep *kep, u32 off)
-{
-	return off >= kep->sbuf_size ? off - kep->sbuf_size : off;
 }
 
 /**
  * kstream_sbuf_copy() - copy the next @x bytes of a send into the buffer
- * @kep: the endpoint (lock held, kep->tx_busy claimed by the caller)
+ * @kep: the endpoint (lock not held, kep->tx_busy claimed by the caller)
  * @v: the source, advanced by @x
  * @x: bytes, as planned by kstream_tx_chunk()
  *
- * The bytes go to the send buffer after the queued ones, an end that only
- * the holder of tx_busy moves (the progress writing queued bytes moves
- * sbuf_off and sbuf_queued together).  The lock is dropped for the copy
- * and taken again: the caller checks the stream again before it queues
- * the bytes.
+ * The bytes go to the send buffer at sbuf_tail, after the queued ones, an
+ * end that only the holder of tx_busy moves (the progress writing queued
+ * bytes moves sbuf_head).  The caller drops the endpoint lock around the
+ * copy, checks the stream again once it holds the lock again, then
+ * queues the bytes (kstream_sbuf_queue()) or gives them back
+ * (kstream_tx_undo()).
  *
- * Context: any context but hard interrupts, endpoint lock held.
+ * Context: any context but hard interrupts, endpoint lock not held.
  */
 void kstream_sbuf_copy(struct kstream_ep *kep, struct kstream_vec *v, u32 x)
-	__must_hold(&kep->lock)
 {
-	kstream_ring_copy(kep, v, kep->sbuf, kep->sbuf_size,
-			  kstream_sbuf_wrap(kep, kep->sbuf_off + kep->sbuf_queued),
+	kstream_ring_copy(v, kep->sbuf, kep->sbuf_size, kep->sbuf_tail.count,
 			  x, true);
+}
+
+/**
+ * kstream_sbuf_queue() - queue the @x bytes copied at the send buffer's tail
+ * @kep: the endpoint (lock held, kep->tx_busy claimed by the caller or
+ *	clear)
+ * @x: bytes, taken out of sbuf_avail
+ *
+ * Context: any context, endpoint lock held.
+ */
+void kstream_sbuf_queue(struct kstream_ep *kep, u32 x)
+{
+	kstream_curs_add(kep->sbuf_size, &kep->sbuf_tail, x);
 }
 
 /**
@@ -286,13 +290,14 @@ int kstream_tx_check(struct kstream_ep *kep)
 	return kstream_tx_down(kep);
 }
 
-/* The @x bytes of the send buffer at sbuf_off: two pieces if they wrap. */
+/* The @x bytes of the send buffer at sbuf_head: two pieces if they wrap. */
 static size_t kstream_sbuf_iov(struct kstream_ep *kep, u32 x,
 			       struct kvec *iov, void **desc)
 {
-	u32 first = min(x, kep->sbuf_size - kep->sbuf_off);
+	u32 off = kep->sbuf_head.count;
+	u32 first = min(x, kep->sbuf_size - off);
 
-	iov[0].iov_base = kep->sbuf + kep->sbuf_off;
+	iov[0].iov_base = kep->sbuf + off;
 	iov[0].iov_len = first;
 	iov[1].iov_base = kep->sbuf;
 	iov[1].iov_len = x - first;
@@ -301,30 +306,16 @@ static size_t kstream_sbuf_iov(struct kstream_ep *kep, u32 x,
 	return x > first ? 2 : 1;
 }
 
-/* The @x bytes at sbuf_off went in a write, which took a send slot. */
+/* The @x bytes at sbuf_head went in a write, which took a send slot. */
 static void kstream_sbuf_sent(struct kstream_ep *kep, u32 x)
 {
-	kep->sbuf_off = kstream_sbuf_wrap(kep, kep->sbuf_off + x);
+	kstream_curs_add(kep->sbuf_size, &kep->sbuf_head, x);
 	kep->sqe_avail--;
 }
 
-/**
- * kstream_post_sbuf() - write the next @x bytes of the send buffer
- * @kep: the endpoint (lock held)
- * @x: bytes, already copied to the send buffer at sbuf_off
- * @addr: remote address
- * @key: remote key
- * @imm: the immediate
- * @with_imm: false for a plain write (kstream_ep_iowrite())
- *
- * Takes a data send slot; the caller has taken the @x bytes out of
- * sbuf_avail.  The write's completion gives the bytes and the slot back.
- *
- * Context: any context, endpoint lock held.
- * Return: 0 or the core's error.
- */
-int kstream_post_sbuf(struct kstream_ep *kep, u32 x, u64 addr, u64 key,
-		      u32 imm, bool with_imm)
+/* Write the @x queued bytes at sbuf_head (lock held); 0 or the core's error. */
+static int kstream_post_head(struct kstream_ep *kep, u32 x, u64 addr,
+			     u64 key, u32 imm, bool with_imm)
 {
 	struct kvec iov[2];
 	void *desc[2];
@@ -337,6 +328,35 @@ int kstream_post_sbuf(struct kstream_ep *kep, u32 x, u64 addr, u64 key,
 		return ret;
 	kstream_sbuf_sent(kep, x);
 	return 0;
+}
+
+/**
+ * kstream_post_sbuf() - write @x bytes just copied into the send buffer
+ * @kep: the endpoint (lock held, no bytes queued)
+ * @x: bytes, copied to the send buffer at sbuf_tail
+ * @addr: remote address
+ * @key: remote key
+ * @imm: the immediate
+ * @with_imm: false for a plain write (kstream_ep_iowrite())
+ *
+ * Takes a data send slot; the caller has taken the @x bytes out of
+ * sbuf_avail.  The write's completion gives the bytes and the slot back.
+ * On failure the bytes are not queued.
+ *
+ * Context: any context, endpoint lock held.
+ * Return: 0 or the core's error.
+ */
+int kstream_post_sbuf(struct kstream_ep *kep, u32 x, u64 addr, u64 key,
+		      u32 imm, bool with_imm)
+{
+	struct kstream_curs tail = kep->sbuf_tail;
+	int ret;
+
+	kstream_sbuf_queue(kep, x);
+	ret = kstream_post_head(kep, x, addr, key, imm, with_imm);
+	if (ret)
+		kep->sbuf_tail = tail;
+	return ret;
 }
 
 /* A data write of @x bytes went to the current target entry (lock held). */
@@ -357,62 +377,93 @@ static int kstream_tx_write(struct kstream_ep *kep, u32 x)
 	struct kstream_sge *t = &kep->target[kep->target_sge];
 	int ret;
 
-	ret = kstream_post_sbuf(kep, x, t->addr, kep->data_key_hi | t->key,
+	ret = kstream_post_head(kep, x, t->addr, kep->data_key_hi | t->key,
 				kstream_msg(KSTREAM_OP_DATA, x), true);
 	if (ret)
 		return ret;
-	kep->sbuf_queued -= x;
 	kstream_tx_target_used(kep, x);
 	return 0;
 }
 
 /**
- * kstream_tx_write_now() - write a send's bytes with the lock dropped
- * @kep: the endpoint (lock held, tx_busy claimed by the caller, no bytes
- *	queued)
- * @x: bytes just copied to the send buffer at sbuf_off, taken out of
- *	sbuf_avail; one write takes them (kstream_tx_write_size())
- *
- * The write is accounted as posted, then posted with the lock dropped, so
- * that a core provider that sends from the caller's context when that
- * context may sleep (ksocket) does so, instead of handing every write of
- * the stream to its work.  The writes stay in order: while the caller
- * holds tx_busy no other data of the stream can be posted (other sends,
- * iowrite, mapping announcements and control messages wait for it, and no
- * bytes are queued for the progress to write); ring updates, credits and
- * keepalives may go meanwhile, as they may overtake data anyway.  A post
- * that fails gives the slot and the bytes back; an error other than the
- * connection going down (its EQ event follows) fails the stream.  The
- * core endpoint stays: it is closed only by fi_close(), which must not
- * race with the endpoint's data calls.
- *
- * Context: any context but hard interrupts, endpoint lock held (dropped
- * and taken again); sleeps only as the core's data calls do.
+ * struct kstream_tx_wr - a data write to post with the endpoint lock dropped
+ * @core: the core endpoint
+ * @req: its request
+ * @iov: the bytes of the send buffer
+ * @desc: their descriptors
+ * @cnt: entries of @iov
+ * @addr: remote address
+ * @key: remote key
+ * @imm: the immediate
  */
-static void kstream_tx_write_now(struct kstream_ep *kep, u32 x)
-	__must_hold(&kep->lock)
-{
-	struct kstream_sge *t = &kep->target[kep->target_sge];
-	/* A data send slot is free (kstream_tx_write_size()): a request too. */
-	struct kstream_req *req = kstream_data_req(kep, x);
-	u64 addr = t->addr, key = kep->data_key_hi | t->key;
-	struct fid_ep *core = kep->core_ep;
+struct kstream_tx_wr {
+	struct fid_ep *core;
+	struct kstream_req *req;
 	struct kvec iov[2];
 	void *desc[2];
-	size_t cnt = kstream_sbuf_iov(kep, x, iov, desc);
-	int ret;
+	size_t cnt;
+	u64 addr;
+	u64 key;
+	u32 imm;
+};
 
+/**
+ * kstream_tx_write_prep() - account a send's write, to post it unlocked
+ * @kep: the endpoint (lock held, tx_busy claimed by the caller, no bytes
+ *	queued but the @x)
+ * @x: bytes just queued at the send buffer's tail, taken out of
+ *	sbuf_avail; one write takes them (kstream_tx_write_size())
+ * @w: the write, for the caller to post with kstream_core_write() once it
+ *	dropped the lock, then to give to kstream_tx_write_fini()
+ *
+ * The write is accounted as posted, then the caller posts it with the lock
+ * dropped, so that a core provider that sends from the caller's context
+ * when that context may sleep (ksocket) does so, instead of handing every
+ * write of the stream to its work.  The writes stay in order: while the
+ * caller holds tx_busy no other data of the stream can be posted (other
+ * sends, iowrite, mapping announcements and control messages wait for it,
+ * and no other bytes are queued for the progress to write); ring updates,
+ * credits and keepalives may go meanwhile, as they may overtake data
+ * anyway.  The core endpoint stays: it is closed only by fi_close(), which
+ * must not race with the endpoint's data calls.
+ *
+ * Context: any context, endpoint lock held.
+ */
+static void kstream_tx_write_prep(struct kstream_ep *kep, u32 x,
+				  struct kstream_tx_wr *w)
+{
+	struct kstream_sge *t = &kep->target[kep->target_sge];
+
+	/* A data send slot is free (kstream_tx_write_size()): a request too. */
+	w->req = kstream_data_req(kep, x);
+	w->core = kep->core_ep;
+	w->addr = t->addr;
+	w->key = kep->data_key_hi | t->key;
+	w->imm = kstream_msg(KSTREAM_OP_DATA, x);
+	w->cnt = kstream_sbuf_iov(kep, x, w->iov, w->desc);
 	kstream_sbuf_sent(kep, x);
 	kstream_tx_posted(kep);
 	kstream_tx_target_used(kep, x);
-	spin_unlock_bh(&kep->lock);
-	ret = kstream_core_write(core, iov, desc, cnt, addr, key,
-				 kstream_msg(KSTREAM_OP_DATA, x), req, true);
-	spin_lock_bh(&kep->lock);
+}
+
+/**
+ * kstream_tx_write_fini() - the post of a kstream_tx_write_prep() write
+ * @kep: the endpoint (lock held)
+ * @w: the write
+ * @ret: what kstream_core_write() returned
+ *
+ * A post that failed gives the slot and the bytes back; an error other
+ * than the connection going down (its EQ event follows) fails the stream.
+ *
+ * Context: any context, endpoint lock held.
+ */
+static void kstream_tx_write_fini(struct kstream_ep *kep,
+				  struct kstream_tx_wr *w, int ret)
+{
 	if (!ret)
 		return;
-	req->err = 0;
-	kstream_data_req_done(kep, req);
+	w->req->err = 0;
+	kstream_data_req_done(kep, w->req);
 	if (ret != -ENOTCONN)
 		kstream_fail(kep, -ret);
 }
@@ -435,16 +486,14 @@ void kstream_tx_push(struct kstream_ep *kep)
 	u32 x;
 	int err;
 
-	while (kep->sbuf_queued) {
+	while (kstream_sbuf_queued(kep)) {
 		if (kstream_tx_down(kep)) {
-			kep->sbuf_avail += kep->sbuf_queued;
-			kep->sbuf_off = kstream_sbuf_wrap(kep, kep->sbuf_off +
-							  kep->sbuf_queued);
-			kep->sbuf_queued = 0;
+			kep->sbuf_avail += kstream_sbuf_queued(kep);
+			kep->sbuf_head = kep->sbuf_tail;
 			return;
 		}
 		kstream_tx_state(kep, &s);
-		x = kstream_tx_write_size(&s, kep->sbuf_queued);
+		x = kstream_tx_write_size(&s, kstream_sbuf_queued(kep));
 		if (!x)
 			return;
 		err = kstream_tx_write(kep, x);
@@ -479,6 +528,7 @@ static ssize_t kstream_send_vec(struct kstream_ep *kep, struct kstream_vec *v,
 				u64 flags)
 {
 	struct kstream_tx_state s;
+	struct kstream_tx_wr w;
 	bool wake = false;
 	size_t done = 0;
 	ssize_t ret;
@@ -513,7 +563,9 @@ static ssize_t kstream_send_vec(struct kstream_ep *kep, struct kstream_vec *v,
 			kstream_tx_waiter(kep);
 			break;
 		}
+		spin_unlock_bh(&kep->lock);
 		kstream_sbuf_copy(kep, v, x);
+		spin_lock_bh(&kep->lock);
 		err = kstream_tx_check(kep);
 		if (err) {
 			err = kstream_tx_undo(kep, v, x, err);
@@ -522,12 +574,19 @@ static ssize_t kstream_send_vec(struct kstream_ep *kep, struct kstream_vec *v,
 			break;
 		}
 		kep->sbuf_avail -= x;
+		kstream_sbuf_queue(kep, x);
 		kstream_tx_state(kep, &s);
-		if (!kep->sbuf_queued && kep->core_ep && !kep->closing &&
-		    kstream_tx_write_size(&s, x) == x) {
-			kstream_tx_write_now(kep, x);
+		if (kstream_sbuf_queued(kep) == x && kep->core_ep &&
+		    !kep->closing && kstream_tx_write_size(&s, x) == x) {
+			/* The only bytes to write: post from this context. */
+			kstream_tx_write_prep(kep, x, &w);
+			spin_unlock_bh(&kep->lock);
+			err = kstream_core_write(w.core, w.iov, w.desc, w.cnt,
+						 w.addr, w.key, w.imm, w.req,
+						 true);
+			spin_lock_bh(&kep->lock);
+			kstream_tx_write_fini(kep, &w, err);
 		} else {
-			kep->sbuf_queued += x;
 			kstream_tx_push(kep);
 		}
 		done += x;
@@ -548,24 +607,22 @@ out:
 /* @n bytes at the head of the ring were read: give them back (lock held). */
 static void kstream_rx_consume(struct kstream_ep *kep, u32 n)
 {
-	u32 idx = kep->rmsg_head, m;
+	u32 *len, m;
 
-	kep->rbuf_off += n;
-	if (kep->rbuf_off >= kep->rbuf_size)
-		kep->rbuf_off -= kep->rbuf_size;
+	kstream_curs_add(kep->rbuf_size, &kep->rbuf_off, n);
 	kep->rbuf_avail += n;
 	kep->rbuf_data -= n;
 	while (n) {
-		m = min(n, kep->rmsg[idx]);
-		kep->rmsg[idx] -= m;
+		len = &kep->rmsg[kep->rmsg_head.count];
+		m = min(n, *len);
+		*len -= m;
 		n -= m;
-		if (!kep->rmsg[idx]) {
+		if (!*len) {
 			kep->rseq_no++;
 			kep->rmsg_count--;
-			idx = (idx + 1) % kep->rmsg_size;
+			kstream_curs_add(kep->rmsg_size, &kep->rmsg_head, 1);
 		}
 	}
-	kep->rmsg_head = idx;
 	kstream_update_credits(kep);
 }
 
@@ -574,7 +631,7 @@ static ssize_t kstream_recv_vec(struct kstream_ep *kep, struct kstream_vec *v,
 {
 	bool wake = false;
 	ssize_t ret;
-	u32 n;
+	u32 n, off;
 
 	spin_lock_bh(&kep->lock);
 	if (kep->err) {
@@ -599,8 +656,10 @@ static ssize_t kstream_recv_vec(struct kstream_ep *kep, struct kstream_vec *v,
 	}
 	/* The bytes stay put: the peer gets their room only once consumed. */
 	n = min_t(size_t, v->len, kep->rbuf_data);
-	kstream_ring_copy(kep, v, kep->rbuf, kep->rbuf_size, kep->rbuf_off, n,
-			  false);
+	off = kep->rbuf_off.count;
+	spin_unlock_bh(&kep->lock);
+	kstream_ring_copy(v, kep->rbuf, kep->rbuf_size, off, n, false);
+	spin_lock_bh(&kep->lock);
 	if (!(flags & FI_PEEK))
 		kstream_rx_consume(kep, n);
 	wake = kstream_busy_end(kep, &kep->rx_busy);

@@ -257,15 +257,16 @@ static int kstream_ep_enable(struct kstream_ep *kep)
 
 	spin_lock_bh(&kep->lock);
 	kep->closing = false;
-	kep->sbuf_off = 0;
-	kep->sbuf_queued = 0;
+	kep->sbuf_head = (struct kstream_curs){};
+	kep->sbuf_tail = kep->sbuf_head;
 	kep->sbuf_avail = kep->sbuf_size;
 	kep->sqe_avail = kep->sq_size - KSTREAM_CTRL_SLOTS;
 	kep->tx_olen = KSTREAM_CHUNK_START;
 	kep->ctrl_seqno = 0;
 	kep->ctrl_max_seqno = KSTREAM_CTRL_SLOTS;
-	kep->rbuf_off = 0;
-	kep->rbuf_free_off = kep->rbuf_size / 2;
+	kep->rbuf_off = (struct kstream_curs){};
+	kep->rbuf_free_off = (struct kstream_curs){ .count = kep->rbuf_size / 2 };
+	kep->rmsg_head = (struct kstream_curs){};
 	kep->rbuf_avail = kep->rbuf_size / 2;
 	kep->rbuf_adv = kep->rbuf_size / 2;
 	kep->rseq_comp = kep->rq_size / 2;

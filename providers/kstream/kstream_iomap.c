@@ -96,12 +96,13 @@ int kstream_iomap_rx(struct kstream_ep *kep, u32 index)
 	return 0;
 }
 
-/* Copy @len bytes into the send buffer at sbuf_off (lock held). */
+/* Copy @len bytes into the send buffer at sbuf_tail (lock held). */
 static void kstream_sbuf_put(struct kstream_ep *kep, const void *src, u32 len)
 {
-	u32 first = min(len, kep->sbuf_size - kep->sbuf_off);
+	u32 off = kep->sbuf_tail.count;
+	u32 first = min(len, kep->sbuf_size - off);
 
-	memcpy(kep->sbuf + kep->sbuf_off, src, first);
+	memcpy(kep->sbuf + off, src, first);
 	memcpy(kep->sbuf, src + first, len - first);
 }
 
@@ -125,7 +126,7 @@ void kstream_iomap_flush(struct kstream_ep *kep)
 	u32 i;
 	int ret;
 
-	if (kep->tx_busy || kep->sbuf_queued)
+	if (kep->tx_busy || kstream_sbuf_queued(kep))
 		return;
 
 	for (i = 0; kep->liomap && i < kep->liomap_size; i++) {
@@ -338,7 +339,7 @@ EXPORT_SYMBOL_GPL(kstream_ep_iounmap);
 static bool kstream_iowrite_room(const struct kstream_ep *kep)
 {
 	return kep->sqe_avail && kep->sbuf_avail >= KSTREAM_SNDLOWAT &&
-	       !kep->sbuf_queued;
+	       !kstream_sbuf_queued(kep);
 }
 
 /**
@@ -440,7 +441,9 @@ ssize_t kstream_ep_iowrite(struct fid_ep *ep, const void *buf, size_t count,
 		room = e.offset + e.length - off;
 		x = kstream_chunk_next(&olen, count - done);
 		x = min_t(u64, min(x, kep->sbuf_avail), room);
+		spin_unlock_bh(&kep->lock);
 		kstream_sbuf_copy(kep, &v, x);
+		spin_lock_bh(&kep->lock);
 		ret = kstream_tx_check(kep);
 		if (!ret)
 			ret = kstream_post_sbuf(kep, x,

@@ -283,7 +283,7 @@ static bool kstream_update_due(struct kstream_ep *kep)
 static void kstream_tx_note(struct kstream_ep *kep)
 {
 	if (kep->ctrl_pending >= 0 || kep->iomap_pending ||
-	    (kep->sbuf_queued && !kep->sqe_avail) ||
+	    (kstream_sbuf_queued(kep) && !kep->sqe_avail) ||
 	    (kstream_update_due(kep) && !kstream_ctrl_avail(kep)))
 		kstream_tx_waiter(kep);
 }
@@ -305,7 +305,7 @@ int kstream_send_ctrl(struct kstream_ep *kep, u32 ctrl)
 	int ret;
 
 	/* The data goes first: kstream_tx_end() or the progress sends it. */
-	if (!kstream_ctrl_avail(kep) || kep->tx_busy || kep->sbuf_queued) {
+	if (!kstream_ctrl_avail(kep) || kep->tx_busy || kstream_sbuf_queued(kep)) {
 		kep->ctrl_pending = ctrl;
 		kstream_tx_waiter(kep);
 		return -EAGAIN;
@@ -341,7 +341,7 @@ static int kstream_send_credits(struct kstream_ep *kep)
 	if (kep->rbuf_avail >= half) {
 		slot = (struct kstream_sge *)(kep->sbuf + kep->sbuf_size) +
 		       kep->ctrl_seqno % KSTREAM_CTRL_SLOTS;
-		slot->addr = kstream_rbuf_addr(kep, kep->rbuf_free_off);
+		slot->addr = kstream_rbuf_addr(kep, kep->rbuf_free_off.count);
 		slot->key = lower_32_bits(fi_mr_key(kep->rmr));
 		slot->length = half;
 		if (kep->swap_sgl)
@@ -357,9 +357,7 @@ static int kstream_send_credits(struct kstream_ep *kep)
 			return ret;
 		kep->rbuf_avail -= half;
 		kep->rbuf_adv += half;
-		kep->rbuf_free_off += half;
-		if (kep->rbuf_free_off >= kep->rbuf_size)
-			kep->rbuf_free_off = 0;
+		kstream_curs_add(kep->rbuf_size, &kep->rbuf_free_off, half);
 		if (++kep->remote_sge == KSTREAM_SGL_SIZE)
 			kep->remote_sge = 0;
 	} else {
@@ -399,7 +397,8 @@ void kstream_update_credits(struct kstream_ep *kep)
 			kstream_fail(kep, -ret);
 	}
 	while (kstream_ctrl_avail(kep) &&
-	       (kep->ctrl_pending < 0 || kep->sbuf_queued || kep->tx_busy) &&
+	       (kep->ctrl_pending < 0 || kstream_sbuf_queued(kep) ||
+		kep->tx_busy) &&
 	       kstream_update_due(kep)) {
 		ret = kstream_send_credits(kep);
 		if (ret) {
@@ -503,6 +502,7 @@ static int kstream_take_sge(struct kstream_ep *kep)
 static void kstream_rx_msg(struct kstream_ep *kep, u64 flags, u32 msg)
 {
 	u32 data = kstream_msg_data(msg);
+	struct kstream_curs tail;
 
 	if (!(flags & FI_REMOTE_CQ_DATA) ||
 	    !kstream_msg_valid(msg, kep->iomap_size)) {
@@ -521,8 +521,9 @@ static void kstream_rx_msg(struct kstream_ep *kep, u64 flags, u32 msg)
 			kep->rseq_no++;
 			return;
 		}
-		kep->rmsg[(kep->rmsg_head + kep->rmsg_count) % kep->rmsg_size] =
-			data;
+		tail = kstream_curs_next(kep->rmsg_size, &kep->rmsg_head,
+					 kep->rmsg_count);
+		kep->rmsg[tail.count] = data;
 		kep->rmsg_count++;
 		kep->rbuf_data += data;
 		return;
