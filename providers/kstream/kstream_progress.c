@@ -442,11 +442,24 @@ void kstream_post_recvs(struct kstream_ep *kep)
 	spin_unlock_bh(&kep->lock);
 }
 
+/*
+ * Take one off a count of requests at the core for a completion (lock
+ * held).  A completion with none counted is a bug of the accounting: it
+ * warns and ends the stream with EIO rather than wrapping the count.
+ */
+static void kstream_count_done(struct kstream_ep *kep, u32 *count)
+{
+	if (WARN_ON_ONCE(!*count)) {
+		kstream_fail(kep, EIO);
+		return;
+	}
+	(*count)--;
+}
+
 /* A transmit completion: the write is no longer out (lock held). */
 static void kstream_tx_done(struct kstream_ep *kep, int err)
 {
-	if (kep->tx_out)
-		kep->tx_out--;
+	kstream_count_done(kep, &kep->tx_out);
 	/* Judged by kstream_progress_poll(), after the receives. */
 	if (err && err != ECANCELED && !kep->tx_err)
 		kep->tx_err = err;
@@ -559,8 +572,7 @@ static void kstream_rx_msg(struct kstream_ep *kep, u64 flags, u32 msg)
 /* A receive completed: the peer's message, or its error (lock held). */
 static void kstream_rx_req_done(struct kstream_ep *kep, struct kstream_req *req)
 {
-	if (kep->rx_posted)
-		kep->rx_posted--;
+	kstream_count_done(kep, &kep->rx_posted);
 	if (!req->err)
 		kstream_rx_msg(kep, req->flags, req->data);
 	else if (req->err != ECANCELED && !kep->rd_eof)
