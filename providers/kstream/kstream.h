@@ -158,13 +158,87 @@ struct kstream_liomap {
 	bool pending;
 };
 
+/**
+ * enum kstream_state - the life of an endpoint and of its core connection
+ * @KSTREAM_IDLE: opened, no core objects; settings may change
+ * @KSTREAM_ENABLED: fi_enable() opened the core objects
+ * @KSTREAM_CONNECTING: fi_connect() or fi_accept() issued
+ * @KSTREAM_CONNECTED: the core connection is up: the stream runs
+ * @KSTREAM_DOWN: the core connection ended or failed
+ * @KSTREAM_CLOSING: the core objects are being released: nothing new is
+ *	posted, no progress runs
+ *
+ * The transitions, each made by kstream_set_state() under the endpoint
+ * lock, which refuses any other:
+ *
+ * - IDLE -> ENABLED: fi_enable();
+ * - ENABLED -> CONNECTING: fi_connect() or fi_accept();
+ * - CONNECTING -> ENABLED: the core refused that call;
+ * - CONNECTING -> CONNECTED: FI_CONNECTED;
+ * - ENABLED, CONNECTING, CONNECTED -> DOWN: FI_SHUTDOWN, a connection error
+ *   or a stream error (kstream_fail()); DOWN -> DOWN changes nothing;
+ * - any state but CLOSING -> CLOSING: fi_close(), or fi_enable() failing;
+ * - CLOSING -> IDLE: fi_enable() failed and released what it opened.
+ *
+ * The order matters: a state below CONNECTED was never connected.
+ */
 enum kstream_state {
-	KSTREAM_IDLE,		/* opened */
-	KSTREAM_ENABLED,	/* core objects exist */
-	KSTREAM_CONNECTING,	/* fi_connect() / fi_accept() issued */
+	KSTREAM_IDLE,
+	KSTREAM_ENABLED,
+	KSTREAM_CONNECTING,
 	KSTREAM_CONNECTED,
-	KSTREAM_DOWN,		/* disconnected or failed */
+	KSTREAM_DOWN,
+	KSTREAM_CLOSING,
 };
+
+/**
+ * enum kstream_peer - how far the peer has ended the stream
+ * @KSTREAM_PEER_OPEN: both directions open
+ * @KSTREAM_PEER_SHUT: the peer sent SHUTDOWN, or the connection was reset:
+ *	end of stream after the data received
+ * @KSTREAM_PEER_GONE: the peer sent DISCONNECT: end of stream after the
+ *	data received, sends fail -ECONNRESET
+ * @KSTREAM_PEER_LOST: after the DISCONNECT the core connection failed too
+ *	(kstream_after_disconnect()): writes in flight were cancelled, sends
+ *	fail -EPIPE; not a stream error
+ *
+ * It only moves forward, by kstream_set_peer_state() under the endpoint
+ * lock: OPEN -> SHUT -> GONE -> LOST and OPEN -> GONE.  A SHUTDOWN after
+ * the DISCONNECT changes nothing.  Independent of it: the local
+ * shutdowns (kstream_ep.rd_shut, kstream_ep.wr_shut, in any order) and
+ * the stream error (kstream_ep.err).
+ */
+enum kstream_peer {
+	KSTREAM_PEER_OPEN,
+	KSTREAM_PEER_SHUT,
+	KSTREAM_PEER_GONE,
+	KSTREAM_PEER_LOST,
+};
+
+/**
+ * kstream_peer_eof() - the peer sends no more data
+ * @peer: a state of the peer
+ *
+ * Context: any context.
+ * Return: true once the peer sent SHUTDOWN or DISCONNECT or the
+ * connection was reset.
+ */
+static inline bool kstream_peer_eof(enum kstream_peer peer)
+{
+	return peer != KSTREAM_PEER_OPEN;
+}
+
+/**
+ * kstream_peer_gone() - the peer ended the stream with DISCONNECT
+ * @peer: a state of the peer
+ *
+ * Context: any context.
+ * Return: true after the peer's DISCONNECT.
+ */
+static inline bool kstream_peer_gone(enum kstream_peer peer)
+{
+	return peer >= KSTREAM_PEER_GONE;
+}
 
 /**
  * struct kstream_req - an operation kstream posts on its core endpoint
@@ -239,15 +313,11 @@ struct kstream_req {
  * @work: progress
  * @keepalive: keepalive timer work
  * @lock: protects everything below
- * @state: enum kstream_state
- * @closing: fi_close() in progress
+ * @state: the endpoint's life, enum kstream_state
+ * @peer_state: the peer's end of the stream, enum kstream_peer
  * @err: stream error (positive errno), 0 for none
  * @rd_shut: local SHUT_RD (reads return 0)
  * @wr_shut: local SHUT_WR (sends fail -EPIPE)
- * @rd_eof: peer sent SHUTDOWN or DISCONNECT: end of stream after the data
- * @peer_gone: peer sent DISCONNECT (sends fail -ECONNRESET)
- * @tx_lost: after @peer_gone the core connection failed too: writes in
- *	flight were cancelled (sends fail -EPIPE), not a stream error
  * @tx_err: a failed transmit completion (positive errno) not judged yet:
  *	the receive CQ is read once more for a DISCONNECT first
  * @ctrl_pending: CTRL message to send when a slot frees, or -1
@@ -343,13 +413,10 @@ struct kstream_ep {
 
 	spinlock_t lock;	/* protects the fields below */
 	enum kstream_state state;
-	bool closing;
+	enum kstream_peer peer_state;
 	int err;
 	bool rd_shut;
 	bool wr_shut;
-	bool rd_eof;
-	bool peer_gone;
-	bool tx_lost;
 	int tx_err;
 	int ctrl_pending;
 	bool err_report;
@@ -470,6 +537,8 @@ void kstream_wait_peer_close(struct kstream_ep *kep);
 void kstream_progress_work(struct work_struct *work);
 bool kstream_ep_progress(struct kstream_ep *kep);
 void kstream_keepalive_work(struct work_struct *work);
+bool kstream_set_state(struct kstream_ep *kep, enum kstream_state state);
+bool kstream_set_peer_state(struct kstream_ep *kep, enum kstream_peer peer);
 void kstream_fail(struct kstream_ep *kep, int err);
 bool kstream_after_disconnect(struct kstream_ep *kep);
 void kstream_wake(struct kstream_ep *kep);

@@ -327,12 +327,12 @@ static int kstream_cm_connect(struct fid_ep *ep, const void *addr,
 		return ret;
 	len = kstream_ep_conn_data(kep, buf);
 	spin_lock_bh(&kep->lock);
-	kep->state = KSTREAM_CONNECTING;
+	kstream_set_state(kep, KSTREAM_CONNECTING);
 	spin_unlock_bh(&kep->lock);
 	ret = fi_connect(kep->core_ep, addr, buf, len);
 	if (ret) {
 		spin_lock_bh(&kep->lock);
-		kep->state = KSTREAM_ENABLED;
+		kstream_set_state(kep, KSTREAM_ENABLED);
 		spin_unlock_bh(&kep->lock);
 	}
 	return ret;
@@ -356,12 +356,12 @@ static int kstream_cm_accept(struct fid_ep *ep, const void *param,
 		return ret;
 	len = kstream_ep_conn_data(kep, buf);
 	spin_lock_bh(&kep->lock);
-	kep->state = KSTREAM_CONNECTING;
+	kstream_set_state(kep, KSTREAM_CONNECTING);
 	spin_unlock_bh(&kep->lock);
 	ret = fi_accept(kep->core_ep, buf, len);
 	if (ret) {
 		spin_lock_bh(&kep->lock);
-		kep->state = KSTREAM_ENABLED;
+		kstream_set_state(kep, KSTREAM_ENABLED);
 		spin_unlock_bh(&kep->lock);
 	}
 	return ret;
@@ -403,7 +403,7 @@ int kstream_ep_shutdown(struct fid_ep *ep, int how)
 	if (how != SHUT_RD && !kep->wr_shut) {
 		kep->wr_shut = true;
 		send = kep->state == KSTREAM_CONNECTED && !kep->err &&
-		       !kep->peer_gone;
+		       !kstream_peer_gone(kep->peer_state);
 	}
 	if (send) {
 		ret = kstream_send_ctrl(kep, rdwr ? KSTREAM_CTRL_DISCONNECT :
@@ -476,7 +476,7 @@ void kstream_cm_error(struct kstream_ep *kep, int err)
 	report = !kep->err && !kstream_after_disconnect(kep);
 	if (report)
 		kep->err = err;
-	kep->state = KSTREAM_DOWN;
+	kstream_set_state(kep, KSTREAM_DOWN);
 	spin_unlock_bh(&kep->lock);
 	if (report)
 		kofi_eq_write_err(kep->eq, &kep->ep.fid, kep->ep.fid.context,
@@ -525,17 +525,18 @@ void kstream_cm_event(struct kstream_ep *kep, u32 event, const void *buf,
 	if (event != FI_SHUTDOWN)
 		return;
 	spin_lock_bh(&kep->lock);
-	orderly = kep->peer_gone || (kep->wr_shut && kep->rd_shut) || kep->err;
+	orderly = kstream_peer_gone(kep->peer_state) ||
+		  (kep->wr_shut && kep->rd_shut) || kep->err;
 	if (!orderly) {
 		kep->err = ECONNRESET;
-		kep->rd_eof = true;
+		kstream_set_peer_state(kep, KSTREAM_PEER_SHUT);
 		kep->err_report = true;
 	}
 	/* An error not reported yet goes before FI_SHUTDOWN. */
 	report = kep->err_report;
 	kep->err_report = false;
 	err = kep->err;
-	kep->state = KSTREAM_DOWN;
+	kstream_set_state(kep, KSTREAM_DOWN);
 	spin_unlock_bh(&kep->lock);
 	if (report)
 		kofi_eq_write_err(kep->eq, &kep->ep.fid, kep->ep.fid.context,

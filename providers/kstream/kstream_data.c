@@ -264,9 +264,9 @@ static int kstream_tx_down(struct kstream_ep *kep)
 {
 	if (kep->err)
 		return -kep->err;
-	if (kep->tx_lost)
+	if (kep->peer_state == KSTREAM_PEER_LOST)
 		return -EPIPE;
-	if (kep->peer_gone)
+	if (kep->peer_state == KSTREAM_PEER_GONE)
 		return -ECONNRESET;
 	if (kep->state == KSTREAM_DOWN)
 		return -EPIPE;
@@ -577,7 +577,7 @@ static ssize_t kstream_send_vec(struct kstream_ep *kep, struct kstream_vec *v,
 		kstream_sbuf_queue(kep, x);
 		kstream_tx_state(kep, &s);
 		if (kstream_sbuf_queued(kep) == x && kep->core_ep &&
-		    !kep->closing && kstream_tx_write_size(&s, x) == x) {
+		    kstream_tx_write_size(&s, x) == x) {
 			/* The only bytes to write: post from this context. */
 			kstream_tx_write_prep(kep, x, &w);
 			spin_unlock_bh(&kep->lock);
@@ -647,7 +647,8 @@ static ssize_t kstream_recv_vec(struct kstream_ep *kep, struct kstream_vec *v,
 		goto out;
 	}
 	if (!kep->rbuf_data) {
-		ret = kep->rd_eof || kep->state == KSTREAM_DOWN ? 0 : -EAGAIN;
+		ret = kstream_peer_eof(kep->peer_state) ||
+		      kep->state == KSTREAM_DOWN ? 0 : -EAGAIN;
 		goto out;
 	}
 	if (!kstream_busy_claim(kep, &kep->rx_busy)) {
@@ -719,7 +720,8 @@ __poll_t kstream_poll_snapshot(struct kstream_ep *kep)
 {
 	struct kstream_tx_state s = {};
 	enum kstream_state state = READ_ONCE(kep->state);
-	bool rd_eof = READ_ONCE(kep->rd_eof);
+	enum kstream_peer peer = READ_ONCE(kep->peer_state);
+	bool rd_eof = kstream_peer_eof(peer);
 	bool rd_shut = READ_ONCE(kep->rd_shut);
 	int err = READ_ONCE(kep->err);
 	__poll_t mask = 0;
@@ -736,7 +738,7 @@ __poll_t kstream_poll_snapshot(struct kstream_ep *kep)
 	if (rd_eof)
 		mask |= EPOLLRDHUP;
 	if (state == KSTREAM_CONNECTED && !err && !READ_ONCE(kep->wr_shut) &&
-	    !READ_ONCE(kep->peer_gone)) {
+	    !kstream_peer_gone(peer)) {
 		s.olen = READ_ONCE(kep->tx_olen);
 		s.sbuf_avail = READ_ONCE(kep->sbuf_avail);
 		/* As tcp_poll() sets SOCK_NOSPACE: room comes back by completions. */
@@ -746,7 +748,7 @@ __poll_t kstream_poll_snapshot(struct kstream_ep *kep)
 			mask |= EPOLLOUT | EPOLLWRNORM;
 	}
 	if ((rd_eof || rd_shut) &&
-	    (READ_ONCE(kep->wr_shut) || READ_ONCE(kep->peer_gone) ||
+	    (READ_ONCE(kep->wr_shut) || kstream_peer_gone(peer) ||
 	     state == KSTREAM_DOWN))
 		mask |= EPOLLHUP;
 	return mask;

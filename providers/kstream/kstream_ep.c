@@ -120,11 +120,11 @@ static void kstream_close_fid(struct fid *fid)
 static void kstream_release_core(struct kstream_ep *kep)
 {
 	spin_lock_bh(&kep->lock);
-	kep->closing = true;
+	WARN_ON_ONCE(!kstream_set_state(kep, KSTREAM_CLOSING));
 	spin_unlock_bh(&kep->lock);
 	cancel_delayed_work_sync(&kep->keepalive);
 	cancel_work_sync(&kep->work);
-	/* A waiting caller taking completions sees closing from now on. */
+	/* A waiting caller taking completions sees CLOSING from now on. */
 	mutex_lock(&kep->poll_mutex);
 	mutex_unlock(&kep->poll_mutex);
 	if (kep->core_ep)
@@ -256,7 +256,6 @@ static int kstream_ep_enable(struct kstream_ep *kep)
 		goto err;
 
 	spin_lock_bh(&kep->lock);
-	kep->closing = false;
 	kep->sbuf_head = (struct kstream_curs){};
 	kep->sbuf_tail = kep->sbuf_head;
 	kep->sbuf_avail = kep->sbuf_size;
@@ -273,12 +272,15 @@ static int kstream_ep_enable(struct kstream_ep *kep)
 	kep->remote_sge = 1;
 	kep->next_update = 1;
 	kep->ctrl_pending = -1;
-	kep->state = KSTREAM_ENABLED;
+	kstream_set_state(kep, KSTREAM_ENABLED);
 	spin_unlock_bh(&kep->lock);
 	kstream_post_recvs(kep);
 	return 0;
 err:
 	kstream_release_core(kep);
+	spin_lock_bh(&kep->lock);
+	kstream_set_state(kep, KSTREAM_IDLE);
+	spin_unlock_bh(&kep->lock);
 	return ret;
 }
 
@@ -500,7 +502,8 @@ void kstream_wait_peer_close(struct kstream_ep *kep)
 	bool wait;
 
 	spin_lock_bh(&kep->lock);
-	wait = kep->peer_gone && kep->state == KSTREAM_CONNECTED;
+	wait = kstream_peer_gone(kep->peer_state) &&
+	       kep->state == KSTREAM_CONNECTED;
 	spin_unlock_bh(&kep->lock);
 	if (wait)
 		wait_event_timeout(kep->wq,
@@ -515,8 +518,8 @@ static int kstream_ep_close(struct fid *fid)
 	int ret;
 
 	spin_lock_bh(&kep->lock);
-	if (kep->state == KSTREAM_CONNECTED && !kep->err && !kep->peer_gone &&
-	    !kep->wr_shut) {
+	if (kep->state == KSTREAM_CONNECTED && !kep->err &&
+	    !kstream_peer_gone(kep->peer_state) && !kep->wr_shut) {
 		kep->wr_shut = true;
 		kep->rd_shut = true;
 		/* -EAGAIN: posted by the progress when a control slot frees */

@@ -45,6 +45,63 @@ void kstream_wake(struct kstream_ep *kep)
 		notify(arg);
 }
 
+/* The states each state may be entered from (enum kstream_state). */
+static const u8 kstream_state_from[] = {
+	[KSTREAM_IDLE] = BIT(KSTREAM_CLOSING),
+	[KSTREAM_ENABLED] = BIT(KSTREAM_IDLE) | BIT(KSTREAM_CONNECTING),
+	[KSTREAM_CONNECTING] = BIT(KSTREAM_ENABLED),
+	[KSTREAM_CONNECTED] = BIT(KSTREAM_CONNECTING),
+	[KSTREAM_DOWN] = BIT(KSTREAM_ENABLED) | BIT(KSTREAM_CONNECTING) |
+			 BIT(KSTREAM_CONNECTED) | BIT(KSTREAM_DOWN),
+	[KSTREAM_CLOSING] = BIT(KSTREAM_IDLE) | BIT(KSTREAM_ENABLED) |
+			    BIT(KSTREAM_CONNECTING) | BIT(KSTREAM_CONNECTED) |
+			    BIT(KSTREAM_DOWN),
+};
+
+/**
+ * kstream_set_state() - move an endpoint to another state
+ * @kep: the endpoint (lock held)
+ * @state: the new state
+ *
+ * Only the transitions documented at enum kstream_state are made; any
+ * other leaves the state as it is: an event that comes too late for it
+ * (the connection's end while the endpoint closes, FI_CONNECTED after
+ * a failure) changes nothing.
+ *
+ * Context: any context, endpoint lock held.
+ * Return: true if the endpoint is in @state now, false if refused.
+ */
+bool kstream_set_state(struct kstream_ep *kep, enum kstream_state state)
+{
+	lockdep_assert_held(&kep->lock);
+	if (WARN_ON_ONCE(state >= ARRAY_SIZE(kstream_state_from)) ||
+	    !(kstream_state_from[state] & BIT(kep->state)))
+		return false;
+	WRITE_ONCE(kep->state, state);
+	return true;
+}
+
+/**
+ * kstream_set_peer_state() - note how far the peer ended the stream
+ * @kep: the endpoint (lock held)
+ * @peer: the new state of the peer
+ *
+ * Only forward, as documented at enum kstream_peer; any other change is
+ * refused.
+ *
+ * Context: any context, endpoint lock held.
+ * Return: true if the peer's state is @peer now, false if refused.
+ */
+bool kstream_set_peer_state(struct kstream_ep *kep, enum kstream_peer peer)
+{
+	lockdep_assert_held(&kep->lock);
+	if (peer <= kep->peer_state || peer > KSTREAM_PEER_LOST ||
+	    (peer == KSTREAM_PEER_LOST && kep->peer_state != KSTREAM_PEER_GONE))
+		return false;
+	WRITE_ONCE(kep->peer_state, peer);
+	return true;
+}
+
 /**
  * kstream_fail() - end the stream with an error (lock held)
  * @kep: the endpoint
@@ -57,12 +114,12 @@ void kstream_wake(struct kstream_ep *kep)
  */
 void kstream_fail(struct kstream_ep *kep, int err)
 {
-	if (kep->err || kep->closing)
+	if (kep->err || kep->state == KSTREAM_CLOSING)
 		return;
 	kep->err = err;
 	kep->err_report = true;
 	if (kep->state == KSTREAM_CONNECTED || kep->state == KSTREAM_CONNECTING)
-		kep->state = KSTREAM_DOWN;
+		kstream_set_state(kep, KSTREAM_DOWN);
 	queue_work(kstream_wq, &kep->work);
 }
 
@@ -81,9 +138,9 @@ void kstream_fail(struct kstream_ep *kep, int err)
  */
 bool kstream_after_disconnect(struct kstream_ep *kep)
 {
-	if (!kep->peer_gone || kep->err)
+	if (!kstream_peer_gone(kep->peer_state) || kep->err)
 		return false;
-	kep->tx_lost = true;
+	kstream_set_peer_state(kep, KSTREAM_PEER_LOST);
 	return true;
 }
 
@@ -170,7 +227,7 @@ static int kstream_post_req(struct kstream_ep *kep, struct kstream_req **free,
 
 	if (!req)
 		return -EAGAIN;
-	if (!kep->core_ep || kep->closing) {
+	if (!kep->core_ep || kep->state == KSTREAM_CLOSING) {
 		kstream_req_put(free, req);
 		return -ENOTCONN;
 	}
@@ -423,7 +480,8 @@ void kstream_post_recvs(struct kstream_ep *kep)
 	int ret = 0;
 
 	spin_lock_bh(&kep->lock);
-	while (kep->core_ep && !kep->closing && kep->rx_posted < kep->rq_size) {
+	while (kep->core_ep && kep->state != KSTREAM_CLOSING &&
+	       kep->rx_posted < kep->rq_size) {
 		req = kstream_req_get(&kep->rx_free);
 		if (!req)
 			break;
@@ -524,7 +582,7 @@ static void kstream_rx_msg(struct kstream_ep *kep, u64 flags, u32 msg)
 	}
 	switch (kstream_msg_op(msg)) {
 	case KSTREAM_OP_DATA:
-		if (data > kep->rbuf_adv || kep->rd_eof ||
+		if (data > kep->rbuf_adv || kstream_peer_eof(kep->peer_state) ||
 		    kep->rmsg_count >= kep->rmsg_size) {
 			kstream_fail(kep, EPROTO);
 			return;
@@ -557,12 +615,11 @@ static void kstream_rx_msg(struct kstream_ep *kep, u64 flags, u32 msg)
 		kep->rseq_no++;
 		return;
 	case KSTREAM_OP_CTRL:
-		if (data == KSTREAM_CTRL_DISCONNECT) {
-			kep->rd_eof = true;
-			kep->peer_gone = true;
-		} else if (data == KSTREAM_CTRL_SHUTDOWN) {
-			kep->rd_eof = true;
-		}
+		/* A SHUTDOWN after the DISCONNECT changes nothing. */
+		if (data == KSTREAM_CTRL_DISCONNECT)
+			kstream_set_peer_state(kep, KSTREAM_PEER_GONE);
+		else if (data == KSTREAM_CTRL_SHUTDOWN)
+			kstream_set_peer_state(kep, KSTREAM_PEER_SHUT);
 		return;
 	default:
 		kstream_fail(kep, EPROTO);
@@ -575,7 +632,7 @@ static void kstream_rx_req_done(struct kstream_ep *kep, struct kstream_req *req)
 	kstream_count_done(kep, &kep->rx_posted);
 	if (!req->err)
 		kstream_rx_msg(kep, req->flags, req->data);
-	else if (req->err != ECANCELED && !kep->rd_eof)
+	else if (req->err != ECANCELED && !kstream_peer_eof(kep->peer_state))
 		kstream_fail(kep, req->err);
 	kstream_req_put(&kep->rx_free, req);
 }
@@ -850,7 +907,7 @@ bool kstream_ep_progress(struct kstream_ep *kep)
 	if (!mutex_trylock(&kep->poll_mutex))
 		return false;
 	spin_lock_bh(&kep->lock);
-	go = kep->state == KSTREAM_CONNECTED && !kep->closing && kep->core_ep;
+	go = kep->state == KSTREAM_CONNECTED && kep->core_ep;
 	spin_unlock_bh(&kep->lock);
 	if (go)
 		kstream_progress_poll_locked(kep);
@@ -869,14 +926,13 @@ void kstream_connected(struct kstream_ep *kep)
 	size_t ka;
 
 	spin_lock_bh(&kep->lock);
-	if (kep->state == KSTREAM_CONNECTING)
-		kep->state = KSTREAM_CONNECTED;
+	kstream_set_state(kep, KSTREAM_CONNECTED);
 	ka = kep->opts.keepalive;
 	spin_unlock_bh(&kep->lock);
 	kstream_post_recvs(kep);
 	spin_lock_bh(&kep->lock);
 	kstream_update_credits(kep);
-	if (ka && !kep->closing)
+	if (ka && kep->state != KSTREAM_CLOSING)
 		queue_delayed_work(kstream_wq, &kep->keepalive, ka * HZ);
 	spin_unlock_bh(&kep->lock);
 }
@@ -903,7 +959,7 @@ void kstream_progress_work(struct work_struct *work)
 	int err;
 
 	spin_lock_bh(&kep->lock);
-	stop = kep->closing || !kep->core_ep;
+	stop = kep->state == KSTREAM_CLOSING || !kep->core_ep;
 	spin_unlock_bh(&kep->lock);
 	if (stop)
 		return;
@@ -956,7 +1012,7 @@ void kstream_keepalive_work(struct work_struct *work)
 	int ret;
 
 	spin_lock_bh(&kep->lock);
-	if (kep->state != KSTREAM_CONNECTED || kep->closing) {
+	if (kep->state != KSTREAM_CONNECTED) {
 		spin_unlock_bh(&kep->lock);
 		return;
 	}
