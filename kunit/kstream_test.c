@@ -1065,6 +1065,18 @@ static void kstream_vectors_test(struct kunit *test)
 
 /* ---- shutdown ---- */
 
+/* Expect an endpoint's state and its peer's, read under its lock. */
+static void ks_expect_states(struct kunit *test, struct fid_ep *ep,
+			     enum kstream_state state, enum kstream_peer peer)
+{
+	struct kstream_ep *kep = kstream_ep(ep);
+
+	spin_lock_bh(&kep->lock);
+	KUNIT_EXPECT_EQ(test, kep->state, state);
+	KUNIT_EXPECT_EQ(test, kep->peer_state, peer);
+	spin_unlock_bh(&kep->lock);
+}
+
 static void kstream_shutdown_wr_test(struct kunit *test)
 {
 	struct ks t;
@@ -1084,6 +1096,8 @@ static void kstream_shutdown_wr_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fi_recv(t.sep, buf, sizeof(buf), NULL,
 				      FI_ADDR_UNSPEC, NULL), 0);
 	KUNIT_EXPECT_FALSE(test, kstream_ep_poll(t.sep) & EPOLLERR);
+	ks_expect_states(test, t.sep, KSTREAM_CONNECTED, KSTREAM_PEER_SHUT);
+	ks_expect_states(test, t.cep, KSTREAM_CONNECTED, KSTREAM_PEER_OPEN);
 	/* The other direction still works. */
 	KUNIT_ASSERT_TRUE(test, ks_wait(t.sep, EPOLLOUT));
 	KUNIT_ASSERT_EQ(test, fi_send(t.sep, "xyz", 3, NULL, FI_ADDR_UNSPEC,
@@ -1118,6 +1132,9 @@ static void kstream_shutdown_rdwr_test(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, kstream_ep_poll(t.sep) & EPOLLHUP);
 	KUNIT_EXPECT_EQ(test, fi_recv(t.cep, buf, sizeof(buf), NULL,
 				      FI_ADDR_UNSPEC, NULL), 0);
+	/* Both connections down; the server saw the client's DISCONNECT. */
+	ks_expect_states(test, t.sep, KSTREAM_DOWN, KSTREAM_PEER_GONE);
+	ks_expect_states(test, t.cep, KSTREAM_DOWN, KSTREAM_PEER_OPEN);
 	ks_teardown(test, &t);
 }
 
