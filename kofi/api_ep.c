@@ -38,7 +38,7 @@ int fi_ep_bind(struct fid_ep *ep, struct fid *bfid, u64 flags)
 	if (!KOFI_IS(ep, FI_CLASS_EP))
 		return -EINVAL;
 	if (kofi_fid_is(bfid, FI_CLASS_AV) &&
-	    (bfid->parent != ep->fid.parent || kofi_ep_av(ep)))
+	    (kofi_fid_parent(bfid) != kofi_fid_parent(&ep->fid) || kofi_ep_av(ep)))
 		return -EINVAL;
 	return kofi_fid_bind(&ep->fid, bfid, flags);
 }

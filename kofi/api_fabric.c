@@ -36,15 +36,11 @@ int fi_fabric(struct fi_fabric_attr *attr, struct fid_fabric **fabric,
 	if (!p)
 		return -ENODEV;
 	ret = p->fabric(attr, fabric, context);
-	if (!ret && WARN_ONCE(!*fabric || (*fabric)->fid.fclass !=
-			      FI_CLASS_FABRIC ||
-			      refcount_read(&(*fabric)->fid.ref) != 1,
-			      "kofi: provider %s returned a bad fabric\n",
-			      p->name))
-		ret = -EIO;
+	ret = kofi_fid_opened(NULL, ret, ret ? NULL : KOFI_FID(*fabric),
+			      FI_CLASS_FABRIC);
 	if (ret) {
 		kofi_prov_put(p);
-		return ret > 0 ? -EIO : ret;
+		return ret;
 	}
 	/* fi_close() of the fabric drops the module reference. */
 	(*fabric)->owner = p->owner;

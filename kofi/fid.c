@@ -2,19 +2,77 @@
 /*
  * kOFI core: object identity and lifetime.
  *
- * Every object starts with a struct fid whose @ref counts one for the
- * object itself plus one per child (an object opened from it) and per
- * binding (fi_ep_bind() of a CQ to an endpoint references the CQ).  The
- * core takes those references when a child is opened or a binding made, and
- * drops them when the child is closed.  fi_close() therefore succeeds only
- * on an object nobody holds: it moves @ref from 1 to 0 atomically, and
- * answers -EBUSY while children or bindings exist, -EBADF once closed.
+ * Every object starts with a struct fid.  Its state in the core - the
+ * references held on it, its parent and its bindings - lives in a struct
+ * kofi_fid_core that only this file knows; struct fid carries an opaque
+ * handle to it (@core), so neither providers nor users can reach it.  The
+ * core allocates it when an open call returns a new object (fi_fabric(),
+ * fi_domain(), fi_endpoint() ... through kofi_fid_opened()); an object the
+ * core never returned from an open call (a connection request handle) has
+ * none, and nothing can hold or bind it.
+ *
+ * @ref of the state (a kref) counts one for the object itself plus one per
+ * child (an object opened from it), per binding (fi_ep_bind() of a CQ to
+ * an endpoint references the CQ) and per kofi_fid_get().  Only fi_close()
+ * drops the object's own reference, and only after the provider's close
+ * operation succeeded: a count never goes back up from zero.
+ *
+ * Closing is a state of the handle, distinct from the count.  fi_close()
+ * checks under @lock that the object holds only its own reference, and
+ * sets KOFI_FID_CLOSING in the handle there, so that no new reference can
+ * be taken while the provider closes the object.  If the provider's close
+ * fails, the flag is cleared again and the object is as before.  If it
+ * succeeds, the flag stays (the provider may have freed the fid; a kept
+ * one reads as closed) and the state is released.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/kref.h>
 #include <linux/module.h>
 #include <linux/slab.h>
+#include <linux/spinlock.h>
 #include "kofi_core.h"
+
+/* The low bit of fid->core: fi_close() is closing or has closed the fid. */
+#define KOFI_FID_CLOSING	1UL
+
+/**
+ * struct kofi_fid_bind - a binding held by an object (fi_ep_bind() ...)
+ * @next: next binding
+ * @bfid: the bound object, referenced
+ */
+struct kofi_fid_bind {
+	struct kofi_fid_bind *next;
+	struct fid *bfid;
+};
+
+/**
+ * struct kofi_fid_core - the core's state of an open object
+ * @ref: the object's own reference plus one per child, binding and
+ *	kofi_fid_get()
+ * @lock: protects @binds, and the KOFI_FID_CLOSING flag of the handle
+ *	against new references
+ * @parent: the object it was opened from (referenced), or NULL
+ * @binds: the objects bound to it, referenced
+ */
+struct kofi_fid_core {
+	struct kref ref;
+	spinlock_t lock;	/* protects binds, the closing flag */
+	struct fid *parent;
+	struct kofi_fid_bind *binds;
+};
+
+/* The state of @fid, NULL if it has none; valid until @fid is closed. */
+static struct kofi_fid_core *kofi_fid_core(const struct fid *fid)
+{
+	return (struct kofi_fid_core *)(READ_ONCE(fid->core) &
+					~KOFI_FID_CLOSING);
+}
+
+static void kofi_fid_release(struct kref *ref)
+{
+	kfree(container_of(ref, struct kofi_fid_core, ref));
+}
 
 /**
  * kofi_fid_init() - initialise the identity of a new object
@@ -24,7 +82,8 @@
  * @context: the user context given to the open call
  *
  * Providers call this for every object they create, before returning it.
- * The parent link is made by the core when the open call returns.
+ * The core attaches its state and the parent link when the open call
+ * returns.
  *
  * Context: any context.
  */
@@ -34,27 +93,41 @@ void kofi_fid_init(struct fid *fid, u32 fclass, const struct fi_ops *ops,
 	fid->fclass = fclass;
 	fid->context = context;
 	fid->ops = ops;
-	refcount_set(&fid->ref, 1);
-	spin_lock_init(&fid->lock);
-	fid->parent = NULL;
-	fid->binds = NULL;
+	fid->core = 0;
 }
 EXPORT_SYMBOL_GPL(kofi_fid_init);
 
 /**
  * kofi_fid_get() - hold an open object
- * @fid: the object
+ * @fid: the object; the caller keeps its memory valid during the call
+ *	(it must not race the object's successful fi_close())
  *
  * While held, fi_close(@fid) returns -EBUSY.  Providers use it for
  * references the core does not know about (e.g. a connection request
  * handle holding its passive endpoint).
  *
  * Context: any context.
- * Return: true if @fid was open and is now held, false if it is closed.
+ * Return: true if @fid is now held; false if it is closed, being closed,
+ * or was not returned by an open call.
  */
 bool kofi_fid_get(struct fid *fid)
 {
-	return fid && refcount_inc_not_zero(&fid->ref);
+	struct kofi_fid_core *c;
+	unsigned long flags;
+	bool held = false;
+
+	if (!fid || (READ_ONCE(fid->core) & KOFI_FID_CLOSING))
+		return false;
+	c = kofi_fid_core(fid);
+	if (!c)
+		return false;
+	spin_lock_irqsave(&c->lock, flags);
+	if (!(READ_ONCE(fid->core) & KOFI_FID_CLOSING)) {
+		kref_get(&c->ref);
+		held = true;
+	}
+	spin_unlock_irqrestore(&c->lock, flags);
+	return held;
 }
 EXPORT_SYMBOL_GPL(kofi_fid_get);
 
@@ -66,8 +139,10 @@ EXPORT_SYMBOL_GPL(kofi_fid_get);
  */
 void kofi_fid_put(struct fid *fid)
 {
-	if (fid)
-		refcount_dec(&fid->ref);
+	struct kofi_fid_core *c = fid ? kofi_fid_core(fid) : NULL;
+
+	if (c)
+		kref_put(&c->ref, kofi_fid_release);
 }
 EXPORT_SYMBOL_GPL(kofi_fid_put);
 
@@ -78,42 +153,89 @@ EXPORT_SYMBOL_GPL(kofi_fid_put);
  * Meant for providers and tests that keep the memory of a closed object.
  *
  * Context: any context.
- * Return: true once @fid was successfully closed.
+ * Return: true once @fid was successfully closed (and while fi_close() is
+ * closing it; false again if the provider's close fails).
  */
 bool kofi_fid_closed(const struct fid *fid)
 {
-	return !refcount_read(&fid->ref);
+	return READ_ONCE(fid->core) & KOFI_FID_CLOSING;
 }
 EXPORT_SYMBOL_GPL(kofi_fid_closed);
 
+#if IS_ENABLED(CONFIG_KUNIT)
 /**
- * kofi_fid_opened() - finish an open call: link the child to its parent
- * @parent: the object the child was opened from, held by the caller
+ * kofi_fid_test_refs() - the number of references held on an object
+ * @fid: the object, open
+ *
+ * For KUnit tests only.
+ *
+ * Context: any context.
+ * Return: the count (1: only the object's own), 0 if @fid has no state.
+ */
+unsigned int kofi_fid_test_refs(const struct fid *fid)
+{
+	struct kofi_fid_core *c = kofi_fid_core(fid);
+
+	return c ? kref_read(&c->ref) : 0;
+}
+EXPORT_SYMBOL_GPL(kofi_fid_test_refs);
+#endif
+
+/**
+ * kofi_fid_parent() - the object @fid was opened from
+ * @fid: an open object
+ *
+ * Context: any context.
+ * Return: the parent, or NULL (a fabric, or an object without state).
+ */
+struct fid *kofi_fid_parent(const struct fid *fid)
+{
+	struct kofi_fid_core *c = kofi_fid_core(fid);
+
+	return c ? c->parent : NULL;
+}
+
+/**
+ * kofi_fid_opened() - finish an open call: give the child its core state
+ * @parent: the object the child was opened from, held by the caller, or
+ *	NULL (a fabric)
  * @ret: the provider's return value
  * @child: the new object (only looked at if @ret is 0)
  * @fclass: the class the child must have
  *
  * On success the caller's hold on @parent becomes the child's; on failure
- * it is dropped.
+ * it is dropped, and a child the core cannot take is closed again.
  *
- * Context: any context.
- * Return: @ret, or -EIO if the provider returned a bad object.
+ * Context: process context, may sleep.
+ * Return: @ret; -ENOMEM; -EIO if the provider returned a bad object.
  */
 int kofi_fid_opened(struct fid *parent, int ret, struct fid *child,
 		    u32 fclass)
 {
+	struct kofi_fid_core *c;
+
 	if (ret) {
 		kofi_fid_put(parent);
 		return ret > 0 ? -EIO : ret;
 	}
-	if (WARN_ONCE(!child || child->fclass != fclass ||
-		      refcount_read(&child->ref) != 1 || child->parent,
+	if (WARN_ONCE(!child || child->fclass != fclass || child->core,
 		      "kofi: provider returned a bad object of class %u\n",
 		      fclass)) {
 		kofi_fid_put(parent);
 		return -EIO;
 	}
-	child->parent = parent;
+	c = kzalloc(sizeof(*c), GFP_KERNEL);
+	if (!c) {
+		/* Nobody has seen the new object: its close cannot be busy. */
+		if (child->ops && child->ops->close)
+			WARN_ON_ONCE(child->ops->close(child));
+		kofi_fid_put(parent);
+		return -ENOMEM;
+	}
+	kref_init(&c->ref);
+	spin_lock_init(&c->lock);
+	c->parent = parent;
+	WRITE_ONCE(child->core, (unsigned long)c);
 	return 0;
 }
 
@@ -129,12 +251,15 @@ int kofi_fid_opened(struct fid *parent, int ret, struct fid *child,
  */
 int kofi_fid_bind(struct fid *fid, struct fid *bfid, u64 flags)
 {
+	struct kofi_fid_core *c = kofi_fid_core(fid);
 	struct kofi_fid_bind *b;
 	int ret;
 
 	if (!bfid || bfid == fid || bfid->fclass == FI_CLASS_UNSPEC ||
 	    bfid->fclass >= FI_CLASS_MAX)
 		return -EINVAL;
+	if (!c || (READ_ONCE(fid->core) & KOFI_FID_CLOSING))
+		return -EBADF;
 	if (!fid->ops || !fid->ops->bind)
 		return -FI_ENOSYS;
 	b = kmalloc(sizeof(*b), GFP_KERNEL);
@@ -151,10 +276,10 @@ int kofi_fid_bind(struct fid *fid, struct fid *bfid, u64 flags)
 		return ret;
 	}
 	b->bfid = bfid;
-	spin_lock(&fid->lock);
-	b->next = fid->binds;
-	fid->binds = b;
-	spin_unlock(&fid->lock);
+	spin_lock_irq(&c->lock);
+	b->next = c->binds;
+	c->binds = b;
+	spin_unlock_irq(&c->lock);
 	return 0;
 }
 
@@ -163,20 +288,60 @@ int kofi_fid_bind(struct fid *fid, struct fid *bfid, u64 flags)
  * @fid: the object bound to
  * @fclass: the class looked for
  *
- * Context: process context (binds are made there); does not sleep.
+ * Context: any context; does not sleep.
  * Return: the most recently bound object of @fclass, or NULL.
  */
 struct fid *kofi_fid_bound(struct fid *fid, u32 fclass)
 {
+	struct kofi_fid_core *c = kofi_fid_core(fid);
 	struct kofi_fid_bind *b;
 	struct fid *found = NULL;
+	unsigned long flags;
 
-	spin_lock(&fid->lock);
-	for (b = fid->binds; b && !found; b = b->next)
+	if (!c)
+		return NULL;
+	spin_lock_irqsave(&c->lock, flags);
+	for (b = c->binds; b && !found; b = b->next)
 		if (b->bfid->fclass == fclass)
 			found = b->bfid;
-	spin_unlock(&fid->lock);
+	spin_unlock_irqrestore(&c->lock, flags);
 	return found;
+}
+
+/*
+ * Start closing @fid: 0 with KOFI_FID_CLOSING set, -EBUSY while it is
+ * held, -EBADF if it is closed (or being closed).
+ */
+static int kofi_fid_close_begin(struct fid *fid, struct kofi_fid_core *c)
+{
+	unsigned long v = READ_ONCE(fid->core);
+	int ret = 0;
+
+	if (v & KOFI_FID_CLOSING)
+		return -EBADF;
+	if (!c)		/* no state: only the closing flag */
+		return cmpxchg(&fid->core, 0, KOFI_FID_CLOSING) ? -EBADF : 0;
+	spin_lock_irq(&c->lock);
+	if (READ_ONCE(fid->core) & KOFI_FID_CLOSING)
+		ret = -EBADF;
+	else if (kref_read(&c->ref) != 1)
+		ret = -EBUSY;
+	else
+		WRITE_ONCE(fid->core, v | KOFI_FID_CLOSING);
+	spin_unlock_irq(&c->lock);
+	return ret;
+}
+
+/* The provider's close failed: @fid is open again, as it was. */
+static void kofi_fid_close_abort(struct fid *fid, struct kofi_fid_core *c)
+{
+	if (!c) {
+		WRITE_ONCE(fid->core, 0);
+		return;
+	}
+	spin_lock_irq(&c->lock);
+	WRITE_ONCE(fid->core, (unsigned long)c);
+	spin_unlock_irq(&c->lock);
 }
 
 /**
@@ -190,6 +355,10 @@ struct fid *kofi_fid_bound(struct fid *fid, u32 fclass)
  * operations; they complete with error entries (err ECANCELED) on its CQs.
  * Closing the last fabric of a provider lets its module unload.
  *
+ * While the provider closes the object, it cannot be held (opening a
+ * child of it fails with -EBADF).  If the provider's close fails, the
+ * object is left exactly as it was: open, usable, and closable later.
+ *
  * Context: process context, may sleep.
  * Return: 0; -EINVAL if @fid is NULL or not an object; -FI_ENOSYS if the
  * object cannot be closed; -EBUSY while children or bindings hold the
@@ -200,8 +369,8 @@ struct fid *kofi_fid_bound(struct fid *fid, u32 fclass)
 int fi_close(struct fid *fid)
 {
 	struct kofi_fid_bind *binds, *b;
+	struct kofi_fid_core *c;
 	struct module *owner = NULL;
-	struct fid *parent;
 	int ret;
 
 	if (!fid || !fid->ops || fid->fclass == FI_CLASS_UNSPEC ||
@@ -209,29 +378,30 @@ int fi_close(struct fid *fid)
 		return -EINVAL;
 	if (!fid->ops->close)
 		return -FI_ENOSYS;
-	if (!refcount_dec_if_one(&fid->ref))
-		return refcount_read(&fid->ref) ? -EBUSY : -EBADF;
-
-	parent = fid->parent;
-	spin_lock(&fid->lock);
-	binds = fid->binds;
-	spin_unlock(&fid->lock);
+	c = kofi_fid_core(fid);
+	ret = kofi_fid_close_begin(fid, c);
+	if (ret)
+		return ret;
 	if (fid->fclass == FI_CLASS_FABRIC)
 		owner = container_of(fid, struct fid_fabric, fid)->owner;
 
 	ret = fid->ops->close(fid);
 	if (ret) {
-		refcount_set(&fid->ref, 1);
+		kofi_fid_close_abort(fid, c);
 		return ret > 0 ? -EIO : ret;
 	}
-	/* @fid may be freed now. */
-	while (binds) {
-		b = binds;
-		binds = b->next;
-		kofi_fid_put(b->bfid);
-		kfree(b);
+	/* @fid may be freed now; nobody can add a binding to @c. */
+	if (c) {
+		binds = c->binds;
+		while (binds) {
+			b = binds;
+			binds = b->next;
+			kofi_fid_put(b->bfid);
+			kfree(b);
+		}
+		kofi_fid_put(c->parent);
+		kref_put(&c->ref, kofi_fid_release);
 	}
-	kofi_fid_put(parent);
 	module_put(owner);
 	return 0;
 }

@@ -7,16 +7,6 @@
 
 #include <kofi/provider.h>
 
-/**
- * struct kofi_fid_bind - a binding held by an object (fi_ep_bind() ...)
- * @next: next binding
- * @bfid: the bound object, referenced
- */
-struct kofi_fid_bind {
-	struct kofi_fid_bind *next;
-	struct fid *bfid;
-};
-
 /* registry.c */
 struct kofi_provider **kofi_prov_snapshot(const struct kofi_provider *skip,
 					  bool core_only, unsigned int *n);
@@ -44,6 +34,7 @@ int kofi_fid_opened(struct fid *parent, int ret, struct fid *child,
 		    u32 fclass);
 int kofi_fid_bind(struct fid *fid, struct fid *bfid, u64 flags);
 struct fid *kofi_fid_bound(struct fid *fid, u32 fclass);
+struct fid *kofi_fid_parent(const struct fid *fid);
 
 /**
  * kofi_iov_check() - the local vector of a data call
@@ -106,6 +97,7 @@ static inline u32 kofi_ring_slot(u32 i, u32 n, u32 size)
 #if IS_ENABLED(CONFIG_KUNIT)
 void kofi_cq_test_set_pos(struct fid_cq *cq, u32 pos);
 void kofi_eq_test_set_pos(struct fid_eq *eq, u32 pos);
+unsigned int kofi_fid_test_refs(const struct fid *fid);
 #endif
 
 /* debugfs.c */

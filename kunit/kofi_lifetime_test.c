@@ -8,6 +8,22 @@
 #include <linux/slab.h>
 #include <linux/uio.h>
 #include "kofi_test.h"
+#include "../kofi/kofi_core.h"
+
+/*
+ * A user's struct fid is the libfabric identity and one opaque handle:
+ * the core's references, lock, parent and bindings are not in it.
+ */
+struct kl_api_fid {
+	u32 fclass;
+	void *context;
+	const struct fi_ops *ops;
+	unsigned long core;
+};
+
+static_assert(sizeof(struct fid) == sizeof(struct kl_api_fid));
+static_assert(offsetof(struct fid, core) ==
+	      offsetof(struct kl_api_fid, core));
 
 /* ---------------- lifetime ---------------- */
 
@@ -59,6 +75,54 @@ static void kl_double_close_test(struct kunit *test)
 	s.cq = NULL;
 	s.eq = NULL;
 	s.domain = NULL;
+	ktp_stack_close(test, &s);
+}
+
+/*
+ * A close the provider fails leaves the object as it was: the core never
+ * takes the count to zero (during the close it reads 1 and cannot be
+ * raised), and afterwards the object is open, still holds its parent and
+ * its bindings, works, and closes normally.
+ */
+static void kl_close_fail_test(struct kunit *test)
+{
+	struct fi_cq_data_entry c;
+	struct ktp_stack s;
+	struct ktp_ep *kep;
+	char buf[16];
+
+	ktp_stack_open(test, &s, true);
+	kep = container_of(s.ep, struct ktp_ep, ep);
+	KUNIT_EXPECT_EQ(test, kofi_fid_test_refs(&s.ep->fid), 1U);
+	KUNIT_EXPECT_EQ(test, kofi_fid_test_refs(&s.cq->fid), 2U);
+
+	kep->o.close_err = -EIO;
+	KUNIT_EXPECT_EQ(test, fi_close(&s.ep->fid), -EIO);
+	KUNIT_EXPECT_EQ(test, kep->o.close_calls, 1);
+	KUNIT_EXPECT_EQ(test, kep->o.close_refs, 1U);
+	KUNIT_EXPECT_FALSE(test, kep->o.close_held);
+
+	/* open and unchanged */
+	KUNIT_EXPECT_FALSE(test, kofi_fid_closed(&s.ep->fid));
+	KUNIT_EXPECT_EQ(test, kofi_fid_test_refs(&s.ep->fid), 1U);
+	KUNIT_EXPECT_EQ(test, kofi_fid_test_refs(&s.cq->fid), 2U);
+	KUNIT_EXPECT_EQ(test, fi_close(&s.cq->fid), -EBUSY);
+	KUNIT_EXPECT_EQ(test, fi_close(&s.domain->fid), -EBUSY);
+	/* usable: it can be held, and its data calls complete */
+	KUNIT_EXPECT_TRUE(test, kofi_fid_get(&s.ep->fid));
+	KUNIT_EXPECT_EQ(test, fi_close(&s.ep->fid), -EBUSY);
+	kofi_fid_put(&s.ep->fid);
+	KUNIT_EXPECT_EQ(test, fi_send(s.ep, buf, 4, NULL, FI_ADDR_UNSPEC,
+				      (void *)1), 0);
+	KUNIT_EXPECT_EQ(test, fi_cq_read(s.cq, &c, 1), 1);
+
+	/* closable later, releasing its parent and bindings */
+	KUNIT_EXPECT_EQ(test, fi_close(&s.ep->fid), 0);
+	KUNIT_EXPECT_EQ(test, kep->o.close_calls, 2);
+	KUNIT_EXPECT_TRUE(test, kofi_fid_closed(&s.ep->fid));
+	KUNIT_EXPECT_EQ(test, fi_close(&s.ep->fid), -EBADF);
+	KUNIT_EXPECT_EQ(test, kofi_fid_test_refs(&s.cq->fid), 1U);
+	s.ep = NULL;
 	ktp_stack_close(test, &s);
 }
 
@@ -374,6 +438,7 @@ static void kk_basic_test(struct kunit *test)
 static struct kunit_case kofi_lifetime_cases[] = {
 	KUNIT_CASE(kl_order_test),
 	KUNIT_CASE(kl_double_close_test),
+	KUNIT_CASE(kl_close_fail_test),
 	KUNIT_CASE(kl_flush_test),
 	KUNIT_CASE(kl_mr_test),
 	KUNIT_CASE(kl_mr_regv_test),

@@ -38,6 +38,9 @@ struct ktp_obj {
 	struct list_head node;
 	void *base;		/* the allocation to free */
 	int close_calls;
+	int close_err;		/* endpoints: the next close fails with it */
+	unsigned int close_refs;	/* endpoints: references seen in close */
+	bool close_held;	/* endpoints: close could hold its own fid */
 };
 
 struct ktp_fabric {

@@ -18,6 +18,7 @@
 #include <linux/string.h>
 #include <linux/uio.h>
 #include "kofi_test.h"
+#include "../kofi/kofi_core.h"
 
 #define KTP_ALL_CAPS	(FI_MSG | FI_RMA | FI_READ | FI_WRITE | FI_SEND | \
 			 FI_RECV | FI_REMOTE_READ | FI_REMOTE_WRITE)
@@ -93,9 +94,19 @@ static void ktp_req_release(struct kofi_op *op, void *arg)
 static int ktp_ep_close(struct fid *fid)
 {
 	struct ktp_ep *ep = container_of(fid, struct ktp_ep, ep.fid);
+	int ret = ep->o.close_err;
 
-	kofi_oplist_flush(&ep->ops, ECANCELED, ktp_req_release, NULL);
 	ep->o.close_calls++;
+	/* what the core lets others see of an object being closed */
+	ep->o.close_refs = kofi_fid_test_refs(fid);
+	ep->o.close_held = kofi_fid_get(fid);
+	if (ep->o.close_held)
+		kofi_fid_put(fid);
+	if (ret) {
+		ep->o.close_err = 0;
+		return ret;
+	}
+	kofi_oplist_flush(&ep->ops, ECANCELED, ktp_req_release, NULL);
 	return 0;
 }
 

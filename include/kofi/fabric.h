@@ -15,8 +15,6 @@
 
 #include <linux/types.h>
 #include <linux/bits.h>
-#include <linux/refcount.h>
-#include <linux/spinlock.h>
 
 #define FI_MAJOR_VERSION	1
 #define FI_MINOR_VERSION	0
@@ -262,7 +260,6 @@ struct fid_eq;
 struct fid_cq;
 struct fid_mr;
 struct fi_eq_attr;
-struct kofi_fid_bind;
 struct module;
 
 /**
@@ -285,19 +282,15 @@ struct fi_ops {
  * @fclass: object class, enum fi_fclass
  * @context: user context given when the object was opened
  * @ops: provider operations
- *
- * The remaining members are managed by kofi.ko (kofi_fid_init(),
- * fi_close()); providers and users must not touch them.
+ * @core: opaque handle of the object's state in kofi.ko (its references,
+ *	parent and bindings), set by kofi_fid_init() and the core's open and
+ *	close calls; providers and users must not touch it.
  */
 struct fid {
 	u32 fclass;
 	void *context;
 	const struct fi_ops *ops;
-	/* private: */
-	refcount_t ref;
-	spinlock_t lock;		/* protects binds */
-	struct fid *parent;
-	struct kofi_fid_bind *binds;
+	unsigned long core;
 };
 
 /**

@@ -23,8 +23,10 @@
  * the device goes away; an rdma_cm callback, holding ibv_ep.mutex, registers
  * the pending MRs (ibv_mr_register_pending()) and cannot take the domain
  * lock, which is outside ibv_ep.mutex (fi_accept(), device removal).  Under
- * mr_lock only ibv_ep.lock is taken, and every wait for a registration
- * work request is bounded (IBV_REG_TIMEOUT_MS).
+ * mr_lock only ibv_ep.lock (and, to report a registration that timed out,
+ * the EQ's lock) is taken, and every wait for a registration work request
+ * is bounded (IBV_REG_TIMEOUT_MS).  ibv_ep_release() clears ibv_ep.qp
+ * under mr_lock, so that a registration that timed out can stop the QP.
  */
 #ifndef _KOFI_IBV_H
 #define _KOFI_IBV_H
@@ -53,9 +55,10 @@
 /* Largest message / RMA transfer (IB: 2 GiB). */
 #define IBV_MAX_MSG_SIZE	BIT(31)
 /*
- * Longest wait for a memory registration or invalidation work request on
- * the registration QP: the device executes it locally, without the network;
- * one that has not completed by then means a device that has stopped.
+ * Longest wait for a memory registration or invalidation work request (on
+ * the registration QP or a connected endpoint's): the device executes it
+ * locally, without the network; one that has not completed by then means a
+ * device that has stopped.
  */
 #define IBV_REG_TIMEOUT_MS	10000
 
@@ -245,7 +248,9 @@ struct ibv_req {
  * @dom: its domain
  * @dom_node: ibv_domain.eps linkage
  * @info: its info (copy)
- * @mutex: protects @state transitions, @cm_id, @qp, @cq
+ * @mutex: protects @state transitions, @cm_id, @qp, @cq; @qp is also
+ *	cleared under the domain's mr_lock (a registration that timed out
+ *	stops the QP under that lock only)
  * @lock: protects @sq, @rq, the free lists and @can_post/@can_send
  * @state: enum ibv_ep_state
  * @cm_id: its rdma_cm identifier
@@ -273,6 +278,9 @@ struct ibv_req {
  * @conn_len: bytes of @conn_data
  * @peer_rd_atomic: the connreq's initiator depth (passive side)
  * @peer_rd_resp: the connreq's responder resources (passive side)
+ * @reg_done: completed by the completion of the registration request
+ *	(reqs[nreqs - 2]); here, not on a waiter's stack, for a completion
+ *	that arrives after its wait timed out; used under the domain's mr_lock
  * @addr_done: address resolution for fi_enable() completed
  * @addr_status: its result
  * @addr_resolved: the cm_id's destination address is resolved
@@ -315,6 +323,7 @@ struct ibv_ep {
 	u8 conn_len;
 	u8 peer_rd_atomic;
 	u8 peer_rd_resp;
+	struct completion reg_done;
 	struct completion addr_done;
 	int addr_status;
 	bool addr_resolved;
@@ -402,6 +411,7 @@ struct ibv_req *ibv_req_get(struct ibv_ep *ep, bool tx);
 void ibv_req_put(struct ibv_ep *ep, struct ibv_req *req, bool tx);
 void ibv_req_unmap(struct ibv_ep *ep, struct ibv_req *req);
 void ibv_tx_done(struct ib_cq *cq, struct ib_wc *wc);
+void ibv_ep_conn_lost(struct ibv_ep *ep, int err);
 void ibv_rx_done(struct ib_cq *cq, struct ib_wc *wc);
 void ibv_internal_done(struct ib_cq *cq, struct ib_wc *wc);
 void ibv_cq_free(struct ib_cq *cq);

@@ -565,7 +565,9 @@ static void ibv_ep_established(struct ibv_ep *ep, struct rdma_cm_event *ev,
 	if (ep->state != IBV_EP_CONNECTING)
 		return;
 	ibv_ep_set_connected(ep);
-	ibv_mr_register_pending(ep);
+	/* A registration that timed out ended the connection (EQ error). */
+	if (ibv_mr_register_pending(ep) == -ETIMEDOUT)
+		return;
 	if (!ep->passive)
 		r->data = ibv_cm_data_get(ev->param.conn.private_data,
 					  ev->param.conn.private_data_len,

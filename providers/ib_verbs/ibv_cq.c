@@ -86,12 +86,19 @@ void ibv_req_unmap(struct ibv_ep *ep, struct ibv_req *req)
 	req->nmap = 0;
 }
 
-/*
+/**
+ * ibv_ep_conn_lost() - the endpoint's connection is dead
+ * @ep: the endpoint
+ * @err: the error to report (negative errno)
+ *
  * A work request failed on a connected QP (the QP is now in the error
- * state): the connection is dead - the peer stopped answering (retries
- * exhausted: ETIMEDOUT) or the local port failed.  Say so once on the EQ.
+ * state): the peer stopped answering (retries exhausted: ETIMEDOUT), the
+ * local port failed, or a registration timed out.  Posting stops, and the
+ * EQ gets an error entry, once.
+ *
+ * Context: softirq or process context; does not sleep.
  */
-static void ibv_ep_conn_lost(struct ibv_ep *ep, int err)
+void ibv_ep_conn_lost(struct ibv_ep *ep, int err)
 {
 	bool report;
 

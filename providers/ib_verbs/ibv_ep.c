@@ -169,8 +169,11 @@ struct rdma_cm_id *ibv_ep_release(struct ibv_ep *ep)
 		 * flushes posted receives through the CQ.
 		 */
 		ib_drain_qp(ep->qp);
-		rdma_destroy_qp(ep->cm_id);
+		/* A timed-out registration may still stop it: see ibv_mr.c. */
+		mutex_lock(&ep->dom->mr_lock);
 		ep->qp = NULL;
+		mutex_unlock(&ep->dom->mr_lock);
+		rdma_destroy_qp(ep->cm_id);
 	}
 	if (ep->cq) {
 		ibv_cq_free(ep->cq);
@@ -561,6 +564,7 @@ int ibv_endpoint(struct fid_domain *domain, struct fi_info *info,
 	ep->dom = dom;
 	mutex_init(&ep->mutex);
 	spin_lock_init(&ep->lock);
+	init_completion(&ep->reg_done);
 	init_completion(&ep->addr_done);
 	INIT_DELAYED_WORK(&ep->keepalive, ibv_ep_keepalive_work);
 	ep->keepalive_ms = min(ibv_keepalive_ms, IBV_KEEPALIVE_MAX_MS);

@@ -17,12 +17,15 @@
  * when the first one connects, before FI_CONNECTED is reported (its key
  * is valid from fi_mr_reg() on).
  *
- * The wait on the registration QP is bounded by IBV_REG_TIMEOUT_MS.  On
- * timeout the QP is moved to the error state, so that the late work
- * request can no longer take effect (it completes flushed, into the
- * domain's completion), and is not used again; the region is then
- * released as after any failed registration and fi_mr_reg() returns
- * -ETIMEDOUT.  Later registrations go through connected endpoints.
+ * Every wait for a registration or invalidation is bounded by
+ * IBV_REG_TIMEOUT_MS.  On timeout the QP it was posted on is moved to the
+ * error state, so that the late work request can no longer take effect
+ * (it completes flushed, into a completion that is not on the waiter's
+ * stack), and is not used again; the region is then released as after
+ * any failed registration and fi_mr_reg() returns -ETIMEDOUT.  After a
+ * timeout on the registration QP, later registrations go through
+ * connected endpoints; after one on an endpoint, that endpoint's
+ * connection ends (EQ error ETIMEDOUT), see ibv_mr_post().
  *
  * Remote addresses (FI_MR_VIRT_ADDR): the kernel virtual address of the
  * first byte for kvec regions; for bio_vec and scatterlist regions the
@@ -39,41 +42,107 @@
 #include <linux/vmalloc.h>
 #include "ibv.h"
 
-/* Post an internal work request on a connected endpoint and wait. */
+/* Make @wr signal @req, whose completion completes @done. */
+static void ibv_mr_req_prep(struct ibv_req *req, struct completion *done,
+			    struct ib_send_wr *wr)
+{
+	reinit_completion(done);
+	req->done = done;
+	req->status = IB_WC_GENERAL_ERR;
+	wr->wr_cqe = &req->cqe;
+	wr->send_flags = IB_SEND_SIGNALED;
+}
+
+/*
+ * Wait at most IBV_REG_TIMEOUT_MS for the work request of @req; @done
+ * outlives the wait, for a completion that arrives after it timed out.
+ */
+static int ibv_mr_wait(struct ibv_req *req, struct completion *done)
+{
+	if (!wait_for_completion_timeout(done,
+					 msecs_to_jiffies(IBV_REG_TIMEOUT_MS)))
+		return -ETIMEDOUT;
+	return req->status == IB_WC_SUCCESS ? 0 : -EIO;
+}
+
+/*
+ * A work request on @qp did not complete in time: move @qp to the error
+ * state, so that the request cannot take effect after the region it names
+ * is released (it completes flushed).
+ */
+static int ibv_mr_qp_stop(struct ib_qp *qp)
+{
+	struct ib_qp_attr qa = { .qp_state = IB_QPS_ERR };
+
+	return ib_modify_qp(qp, &qa, IB_QP_STATE);
+}
+
+/*
+ * A registration timed out on connected endpoint @ep: stop its QP (if
+ * the endpoint still has one) and end the connection as after any failed
+ * work request - no more posting, an ETIMEDOUT error on the EQ.  The QP
+ * stays alive meanwhile: ibv_ep_release() clears @ep->qp under mr_lock
+ * before destroying it.
+ */
+static void ibv_mr_ep_fail(struct ibv_ep *ep)
+{
+	int ret = ep->qp ? ibv_mr_qp_stop(ep->qp) : 0;
+
+	pr_warn("%s: registration timed out after %u ms; endpoint QP stopped (%d)\n",
+		ep->dom->dev->name, IBV_REG_TIMEOUT_MS, ret);
+	ibv_ep_conn_lost(ep, -ETIMEDOUT);
+}
+
+/**
+ * ibv_mr_post() - post an internal work request on a connected endpoint
+ * @ep: an endpoint of the domain
+ * @wr: the registration or invalidation work request
+ *
+ * Posts @wr on @ep's QP, in the send queue slot reserved for registration,
+ * and waits for its completion, at most IBV_REG_TIMEOUT_MS, as on the
+ * registration QP.  On timeout the QP, which still holds the request, is
+ * not used again: it is moved to the error state (the request completes
+ * flushed, into @ep->reg_done; its outstanding operations with
+ * ECANCELED), and the endpoint's connection ends: posting stops and its
+ * EQ gets an ETIMEDOUT error entry (once, as for a connection lost).  The
+ * ULP closes the endpoint.
+ *
+ * Context: process context, may sleep; the domain's mr_lock held (which
+ * keeps @ep->qp), and the domain lock or @ep->mutex (which keep @ep).
+ * Return: 0; -ENOTCONN if @ep is not connected; -ETIMEDOUT; -EIO if the
+ * request failed; ib_post_send()'s error.
+ */
 static int ibv_mr_post(struct ibv_ep *ep, struct ib_send_wr *wr)
 {
-	DECLARE_COMPLETION_ONSTACK(done);
 	struct ibv_req *req = NULL;
 	int ret = -ENOTCONN;
 
+	lockdep_assert_held(&ep->dom->mr_lock);
 	spin_lock_bh(&ep->lock);
 	if (ep->can_send && ep->reqs) {
 		req = &ep->reqs[ep->nreqs - 2];
-		req->done = &done;
-		req->status = IB_WC_GENERAL_ERR;
-		wr->wr_cqe = &req->cqe;
-		wr->send_flags = IB_SEND_SIGNALED;
+		ibv_mr_req_prep(req, &ep->reg_done, wr);
 		ret = ib_post_send(ep->qp, wr, NULL);
 	}
 	spin_unlock_bh(&ep->lock);
 	if (ret)
 		return ret;
-	wait_for_completion(&done);
-	return req->status == IB_WC_SUCCESS ? 0 : -EIO;
+	ret = ibv_mr_wait(req, &ep->reg_done);
+	if (ret == -ETIMEDOUT)
+		ibv_mr_ep_fail(ep);
+	return ret;
 }
 
 /*
- * The registration QP did not complete a work request in time: stop it,
- * so that the request cannot take effect after the region it names is
- * released, and stop using it.
+ * The registration QP did not complete a work request in time: stop it
+ * and stop using it.
  */
 static void ibv_mr_regqp_fail(struct ibv_domain *dom)
 {
-	struct ib_qp_attr qa = { .qp_state = IB_QPS_ERR };
 	int ret;
 
 	dom->reg_failed = true;
-	ret = ib_modify_qp(dom->reg_qp, &qa, IB_QP_STATE);
+	ret = ibv_mr_qp_stop(dom->reg_qp);
 	pr_warn("%s: registration timed out after %u ms; registration QP stopped (%d)\n",
 		dom->dev->name, IBV_REG_TIMEOUT_MS, ret);
 }
@@ -84,25 +153,18 @@ static void ibv_mr_regqp_fail(struct ibv_domain *dom)
  */
 static int ibv_mr_post_regqp(struct ibv_domain *dom, struct ib_send_wr *wr)
 {
-	struct ibv_req *req = dom->reg_req;
 	int ret;
 
 	lockdep_assert_held(&dom->lock);
 	lockdep_assert_held(&dom->mr_lock);
-	reinit_completion(&dom->reg_done);
-	req->done = &dom->reg_done;
-	req->status = IB_WC_GENERAL_ERR;
-	wr->wr_cqe = &req->cqe;
-	wr->send_flags = IB_SEND_SIGNALED;
+	ibv_mr_req_prep(dom->reg_req, &dom->reg_done, wr);
 	ret = ib_post_send(dom->reg_qp, wr, NULL);
 	if (ret)
 		return ret;
-	if (!wait_for_completion_timeout(&dom->reg_done,
-					 msecs_to_jiffies(IBV_REG_TIMEOUT_MS))) {
+	ret = ibv_mr_wait(dom->reg_req, &dom->reg_done);
+	if (ret == -ETIMEDOUT)
 		ibv_mr_regqp_fail(dom);
-		return -ETIMEDOUT;
-	}
-	return req->status == IB_WC_SUCCESS ? 0 : -EIO;
+	return ret;
 }
 
 static void ibv_mr_reg_wr(struct ibv_mr *mr, struct ib_reg_wr *wr)
@@ -155,8 +217,11 @@ static int ibv_mr_post_any(struct ibv_domain *dom, struct ibv_mr *mr,
  * ibv_mr_register_pending() - register the domain's pending regions
  * @ep: an endpoint that just connected
  *
+ * A registration that times out ends @ep's connection (see ibv_mr_post())
+ * and stops the loop: the regions left stay pending.
+ *
  * Context: process context (rdma_cm callback), may sleep; @ep->mutex held.
- * Return: 0 or the first error (the region stays pending).
+ * Return: 0, -ETIMEDOUT, or the first error (the region stays pending).
  */
 int ibv_mr_register_pending(struct ibv_ep *ep)
 {
@@ -169,6 +234,10 @@ int ibv_mr_register_pending(struct ibv_ep *ep)
 		if (!mr->pending || !mr->ibmr)
 			continue;
 		r = ibv_mr_post_reg(ep, mr);
+		if (r == -ETIMEDOUT) {
+			ret = r;	/* @ep's connection ended */
+			break;
+		}
 		if (r) {
 			ret = ret ? ret : r;
 			continue;
