@@ -25,10 +25,12 @@
 /* Largest message: RDS's own limit. */
 #define KRDS_MAX_MSG_SIZE	(1024 * 1024)
 /*
- * Socket buffers: RDS refuses a message above sk_sndbuf / 2 and marks a
- * port congested once its receive queue passes sk_rcvbuf / 2.
+ * Socket buffers: RDS refuses a message above sk_sndbuf / 2 (and a send
+ * with EAGAIN once that much is unacknowledged), and marks a port
+ * congested once its receive queue passes sk_rcvbuf / 2.
  */
-#define KRDS_SOCK_BUF		(4 * KRDS_MAX_MSG_SIZE)
+#define KRDS_SNDBUF		(4 * KRDS_MAX_MSG_SIZE)
+#define KRDS_RCVBUF		(8 * KRDS_MAX_MSG_SIZE)
 #define KRDS_IOV_LIMIT		8
 #define KRDS_INJECT_SIZE	256
 #define KRDS_TX_SIZE		256

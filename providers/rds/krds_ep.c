@@ -52,8 +52,8 @@ static int krds_sock_open(struct krds_ep *ep, const struct sockaddr_in *src)
 		goto err;
 	lock_sock(sk);
 	sk->sk_userlocks |= SOCK_SNDBUF_LOCK | SOCK_RCVBUF_LOCK;
-	WRITE_ONCE(sk->sk_sndbuf, KRDS_SOCK_BUF);
-	WRITE_ONCE(sk->sk_rcvbuf, KRDS_SOCK_BUF);
+	WRITE_ONCE(sk->sk_sndbuf, KRDS_SNDBUF);
+	WRITE_ONCE(sk->sk_rcvbuf, KRDS_RCVBUF);
 	release_sock(sk);
 	ret = kernel_bind(sock, (struct sockaddr *)src, sizeof(*src));
 	if (ret)
