@@ -37,8 +37,9 @@
 #define RDS_TRANS_TCP		2
 #define MAX_SIZE		(1024 * 1024)
 #define SOCK_BUF		(8 * MAX_SIZE)
+#define NSIZES_MAX		16
 
-static unsigned int sizes[16] = { 0, 1, 64, 4096, 65536, 1048576 };
+static unsigned int sizes[NSIZES_MAX] = { 0, 1, 64, 4096, 65536, 1048576 };
 static unsigned int nsizes = 6, iters = 4, burst = 32, burst_size = 65536;
 static struct sockaddr_in peer;
 static unsigned char *txbuf, *rxbuf;
@@ -162,7 +163,7 @@ static int parse_sizes(char *s)
 
 	nsizes = 0;
 	for (tok = strtok(s, ","); tok; tok = strtok(NULL, ",")) {
-		if (nsizes == sizeof(sizes) / sizeof(sizes[0]))
+		if (nsizes == NSIZES_MAX)
 			return -1;
 		sizes[nsizes] = strtoul(tok, NULL, 0);
 		if (sizes[nsizes++] > MAX_SIZE)
@@ -174,7 +175,7 @@ static int parse_sizes(char *s)
 static void usage(const char *prog)
 {
 	fprintf(stderr,
-		"usage: %s -r send|echo -b ADDR:PORT -p PEER:PPORT [-s SIZES] [-i ITERS] [-n BURST] [-z BURST_SIZE] [-t SECONDS]\n",
+		"%s: -r send|echo -b ADDR:PORT -p PEER:PPORT [-s SIZES] [-i ITERS] [-n BURST] [-z BURST_SIZE] [-t SECONDS]\n",
 		prog);
 	exit(2);
 }
