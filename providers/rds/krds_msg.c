@@ -259,7 +259,8 @@ static bool krds_tx_progress(struct krds_ep *ep)
 		struct msghdr msg = {
 			.msg_name = &req->dest,
 			.msg_namelen = sizeof(req->dest),
-			.msg_flags = MSG_DONTWAIT | MSG_NOSIGNAL,
+			/* RDS refuses any other flag (EOPNOTSUPP) */
+			.msg_flags = MSG_DONTWAIT,
 		};
 
 		krds_req_iter(req, ITER_SOURCE, &msg.msg_iter);
