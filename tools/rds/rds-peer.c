@@ -12,13 +12,20 @@
  * the burst and receives its echoes; -r echo receives every message and
  * sends it back.  Every message's length, data and sender are checked.
  *
+ * -R sets the receive buffer (RDS marks the port congested above half of
+ * it) and -d makes -r echo sleep before it receives the burst, so that a
+ * sender meets RDS's congestion control.  -c prints RDS's counter NAME of
+ * this host (as "NAME VALUE") and exits.
+ *
  * usage: rds-peer -r send|echo -b ADDR:PORT -p PEER:PPORT
  *                 [-s SIZE,SIZE...] [-i ITERS] [-n BURST] [-z BURST_SIZE]
- *                 [-t SECONDS]
+ *                 [-t SECONDS] [-R RCVBUF] [-d MS]
+ *        rds-peer -c NAME
  * Exits 0 when every message was verified, 1 otherwise.
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <linux/rds.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,14 +40,13 @@
 #ifndef SOL_RDS
 #define SOL_RDS			276
 #endif
-#define SO_RDS_TRANSPORT	8
-#define RDS_TRANS_TCP		2
 #define MAX_SIZE		(1024 * 1024)
 #define SOCK_BUF		(8 * MAX_SIZE)
 #define NSIZES_MAX		16
 
 static unsigned int sizes[NSIZES_MAX] = { 0, 1, 64, 4096, 65536, 1048576 };
 static unsigned int nsizes = 6, iters = 4, burst = 32, burst_size = 65536;
+static unsigned int burst_delay_ms;
 static struct sockaddr_in peer;
 static unsigned char *txbuf, *rxbuf;
 
@@ -151,10 +157,40 @@ static int run_echo(int fd)
 {
 	unsigned int k;
 
-	for (k = 0; k < nsizes * iters + burst; k++)
+	for (k = 0; k < nsizes * iters + burst; k++) {
+		if (k == nsizes * iters && burst_delay_ms)
+			usleep(burst_delay_ms * 1000);
 		if (recv_msg(fd, k) || send_msg(fd, rxbuf, msg_size(k), k))
 			return -1;
+	}
 	return 0;
+}
+
+/* Print RDS's counter @name of this host. */
+static int print_counter(int fd, const char *name)
+{
+	struct rds_info_counter *c;
+	socklen_t len = 0;
+	unsigned int i;
+
+	/* The first call fails with ENOSPC and says the size needed. */
+	getsockopt(fd, SOL_RDS, RDS_INFO_COUNTERS, NULL, &len);
+	c = malloc(len ? len : 1);
+	if (!c || getsockopt(fd, SOL_RDS, RDS_INFO_COUNTERS, c, &len) < 0) {
+		perror("RDS_INFO_COUNTERS");
+		return -1;
+	}
+	for (i = 0; i < len / sizeof(*c); i++) {
+		if (!strncmp((char *)c[i].name, name, sizeof(c[i].name))) {
+			printf("%s %llu\n", name,
+			       (unsigned long long)c[i].value);
+			free(c);
+			return 0;
+		}
+	}
+	fprintf(stderr, "no RDS counter %s\n", name);
+	free(c);
+	return -1;
 }
 
 static int parse_sizes(char *s)
@@ -175,20 +211,20 @@ static int parse_sizes(char *s)
 static void usage(const char *prog)
 {
 	fprintf(stderr,
-		"%s: -r send|echo -b ADDR:PORT -p PEER:PPORT [-s SIZES] [-i ITERS] [-n BURST] [-z BURST_SIZE] [-t SECONDS]\n",
+		"%s: -r send|echo -b ADDR:PORT -p PEER:PPORT [-s SIZES] [-i ITERS] [-n BURST] [-z BURST_SIZE] [-t SECONDS] [-R RCVBUF] [-d MS] | -c NAME\n",
 		prog);
 	exit(2);
 }
 
 int main(int argc, char **argv)
 {
-	int fd, opt, val, transport = RDS_TRANS_TCP, ret;
+	int fd, opt, val, rcvbuf = SOCK_BUF, transport = RDS_TRANS_TCP, ret;
 	struct timeval tv = { .tv_sec = 60 };
 	struct sockaddr_in self;
-	const char *role = NULL;
+	const char *role = NULL, *counter = NULL;
 	int have_self = 0, have_peer = 0;
 
-	while ((opt = getopt(argc, argv, "r:b:p:s:i:n:z:t:")) != -1) {
+	while ((opt = getopt(argc, argv, "r:b:p:s:i:n:z:t:R:d:c:")) != -1) {
 		switch (opt) {
 		case 'r':
 			role = optarg;
@@ -219,9 +255,28 @@ int main(int argc, char **argv)
 		case 't':
 			tv.tv_sec = strtoul(optarg, NULL, 0);
 			break;
+		case 'R':
+			rcvbuf = strtoul(optarg, NULL, 0);
+			break;
+		case 'd':
+			burst_delay_ms = strtoul(optarg, NULL, 0);
+			break;
+		case 'c':
+			counter = optarg;
+			break;
 		default:
 			usage(argv[0]);
 		}
+	}
+	if (counter) {
+		fd = socket(AF_RDS, SOCK_SEQPACKET, 0);
+		if (fd < 0) {
+			perror("socket(AF_RDS)");
+			return 1;
+		}
+		ret = print_counter(fd, counter);
+		close(fd);
+		return ret ? 1 : 0;
 	}
 	if (!role || !have_self || !have_peer || burst_size > MAX_SIZE ||
 	    (strcmp(role, "send") && strcmp(role, "echo")))
@@ -240,7 +295,8 @@ int main(int argc, char **argv)
 	if (setsockopt(fd, SOL_RDS, SO_RDS_TRANSPORT, &transport,
 		       sizeof(transport)) ||
 	    setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &val, sizeof(val)) ||
-	    setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &val, sizeof(val)) ||
+	    setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf,
+		       sizeof(rcvbuf)) ||
 	    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) ||
 	    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv))) {
 		perror("setsockopt");

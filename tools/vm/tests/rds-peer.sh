@@ -5,6 +5,9 @@
 # and a back-to-back burst with the userspace AF_RDS peer rds-peer in both
 # directions (the sample echoing, then sending), then with the sample on
 # the other guest; every message's length, data and source are checked.
+# When the sample sends, rds-peer has a small receive buffer and sleeps
+# before the burst: RDS's congestion control refuses the provider's sends
+# (its counter cong_send_error grows), and still every message arrives.
 # Then the modules unload cleanly.
 . ./lib.sh
 
@@ -38,6 +41,15 @@ sample_send() {
 
 unload_sample() { rmmod kofi_sample_rds 2> /dev/null; }
 
+# cong_errors: RDS's count of this host's sends refused for congestion.
+cong_errors() { n=$(rds-peer -c cong_send_error) && echo "${n#* }"; }
+
+# congested: more sends were refused for congestion than $cong_before.
+congested() {
+	n=$(cong_errors) && echo "cong_send_error $cong_before -> $n" &&
+		[ "$n" -gt "$cong_before" ]
+}
+
 check "link to the peer" wait_for 180 ping -c 1 -W 1 "$KOFI_PEER"
 module_loaded rds || check "insmod rds" insmod $K/rds.ko
 module_loaded rds_tcp || check "insmod rds_tcp" insmod $K/rds_tcp.ko
@@ -65,7 +77,7 @@ barrier "user to kernel: done"
 # 2. The sample sends (guest 1), rds-peer echoes.
 if [ "$KOFI_HOST" = 0 ]; then
 	limited 600 rds-peer -r echo -b "$KOFI_SELF:18011" \
-		-p "$KOFI_PEER:18012" > /tmp/rds-peer.out 2>&1 &
+		-p "$KOFI_PEER:18012" -R 262144 -d 3000 > /tmp/rds-peer.out 2>&1 &
 	echo_pid=$!
 	check "rds-peer bound" wait_for 60 grep -q 'rds-peer: echo' \
 		/tmp/rds-peer.out
@@ -74,8 +86,11 @@ if [ "$KOFI_HOST" = 0 ]; then
 	say_cmd cat /tmp/rds-peer.out
 else
 	barrier "kernel to user"
+	cong_before=$(cong_errors)
+	check "congestion counter readable" test -n "$cong_before"
 	check "sample sent to rds-peer, echoes verified" sample_send \
 		port=18012 peer_port=18011
+	check "RDS refused sends for congestion, none lost" congested
 	unload_sample
 fi
 barrier "kernel to user: done"
