@@ -20,7 +20,6 @@ set -euo pipefail
 series=${1:?usage: $0 SERIES}
 kver=$(kofi_kver "$series")
 kroot=$(kofi_kroot "$series")
-out=$KOFI_CACHE/initramfs-$series.cpio.gz
 
 # Kernel modules the guest loads at boot, in this order.
 MODULES="crc32_generic crc32c_generic virtio_pci virtio_net dummy
@@ -32,11 +31,19 @@ PROGRAMS="rdma ibv_devices ibv_devinfo rping rstream riostream ucmatose
 	fi_info fi_pingpong ib_write_bw ib_send_lat ib_read_bw ib_send_bw"
 
 peers="$(dirname "$0")/../rds/rds-peer.c"
-inputs="$0 $peers $(dirname "$0")/init $kroot/.done $KOFI_CACHE/kver-$series"
+# Checkouts of the tree share the cache: an archive is named after what
+# it is built from, so that one checkout never uses another's.  One
+# unused for a day is removed.
+key=$(cat "$0" "$peers" "$(dirname "$0")/init" "$KOFI_CACHE/kver-$series" |
+	sha1sum | cut -c 1-16)
+mkdir -p "$KOFI_CACHE/initramfs"
+find "$KOFI_CACHE/initramfs" -type f -mmin +1440 -delete
+out=$KOFI_CACHE/initramfs/$series-$key.cpio.gz
+inputs="$kroot/.done"
 if [ -s "$out" ]; then
 	stale=0
 	for f in $inputs; do [ "$f" -nt "$out" ] && stale=1; done
-	[ $stale -eq 0 ] && { echo "$out"; exit 0; }
+	[ $stale -eq 0 ] && { touch "$out"; echo "$out"; exit 0; }
 fi
 
 work=$(mktemp -d)
@@ -102,6 +109,6 @@ echo "root:x:0:0:root:/root:/bin/sh" > "$work/etc/passwd"
 echo "root:x:0:" > "$work/etc/group"
 printf '127.0.0.1 localhost\n::1 localhost\n' > "$work/etc/hosts"
 
-(cd "$work" && find . | cpio -o -H newc --quiet | gzip -1) > "$out.tmp"
-mv "$out.tmp" "$out"
+(cd "$work" && find . | cpio -o -H newc --quiet | gzip -1) > "$out.$$"
+mv "$out.$$" "$out"
 echo "$out"
