@@ -15,7 +15,11 @@
  * counting the -EAGAIN answers, and only then receives the burst's
  * echoes.  role=echo receives every message and sends it back.  Each side
  * checks every message's length, data and source (FI_SOURCE: the peer's
- * AV handle).
+ * AV handle).  At the end the sender sends one more message, of 0 bytes,
+ * that the echo side waits for and does not echo: closing an RDS socket
+ * drops the messages it has not yet transmitted, so the echo side closes
+ * only once the sender has all its echoes, and the sender lingers
+ * SR_LINGER_MS before it closes.
  *
  * The run is in module init: insmod returns once it is over.  The outcome
  * - 0 if every message arrived whole and in order, a negative errno
@@ -28,6 +32,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/in.h>
+#include <linux/delay.h>
 #include <linux/inet.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
@@ -90,6 +95,7 @@ MODULE_PARM_DESC(eagain, "-EAGAIN answers to sends in the burst (read only)");
 #define SR_TX_DEPTH	16
 #define SR_RING		(SR_TX_DEPTH + 1)
 #define SR_MAX_SIZE	(1024 * 1024)
+#define SR_LINGER_MS	1000
 
 struct sr_ctx {
 	struct ks_conn c;
@@ -100,9 +106,12 @@ struct sr_ctx {
 	unsigned int inflight;	/* burst sends not completed */
 };
 
+/* Message @k's size; the last message, after the burst, is empty. */
 static size_t sr_size(unsigned int k)
 {
-	return k < nsizes * iters ? sizes[k / iters] : burst_size;
+	if (k < nsizes * iters)
+		return sizes[k / iters];
+	return k < nsizes * iters + burst ? burst_size : 0;
 }
 
 static int sr_open(struct sr_ctx *s)
@@ -311,7 +320,9 @@ static int sr_run_send(struct sr_ctx *s)
 	}
 	pr_info("burst of %u x %u bytes: %u sends answered -EAGAIN\n", burst,
 		burst_size, eagain);
-	return 0;
+	ret = sr_send_sync(s, s->ring[0], 0, 0);
+	msleep(SR_LINGER_MS);
+	return ret;
 }
 
 static int sr_run_echo(struct sr_ctx *s)
@@ -326,7 +337,7 @@ static int sr_run_echo(struct sr_ctx *s)
 		if (ret)
 			return ret;
 	}
-	return 0;
+	return sr_recv(s, k);
 }
 
 static int __init sr_init(void)

@@ -11,6 +11,10 @@
  * sends each message of the first part and waits for its echo, then sends
  * the burst and receives its echoes; -r echo receives every message and
  * sends it back.  Every message's length, data and sender are checked.
+ * At the end the sender sends one more message, of 0 bytes, that the echo
+ * side waits for and does not echo: closing an RDS socket drops what it
+ * has not yet transmitted, so the echo side closes only once the sender
+ * has all its echoes, and the sender lingers a second before it closes.
  *
  * -R sets the receive buffer (RDS marks the port congested above half of
  * it) and -d makes -r echo sleep before it receives the burst, so that a
@@ -50,9 +54,12 @@ static unsigned int burst_delay_ms;
 static struct sockaddr_in peer;
 static unsigned char *txbuf, *rxbuf;
 
+/* Message @k's size; the last message, after the burst, is empty. */
 static size_t msg_size(unsigned int k)
 {
-	return k < nsizes * iters ? sizes[k / iters] : burst_size;
+	if (k < nsizes * iters)
+		return sizes[k / iters];
+	return k < nsizes * iters + burst ? burst_size : 0;
 }
 
 /* Byte @i of message @k: as ks_pattern() of samples/kofi_sample.h. */
@@ -150,6 +157,9 @@ static int run_send(int fd)
 	for (k = n; k < n + burst; k++)
 		if (recv_msg(fd, k))
 			return -1;
+	if (send_msg(fd, txbuf, 0, k))
+		return -1;
+	sleep(1);
 	return 0;
 }
 
@@ -163,7 +173,7 @@ static int run_echo(int fd)
 		if (recv_msg(fd, k) || send_msg(fd, rxbuf, msg_size(k), k))
 			return -1;
 	}
-	return 0;
+	return recv_msg(fd, k);
 }
 
 /* Print RDS's counter @name of this host. */
