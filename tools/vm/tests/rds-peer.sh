@@ -6,8 +6,10 @@
 # directions (the sample echoing, then sending), then with the sample on
 # the other guest; every message's length, data and source are checked.
 # When the sample sends, rds-peer has a small receive buffer and sleeps
-# before the burst: RDS's congestion control refuses the provider's sends
-# (its counter cong_send_error grows), and still every message arrives.
+# before a burst larger than RDS lets a socket have unacknowledged: once
+# acknowledgements free send space, RDS's congestion control refuses the
+# provider's sends (its counter cong_send_error grows), and still every
+# message arrives.
 # Then the modules unload cleanly.
 . ./lib.sh
 
@@ -77,7 +79,8 @@ barrier "user to kernel: done"
 # 2. The sample sends (guest 1), rds-peer echoes.
 if [ "$KOFI_HOST" = 0 ]; then
 	limited 600 rds-peer -r echo -b "$KOFI_SELF:18011" \
-		-p "$KOFI_PEER:18012" -R 262144 -d 3000 > /tmp/rds-peer.out 2>&1 &
+		-p "$KOFI_PEER:18012" -n 48 -R 262144 -d 3000 \
+		> /tmp/rds-peer.out 2>&1 &
 	echo_pid=$!
 	check "rds-peer bound" wait_for 60 grep -q 'rds-peer: echo' \
 		/tmp/rds-peer.out
@@ -89,7 +92,7 @@ else
 	cong_before=$(cong_errors)
 	check "congestion counter readable" test -n "$cong_before"
 	check "sample sent to rds-peer, echoes verified" sample_send \
-		port=18012 peer_port=18011
+		port=18012 peer_port=18011 burst=48
 	check "RDS refused sends for congestion, none lost" congested
 	unload_sample
 fi
