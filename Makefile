@@ -20,7 +20,7 @@ KERNEL ?= 6.1
 GUESTS ?= 1
 
 # An out-of-tree build has no .config entries for kOFI: select every module.
-KOFI_CONFIG := CONFIG_KOFI=m CONFIG_KOFI_KSOCKET=m CONFIG_KOFI_IB_VERBS=m \
+KOFI_CONFIG := CONFIG_KOFI=m CONFIG_KOFI_KSOCKET=m CONFIG_KOFI_RDS=m CONFIG_KOFI_IB_VERBS=m \
 	       CONFIG_KOFI_KSTREAM=m CONFIG_KOFI_SAMPLES=m
 
 all: modules

@@ -6,7 +6,9 @@
 # ib_uverbs, rdma_ucm, rdma_rxe and their dependencies, crc32_generic
 # first), the rdma tool, and the userspace peers kOFI interoperates with
 # (rping, rstream, riostream, fi_pingpong, fi_info, perftest) with their
-# libraries.  The project's own modules and test scripts are added per run
+# libraries, and the project's own userspace peers built here (rds-peer,
+# tools/rds).  Modules the tests load themselves (RDS: rds, rds_tcp) are
+# carried in /lib/modules/KVER but not loaded at boot.  The project's own modules and test scripts are added per run
 # by tools/vm/run.sh as a second cpio archive.
 #
 # usage: tools/vm/mkinitramfs.sh SERIES   (6.1, 6.12 or debug)
@@ -18,20 +20,30 @@ set -euo pipefail
 series=${1:?usage: $0 SERIES}
 kver=$(kofi_kver "$series")
 kroot=$(kofi_kroot "$series")
-out=$KOFI_CACHE/initramfs-$series.cpio.gz
 
 # Kernel modules the guest loads at boot, in this order.
 MODULES="crc32_generic crc32c_generic virtio_pci virtio_net dummy
 	ib_core ib_uverbs rdma_cm rdma_ucm rdma_rxe"
+# Kernel modules carried but loaded by the tests that need them.
+TEST_MODULES="rds_tcp"
 # Userspace programs copied with their libraries.
 PROGRAMS="rdma ibv_devices ibv_devinfo rping rstream riostream ucmatose
 	fi_info fi_pingpong ib_write_bw ib_send_lat ib_read_bw ib_send_bw"
 
-inputs="$0 $(dirname "$0")/init $kroot/.done $KOFI_CACHE/kver-$series"
+peers="$(dirname "$0")/../rds/rds-peer.c"
+# Checkouts of the tree share the cache: an archive is named after what
+# it is built from, so that one checkout never uses another's.  One
+# unused for a day is removed.
+key=$(cat "$0" "$peers" "$(dirname "$0")/init" "$KOFI_CACHE/kver-$series" |
+	sha1sum | cut -c 1-16)
+mkdir -p "$KOFI_CACHE/initramfs"
+find "$KOFI_CACHE/initramfs" -type f -mmin +1440 -delete
+out=$KOFI_CACHE/initramfs/$series-$key.cpio.gz
+inputs="$kroot/.done"
 if [ -s "$out" ]; then
 	stale=0
 	for f in $inputs; do [ "$f" -nt "$out" ] && stale=1; done
-	[ $stale -eq 0 ] && { echo "$out"; exit 0; }
+	[ $stale -eq 0 ] && { touch "$out"; echo "$out"; exit 0; }
 fi
 
 work=$(mktemp -d)
@@ -45,19 +57,26 @@ chmod 755 "$work/init"
 # Modules: resolve dependencies with the kernel's own modules.dep, keep
 # the first occurrence, decompress where Debian ships .ko.xz.
 : > "$work/etc/kofi/modules"
-for m in $MODULES; do
-	modprobe -d "$kroot" -S "$kver" --show-depends "$m" 2>/dev/null || true
-done | awk '!seen[$2]++' | while read -r kind path args; do
-	[ "$kind" = insmod ] || continue
-	name=$(basename "$path")
-	case "$name" in
-	*.ko.xz)  xz -dc "$path" > "$work/lib/modules/$kver/${name%.xz}" ;;
-	*.ko.zst) zstd -qdc "$path" > "$work/lib/modules/$kver/${name%.zst}" ;;
-	*)        cp "$path" "$work/lib/modules/$kver/$name" ;;
-	esac
-	name=${name%.xz}; name=${name%.zst}
-	echo "$name $args" >> "$work/etc/kofi/modules"
-done
+# copy_modules LIST: LIST's modules with their dependencies, each once,
+# as "NAME ARGS" lines in the order to load them.
+copy_modules() {
+	local m kind path args name
+	for m in $1; do
+		modprobe -d "$kroot" -S "$kver" --show-depends "$m" 2>/dev/null || true
+	done | awk '!seen[$2]++' | while read -r kind path args; do
+		[ "$kind" = insmod ] || continue
+		name=$(basename "$path")
+		case "$name" in
+		*.ko.xz)  xz -dc "$path" > "$work/lib/modules/$kver/${name%.xz}" ;;
+		*.ko.zst) zstd -qdc "$path" > "$work/lib/modules/$kver/${name%.zst}" ;;
+		*)        cp "$path" "$work/lib/modules/$kver/$name" ;;
+		esac
+		name=${name%.xz}; name=${name%.zst}
+		echo "$name $args"
+	done
+}
+copy_modules "$MODULES" > "$work/etc/kofi/modules"
+copy_modules "$TEST_MODULES" > /dev/null
 
 add_file() {
 	[ -e "$work$1" ] && return 0
@@ -75,6 +94,9 @@ for p in $PROGRAMS; do
 	add_file "$path"
 	add_libs "$path"
 done
+# The project's own peers, built for the host's C library.
+cc -O2 -Wall -o "$work/usr/bin/rds-peer" "$peers"
+add_libs "$work/usr/bin/rds-peer"
 # Userspace verbs: the rxe provider is loaded by libibverbs at run time.
 multiarch=/usr/lib/x86_64-linux-gnu
 for f in $multiarch/libibverbs/librxe-rdmav*.so /etc/libibverbs.d/rxe.driver \
@@ -87,6 +109,6 @@ echo "root:x:0:0:root:/root:/bin/sh" > "$work/etc/passwd"
 echo "root:x:0:" > "$work/etc/group"
 printf '127.0.0.1 localhost\n::1 localhost\n' > "$work/etc/hosts"
 
-(cd "$work" && find . | cpio -o -H newc --quiet | gzip -1) > "$out.tmp"
-mv "$out.tmp" "$out"
+(cd "$work" && find . | cpio -o -H newc --quiet | gzip -1) > "$out.$$"
+mv "$out.$$" "$out"
 echo "$out"

@@ -1,0 +1,244 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * kOFI rds provider: endpoints - lifetime, bindings, the AF_RDS socket.
+ *
+ * fi_enable() creates the endpoint's AF_RDS socket in the creator's
+ * network namespace, selects RDS's TCP transport, sizes its buffers for
+ * 1 MiB messages and binds it to the info's source address (a concrete
+ * IPv4 address; port 0 picks one, fi_getname() tells which).  The
+ * endpoint hooks the socket's wait queue, which RDS wakes when a message
+ * arrives and when acknowledged sends free send space: the hook queues
+ * the endpoint's progress work (krds_msg.c).
+ */
+#include <linux/in.h>
+#include <linux/rds.h>
+#include <linux/slab.h>
+#include <net/sock.h>
+#include "krds.h"
+
+static int krds_ep_wake(struct wait_queue_entry *wait, unsigned int mode,
+			int sync, void *key)
+{
+	krds_ep_kick(container_of(wait, struct krds_ep, wait));
+	return 0;
+}
+
+/**
+ * krds_ep_kick() - run the endpoint's progress work now
+ * @ep: the endpoint
+ *
+ * Context: any context.
+ */
+void krds_ep_kick(struct krds_ep *ep)
+{
+	mod_delayed_work(krds_wq, &ep->work, 0);
+}
+
+static int krds_sock_open(struct krds_ep *ep, const struct sockaddr_in *src)
+{
+	int transport = RDS_TRANS_TCP;
+	struct socket *sock;
+	struct sock *sk;
+	int ret;
+
+	ret = sock_create_kern(ep->net, AF_RDS, SOCK_SEQPACKET, 0, &sock);
+	if (ret)
+		return ret;
+	sk = sock->sk;
+	ret = sock->ops->setsockopt(sock, SOL_RDS, SO_RDS_TRANSPORT,
+				    KERNEL_SOCKPTR(&transport),
+				    sizeof(transport));
+	if (ret)
+		goto err;
+	lock_sock(sk);
+	sk->sk_userlocks |= SOCK_SNDBUF_LOCK | SOCK_RCVBUF_LOCK;
+	WRITE_ONCE(sk->sk_sndbuf, KRDS_SNDBUF);
+	WRITE_ONCE(sk->sk_rcvbuf, KRDS_RCVBUF);
+	release_sock(sk);
+	ret = kernel_bind(sock, (struct sockaddr *)src, sizeof(*src));
+	if (ret)
+		goto err;
+	ep->sock = sock;
+	return 0;
+err:
+	sock_release(sock);
+	return ret;
+}
+
+static int krds_ep_enable(struct krds_ep *ep)
+{
+	size_t ntx = KRDS_TX_SIZE, nrx = KRDS_RX_SIZE, i;
+	const struct sockaddr_in *src = ep->info->src_addr;
+	struct krds_req *pool;
+	unsigned long flags;
+	int ret;
+
+	if (ep->state != KRDS_EP_IDLE)
+		return 0;
+	if (!ep->tx_cq || !ep->rx_cq || !ep->av)
+		return -EINVAL;
+	if (!src || ep->info->src_addrlen < sizeof(*src) ||
+	    src->sin_family != AF_INET)
+		return -EINVAL;
+	if (ep->info->tx_attr->size)
+		ntx = min_t(size_t, ep->info->tx_attr->size, KRDS_QUEUE_MAX);
+	if (ep->info->rx_attr->size)
+		nrx = min_t(size_t, ep->info->rx_attr->size, KRDS_QUEUE_MAX);
+	pool = kvcalloc(ntx + nrx, sizeof(*pool), GFP_KERNEL);
+	if (!pool)
+		return -ENOMEM;
+	ret = krds_sock_open(ep, src);
+	if (ret) {
+		kvfree(pool);
+		return ret;
+	}
+	spin_lock_irqsave(&ep->lock, flags);
+	ep->pool = pool;
+	for (i = 0; i < ntx; i++)
+		list_add_tail(&pool[i].node, &ep->tx_free);
+	for (; i < ntx + nrx; i++)
+		list_add_tail(&pool[i].node, &ep->rx_free);
+	ep->state = KRDS_EP_ENABLED;
+	spin_unlock_irqrestore(&ep->lock, flags);
+	add_wait_queue(sk_sleep(ep->sock->sk), &ep->wait);
+	krds_ep_kick(ep);
+	return 0;
+}
+
+static void krds_ep_free(struct krds_ep *ep)
+{
+	if (ep->sock)
+		sock_release(ep->sock);
+	kvfree(ep->pool);
+	put_net(ep->net);
+	fi_freeinfo(ep->info);
+	kfree(ep);
+}
+
+static int krds_ep_close(struct fid *fid)
+{
+	struct krds_ep *ep = container_of(fid, struct krds_ep, ep.fid);
+	unsigned long flags;
+
+	spin_lock_irqsave(&ep->lock, flags);
+	ep->state = KRDS_EP_CLOSING;
+	spin_unlock_irqrestore(&ep->lock, flags);
+	if (ep->sock)
+		remove_wait_queue(sk_sleep(ep->sock->sk), &ep->wait);
+	cancel_delayed_work_sync(&ep->work);
+	kofi_oplist_flush(&ep->ops, ECANCELED, NULL, NULL);
+	krds_ep_free(ep);
+	return 0;
+}
+
+static int krds_ep_bind(struct fid *fid, struct fid *bfid, u64 flags)
+{
+	struct krds_ep *ep = container_of(fid, struct krds_ep, ep.fid);
+
+	if (ep->state != KRDS_EP_IDLE)
+		return -EINVAL;
+	switch (bfid->fclass) {
+	case FI_CLASS_CQ:
+		if (!(flags & (FI_SEND | FI_RECV | FI_TRANSMIT)))
+			return -EINVAL;
+		if (((flags & (FI_SEND | FI_TRANSMIT)) && ep->tx_cq) ||
+		    ((flags & FI_RECV) && ep->rx_cq))
+			return -EINVAL;
+		if (flags & (FI_SEND | FI_TRANSMIT))
+			ep->tx_cq = container_of(bfid, struct fid_cq, fid);
+		if (flags & FI_RECV)
+			ep->rx_cq = container_of(bfid, struct fid_cq, fid);
+		return 0;
+	case FI_CLASS_AV:
+		ep->av = container_of(bfid, struct fid_av, fid);
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+static int krds_ep_control(struct fid *fid, int command, void *arg)
+{
+	struct krds_ep *ep = container_of(fid, struct krds_ep, ep.fid);
+
+	switch (command) {
+	case FI_ENABLE:
+		return krds_ep_enable(ep);
+	default:
+		return -FI_ENOSYS;
+	}
+}
+
+static int krds_ep_getname(struct fid *fid, void *addr, size_t *addrlen)
+{
+	struct krds_ep *ep = container_of(fid, struct krds_ep, ep.fid);
+	struct sockaddr_storage ss = {};
+	size_t have = *addrlen;
+	int ret;
+
+	if (!ep->sock)
+		return -EINVAL;
+	ret = kernel_getsockname(ep->sock, (struct sockaddr *)&ss);
+	if (ret < 0)
+		return ret;
+	*addrlen = ret;
+	if (have < ret)
+		return -EMSGSIZE;
+	memcpy(addr, &ss, ret);
+	return 0;
+}
+
+static const struct fi_ops krds_ep_fi_ops = {
+	.close = krds_ep_close,
+	.bind = krds_ep_bind,
+	.control = krds_ep_control,
+};
+
+static const struct fi_ops_cm krds_ep_cm_ops = {
+	.getname = krds_ep_getname,
+};
+
+/**
+ * krds_ep_open() - fi_endpoint() of rds
+ * @domain: the domain
+ * @info: the endpoint's info: FI_EP_RDM, src_addr the local IPv4 address
+ *	(needed by fi_enable())
+ * @fep: the new endpoint
+ * @context: user context
+ *
+ * The endpoint's socket lives in the network namespace of the caller.
+ *
+ * Context: process context, may sleep.
+ * Return: 0; -EINVAL for another endpoint type; -ENOMEM.
+ */
+int krds_ep_open(struct fid_domain *domain, struct fi_info *info,
+		 struct fid_ep **fep, void *context)
+{
+	struct krds_ep *ep;
+
+	if (info->ep_attr && info->ep_attr->type != FI_EP_RDM &&
+	    info->ep_attr->type != FI_EP_UNSPEC)
+		return -EINVAL;
+	ep = kzalloc(sizeof(*ep), GFP_KERNEL);
+	if (!ep)
+		return -ENOMEM;
+	ep->info = fi_dupinfo(info, GFP_KERNEL);
+	if (!ep->info) {
+		kfree(ep);
+		return -ENOMEM;
+	}
+	ep->net = get_net(current->nsproxy->net_ns);
+	spin_lock_init(&ep->lock);
+	INIT_LIST_HEAD(&ep->tx_queue);
+	INIT_LIST_HEAD(&ep->rx_queue);
+	INIT_LIST_HEAD(&ep->tx_free);
+	INIT_LIST_HEAD(&ep->rx_free);
+	kofi_oplist_init(&ep->ops);
+	INIT_DELAYED_WORK(&ep->work, krds_ep_work);
+	init_waitqueue_func_entry(&ep->wait, krds_ep_wake);
+	kofi_fid_init(&ep->ep.fid, FI_CLASS_EP, &krds_ep_fi_ops, context);
+	ep->ep.cm = &krds_ep_cm_ops;
+	ep->ep.msg = &krds_msg_ops;
+	*fep = &ep->ep;
+	return 0;
+}

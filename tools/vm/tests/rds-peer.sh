@@ -1,0 +1,121 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# The rds provider across the two-guest link over RDS/TCP: the rds sample
+# (samples/kofi_sample_rds.c) exchanges verified messages of 0 B to 1 MiB
+# and a back-to-back burst with the userspace AF_RDS peer rds-peer in both
+# directions (the sample echoing, then sending), then with the sample on
+# the other guest; every message's length, data and source are checked.
+# When the sample sends, rds-peer has a small receive buffer and sleeps
+# before a burst larger than RDS lets a socket have unacknowledged: once
+# acknowledgements free send space, RDS's congestion control refuses the
+# provider's sends (its counter cong_send_error grows), and still every
+# message arrives.
+# Then the modules unload cleanly.
+. ./lib.sh
+
+M=/kofi/modules
+K=/lib/modules/$(uname -r)
+
+# sample_result: the sample's outcome, and success.
+sample_result() {
+	r=$(cat /sys/module/kofi_sample_rds/parameters/result) &&
+		echo "result $r" && [ "$r" = 0 ]
+}
+
+echo_done() { wait "$echo_pid" && sample_result; }
+peer_done() { wait "$echo_pid"; }
+
+# sample_bound SINCE: the sample logged its endpoint after dmesg line SINCE.
+sample_bound() {
+	dmesg | tail -n +"$(($1 + 1))" | grep -q 'kofi_sample_rds: echo '
+}
+
+# sample_send ARGS...: the sample sends to the peer; show its burst line.
+sample_send() {
+	from=$(dmesg | wc -l)
+	insmod $M/kofi_sample_rds.ko role=send addr="$KOFI_SELF" \
+		peer="$KOFI_PEER" "$@" && sample_result
+	rc=$?
+	dmesg | tail -n +"$((from + 1))" | grep 'kofi_sample_rds:' |
+		sed 's/^\[[^]]*\] //' | while IFS= read -r l; do say "$l"; done
+	return $rc
+}
+
+unload_sample() { rmmod kofi_sample_rds 2> /dev/null; }
+
+# cong_errors: RDS's count of this host's sends refused for congestion.
+cong_errors() { n=$(rds-peer -c cong_send_error) && echo "${n#* }"; }
+
+# congested: more sends were refused for congestion than $cong_before.
+congested() {
+	n=$(cong_errors) && echo "cong_send_error $cong_before -> $n" &&
+		[ "$n" -gt "$cong_before" ]
+}
+
+check "link to the peer" wait_for 180 ping -c 1 -W 1 "$KOFI_PEER"
+module_loaded rds || check "insmod rds" insmod $K/rds.ko
+module_loaded rds_tcp || check "insmod rds_tcp" insmod $K/rds_tcp.ko
+check "insmod kofi" insmod $M/kofi.ko
+check "insmod kofi_rds" insmod $M/kofi_rds.ko
+check_output "rds is registered" rds cat /sys/kernel/debug/kofi/providers
+
+# 1. rds-peer sends, the sample echoes (guest 0).
+if [ "$KOFI_HOST" = 0 ]; then
+	from=$(dmesg | wc -l)
+	insmod $M/kofi_sample_rds.ko role=echo addr="$KOFI_SELF" port=18001 \
+		peer="$KOFI_PEER" peer_port=18002 &
+	echo_pid=$!
+	check "sample endpoint bound" wait_for 60 sample_bound "$from"
+	barrier "user to kernel"
+	check "sample echoed rds-peer's messages, all verified" echo_done
+	unload_sample
+else
+	barrier "user to kernel"
+	check "rds-peer sent, echoes verified" limited 600 rds-peer -r send \
+		-b "$KOFI_SELF:18002" -p "$KOFI_PEER:18001"
+fi
+barrier "user to kernel: done"
+
+# 2. The sample sends (guest 1), rds-peer echoes.
+if [ "$KOFI_HOST" = 0 ]; then
+	limited 600 rds-peer -r echo -b "$KOFI_SELF:18011" \
+		-p "$KOFI_PEER:18012" -n 48 -R 262144 -d 3000 \
+		> /tmp/rds-peer.out 2>&1 &
+	echo_pid=$!
+	check "rds-peer bound" wait_for 60 grep -q 'rds-peer: echo' \
+		/tmp/rds-peer.out
+	barrier "kernel to user"
+	check "rds-peer echoed the sample's messages, all verified" peer_done
+	say_cmd cat /tmp/rds-peer.out
+else
+	barrier "kernel to user"
+	cong_before=$(cong_errors)
+	check "congestion counter readable" test -n "$cong_before"
+	check "sample sent to rds-peer, echoes verified" sample_send \
+		port=18012 peer_port=18011 burst=48
+	check "RDS refused sends for congestion, none lost" congested
+	unload_sample
+fi
+barrier "kernel to user: done"
+
+# 3. Sample to sample.
+if [ "$KOFI_HOST" = 0 ]; then
+	from=$(dmesg | wc -l)
+	insmod $M/kofi_sample_rds.ko role=echo addr="$KOFI_SELF" port=18021 \
+		peer="$KOFI_PEER" peer_port=18022 &
+	echo_pid=$!
+	check "sample endpoint bound" wait_for 60 sample_bound "$from"
+	barrier "kernel to kernel"
+	check "sample echoed the other sample's messages, all verified" \
+		echo_done
+else
+	barrier "kernel to kernel"
+	check "sample sent to the other sample, echoes verified" sample_send \
+		port=18022 peer_port=18021
+fi
+unload_sample
+barrier "kernel to kernel: done"
+
+check "rmmod kofi_rds" rmmod kofi_rds
+check "rmmod kofi" rmmod kofi
+finish
