@@ -40,82 +40,27 @@ static int kt_pass_getinfo(u32 version, const struct fi_info *hints,
 	return kofi_util_getinfo(&kt_pass_util, version, hints, flags, info);
 }
 
-static int kt_pass_domain_close(struct fid *fid)
-{
-	struct kofi_util_domain *dom = container_of(fid,
-						    struct kofi_util_domain,
-						    domain.fid);
-	int ret = kofi_util_domain_close(dom);
-
-	if (!ret)
-		kfree(dom);
-	return ret;
-}
-
-static const struct fi_ops kt_pass_domain_fi_ops = {
-	.close = kt_pass_domain_close,
-};
-
 static const struct fi_ops_domain kt_pass_domain_ops = {
+	/* .endpoint: the utility's endpoints */
 };
 
 static int kt_pass_domain(struct fid_fabric *fabric, struct fi_info *info,
 			  struct fid_domain **domain, void *context)
 {
-	struct kofi_util_domain *dom = kzalloc(sizeof(*dom), GFP_KERNEL);
-	int ret;
-
-	if (!dom)
-		return -ENOMEM;
-	ret = kofi_util_domain_init(dom, fabric, info, &kt_pass_domain_fi_ops,
-				    &kt_pass_domain_ops, context);
-	if (ret) {
-		kfree(dom);
-		return ret;
-	}
-	*domain = &dom->domain;
-	return 0;
+	return kofi_util_domain_open(fabric, info, &kt_pass_domain_ops,
+				     domain, context);
 }
-
-static int kt_pass_fabric_close(struct fid *fid)
-{
-	struct kofi_util_fabric *fab = container_of(fid,
-						    struct kofi_util_fabric,
-						    fabric.fid);
-	int ret = kofi_util_fabric_close(fab);
-
-	if (!ret)
-		kfree(fab);
-	return ret;
-}
-
-static const struct fi_ops kt_pass_fabric_fi_ops = {
-	.close = kt_pass_fabric_close,
-};
 
 static const struct fi_ops_fabric kt_pass_fabric_ops = {
 	.domain = kt_pass_domain,
-	.passive_ep = kofi_util_pep_open,
 	.eq_open = kofi_eq_open_generic,
 };
 
 static int kt_pass_fabric(struct fi_fabric_attr *attr,
 			  struct fid_fabric **fabric, void *context)
 {
-	struct kofi_util_fabric *fab = kzalloc(sizeof(*fab), GFP_KERNEL);
-	int ret;
-
-	if (!fab)
-		return -ENOMEM;
-	ret = kofi_util_fabric_init(fab, &kt_pass_util, attr,
-				    &kt_pass_fabric_fi_ops, &kt_pass_fabric_ops,
-				    context);
-	if (ret) {
-		kfree(fab);
-		return ret;
-	}
-	*fabric = &fab->fabric;
-	return 0;
+	return kofi_util_fabric_open(&kt_pass_util, attr, &kt_pass_fabric_ops,
+				     fabric, context);
 }
 
 static struct kofi_provider kt_pass_prov = {
@@ -265,6 +210,8 @@ static void ku_close_order_test(struct kunit *test)
 	struct kofi_util_domain *udom;
 	struct fid_fabric *fabric, *core_fab;
 	struct fid_domain *domain, *core_dom;
+	struct fi_eq_attr eq_attr = { .size = 4 };
+	struct fid_eq *eq;
 
 	KUNIT_ASSERT_EQ(test, fi_fabric(info->fabric_attr, &fabric, NULL), 0);
 	ufab = container_of(fabric, struct kofi_util_fabric, fabric);
@@ -277,8 +224,12 @@ static void ku_close_order_test(struct kunit *test)
 			kofi_util_info_core(info)->domain_attr->mr_mode);
 	KUNIT_EXPECT_NULL(test, udom->core_attr.name);
 
+	KUNIT_ASSERT_EQ(test, fi_eq_open(fabric, &eq_attr, &eq, NULL), 0);
+
 	KUNIT_EXPECT_EQ(test, fi_close(&fabric->fid), -EBUSY);
 	KUNIT_EXPECT_EQ(test, fi_close(&core_fab->fid), -EBUSY);
+	KUNIT_EXPECT_EQ(test, fi_close(&eq->fid), 0);
+	KUNIT_EXPECT_EQ(test, fi_close(&fabric->fid), -EBUSY);
 	KUNIT_EXPECT_EQ(test, fi_close(&domain->fid), 0);
 	KUNIT_EXPECT_TRUE(test, kofi_fid_closed(&core_dom->fid));
 	KUNIT_EXPECT_FALSE(test, kofi_fid_closed(&core_fab->fid));

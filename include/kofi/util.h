@@ -122,6 +122,13 @@ int kofi_util_domain_init(struct kofi_util_domain *dom,
 			  const struct fi_ops *ops,
 			  const struct fi_ops_domain *dops, void *context);
 int kofi_util_domain_close(struct kofi_util_domain *dom);
+int kofi_util_fabric_open(const struct kofi_util_prov *util,
+			  struct fi_fabric_attr *attr,
+			  const struct fi_ops_fabric *fops,
+			  struct fid_fabric **fabric, void *context);
+int kofi_util_domain_open(struct fid_fabric *fabric, struct fi_info *info,
+			  const struct fi_ops_domain *dops,
+			  struct fid_domain **domain, void *context);
 
 /**
  * struct kofi_util_connreq - fi_info.handle of a utility FI_CONNREQ

@@ -129,3 +129,104 @@ int kofi_util_domain_close(struct kofi_util_domain *dom)
 	return fi_close(&dom->core->fid);
 }
 EXPORT_SYMBOL_GPL(kofi_util_domain_close);
+
+static int kofi_util_fabric_fi_close(struct fid *fid)
+{
+	struct kofi_util_fabric *fab = container_of(fid,
+						    struct kofi_util_fabric,
+						    fabric.fid);
+	int ret = kofi_util_fabric_close(fab);
+
+	if (!ret)
+		kfree(fab);
+	return ret;
+}
+
+static const struct fi_ops kofi_util_fabric_fi_ops = {
+	.close = kofi_util_fabric_fi_close,
+};
+
+/**
+ * kofi_util_fabric_open() - a utility fabric with nothing of its own
+ * @util: the utility provider
+ * @attr: the attributes passed to the utility's fabric callback
+ * @fops: the fabric's operations
+ * @fabric: the new fabric, a struct kofi_util_fabric
+ * @context: user context
+ *
+ * kofi_util_fabric_init() of an allocated struct kofi_util_fabric, which
+ * fi_close() closes and frees.
+ *
+ * Context: process context, may sleep.
+ * Return: 0; -ENOMEM; the error of kofi_util_fabric_init().
+ */
+int kofi_util_fabric_open(const struct kofi_util_prov *util,
+			  struct fi_fabric_attr *attr,
+			  const struct fi_ops_fabric *fops,
+			  struct fid_fabric **fabric, void *context)
+{
+	struct kofi_util_fabric *fab = kzalloc(sizeof(*fab), GFP_KERNEL);
+	int ret;
+
+	if (!fab)
+		return -ENOMEM;
+	ret = kofi_util_fabric_init(fab, util, attr, &kofi_util_fabric_fi_ops,
+				    fops, context);
+	if (ret) {
+		kfree(fab);
+		return ret;
+	}
+	*fabric = &fab->fabric;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(kofi_util_fabric_open);
+
+static int kofi_util_domain_fi_close(struct fid *fid)
+{
+	struct kofi_util_domain *dom = container_of(fid,
+						    struct kofi_util_domain,
+						    domain.fid);
+	int ret = kofi_util_domain_close(dom);
+
+	if (!ret)
+		kfree(dom);
+	return ret;
+}
+
+static const struct fi_ops kofi_util_domain_fi_ops = {
+	.close = kofi_util_domain_fi_close,
+};
+
+/**
+ * kofi_util_domain_open() - a utility domain with nothing of its own
+ * @fabric: the utility fabric, a struct kofi_util_fabric
+ * @info: the info passed to the utility's domain callback
+ * @dops: the domain's operations
+ * @domain: the new domain, a struct kofi_util_domain
+ * @context: user context
+ *
+ * kofi_util_domain_init() of an allocated struct kofi_util_domain, which
+ * fi_close() closes and frees.
+ *
+ * Context: process context, may sleep.
+ * Return: 0; -ENOMEM; the error of kofi_util_domain_init().
+ */
+int kofi_util_domain_open(struct fid_fabric *fabric, struct fi_info *info,
+			  const struct fi_ops_domain *dops,
+			  struct fid_domain **domain, void *context)
+{
+	struct kofi_util_domain *dom = kzalloc(sizeof(*dom), GFP_KERNEL);
+	int ret;
+
+	if (!dom)
+		return -ENOMEM;
+	ret = kofi_util_domain_init(dom, fabric, info,
+				    &kofi_util_domain_fi_ops, dops, context);
+	if (ret) {
+		kfree(dom);
+		return ret;
+	}
+	*domain = &dom->domain;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(kofi_util_domain_open);

@@ -222,24 +222,7 @@ static int kstream_getinfo(u32 version, const struct fi_info *hints,
 	return kofi_util_getinfo(&kstream_util, version, hints, flags, info);
 }
 
-/* ---- domain ---- */
-
-static int kstream_domain_close(struct fid *fid)
-{
-	struct kofi_util_domain *dom = container_of(fid,
-						    struct kofi_util_domain,
-						    domain.fid);
-	int ret;
-
-	ret = kofi_util_domain_close(dom);
-	if (!ret)
-		kfree(dom);
-	return ret;
-}
-
-static const struct fi_ops kstream_domain_fi_ops = {
-	.close = kstream_domain_close,
-};
+/* ---- domain and fabric: the utility objects ---- */
 
 static const struct fi_ops_domain kstream_domain_ops = {
 	.endpoint = kstream_ep_open,
@@ -249,40 +232,9 @@ static int kstream_domain_open(struct fid_fabric *fabric,
 			       struct fi_info *info,
 			       struct fid_domain **domain, void *context)
 {
-	struct kofi_util_domain *dom;
-	int ret;
-
-	dom = kzalloc(sizeof(*dom), GFP_KERNEL);
-	if (!dom)
-		return -ENOMEM;
-	ret = kofi_util_domain_init(dom, fabric, info, &kstream_domain_fi_ops,
-				    &kstream_domain_ops, context);
-	if (ret) {
-		kfree(dom);
-		return ret;
-	}
-	*domain = &dom->domain;
-	return 0;
+	return kofi_util_domain_open(fabric, info, &kstream_domain_ops, domain,
+				     context);
 }
-
-/* ---- fabric ---- */
-
-static int kstream_fabric_close(struct fid *fid)
-{
-	struct kofi_util_fabric *fab = container_of(fid,
-						    struct kofi_util_fabric,
-						    fabric.fid);
-	int ret;
-
-	ret = kofi_util_fabric_close(fab);
-	if (!ret)
-		kfree(fab);
-	return ret;
-}
-
-static const struct fi_ops kstream_fabric_fi_ops = {
-	.close = kstream_fabric_close,
-};
 
 static const struct fi_ops_fabric kstream_fabric_ops = {
 	.domain = kstream_domain_open,
@@ -293,21 +245,8 @@ static const struct fi_ops_fabric kstream_fabric_ops = {
 static int kstream_fabric_open(struct fi_fabric_attr *attr,
 			       struct fid_fabric **fabric, void *context)
 {
-	struct kofi_util_fabric *fab;
-	int ret;
-
-	fab = kzalloc(sizeof(*fab), GFP_KERNEL);
-	if (!fab)
-		return -ENOMEM;
-	ret = kofi_util_fabric_init(fab, &kstream_util, attr,
-				    &kstream_fabric_fi_ops, &kstream_fabric_ops,
-				    context);
-	if (ret) {
-		kfree(fab);
-		return ret;
-	}
-	*fabric = &fab->fabric;
-	return 0;
+	return kofi_util_fabric_open(&kstream_util, attr, &kstream_fabric_ops,
+				     fabric, context);
 }
 
 /* A core connection request whose data is not rsockets v1 is rejected. */
