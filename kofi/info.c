@@ -22,6 +22,7 @@ static void kofi_info_free_one(struct fi_info *info)
 		kfree(info->fabric_attr->prov_name);
 	}
 	kfree(info->fabric_attr);
+	fi_freeinfo(info->util_core);
 	kfree(info);
 }
 
@@ -29,9 +30,10 @@ static void kofi_info_free_one(struct fi_info *info)
  * fi_freeinfo() - free a list of infos
  * @info: first entry, or NULL
  *
- * Frees every entry of the list with its addresses, attribute blocks and
- * names.  The objects an info points to (fi_info.handle, domain_attr.domain,
- * fabric_attr.fabric) are not closed.
+ * Frees every entry of the list with its addresses, attribute blocks,
+ * names and the core info a utility info keeps.  The objects an info points
+ * to (fi_info.handle, domain_attr.domain, fabric_attr.fabric) are not
+ * closed.
  *
  * Context: any context.
  */
@@ -99,7 +101,8 @@ static int kofi_dup_str(char **dst, const char *src, gfp_t gfp)
  * @info: the info to copy (its @next is not followed), or NULL
  * @gfp: allocation flags
  *
- * Addresses, attribute blocks and names are copied; an attribute block
+ * Addresses, attribute blocks, names and the core info kept by a utility
+ * provider's info are copied; an attribute block
  * that is NULL in @info is NULL in the copy.  @handle and the object
  * pointers in the attributes are copied as pointers.  The copy's @next is
  * NULL.  fi_dupinfo(NULL) is fi_allocinfo().
@@ -143,6 +146,13 @@ struct fi_info *fi_dupinfo(const struct fi_info *info, gfp_t gfp)
 				    info->fabric_attr->name, gfp);
 		ret |= kofi_dup_str(&dup->fabric_attr->prov_name,
 				    info->fabric_attr->prov_name, gfp);
+	}
+	/* A utility info's core info (<kofi/util.h>) is copied too. */
+	dup->util_core = NULL;
+	if (info->util_core) {
+		dup->util_core = fi_dupinfo(info->util_core, gfp);
+		if (!dup->util_core)
+			ret = -ENOMEM;
 	}
 	if (!dup->src_addr)
 		dup->src_addrlen = 0;

@@ -151,5 +151,6 @@ extern struct kunit_suite kofi_keytable_suite;
 extern struct kunit_suite kofi_data_suite;
 extern struct kunit_suite kofi_str_suite;
 extern struct kunit_suite kofi_av_suite;
+extern struct kunit_suite kofi_util_suite;
 
 #endif /* _KOFI_TEST_H */

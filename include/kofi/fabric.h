@@ -432,7 +432,9 @@ struct fi_fabric_attr {
  * @fabric_attr: fabric attributes
  *
  * Every pointer is owned by the info: fi_freeinfo() frees them (but never
- * @handle), fi_dupinfo() copies them deeply.
+ * @handle), fi_dupinfo() copies them deeply.  The private member links a
+ * utility provider's info to the core provider's info under it (see
+ * <kofi/util.h>); an info built by its user leaves it zeroed.
  */
 struct fi_info {
 	struct fi_info *next;
@@ -449,6 +451,8 @@ struct fi_info {
 	struct fi_ep_attr *ep_attr;
 	struct fi_domain_attr *domain_attr;
 	struct fi_fabric_attr *fabric_attr;
+	/* private: */
+	struct fi_info *util_core;
 };
 
 /**

@@ -2,9 +2,9 @@
 /*
  * kstream: the engine's objects and its entry points inside the module.
  *
- * A kstream object owns the core provider's objects it is built on:
- * kstream fabric -> core fabric, domain -> core domain, passive endpoint ->
- * core passive endpoint with a private core EQ, endpoint -> core endpoint
+ * A kstream object owns the core provider's objects it is built on.  The
+ * fabric, domain, passive endpoint and connection requests are the utility
+ * objects of <kofi/util.h>; a stream endpoint owns a core endpoint
  * with a private core EQ, a transmit and a receive core CQ (callback CQs:
  * each operation posted on the core endpoint is a struct kstream_req) and
  * three core MRs (send buffer with control slots, receive ring, target
@@ -42,7 +42,7 @@
 #include <linux/uio.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
-#include <kofi/provider.h>
+#include <kofi/util.h>
 #include <kofi/kstream.h>
 #include <kofi/ib_verbs.h>
 #include "kstream_curs.h"
@@ -64,6 +64,7 @@
 
 extern struct workqueue_struct *kstream_wq;
 extern struct kofi_provider kstream_prov;
+extern struct kofi_util_prov kstream_util;
 
 /* Module parameters (kstream_main.c), the defaults of new endpoints. */
 extern unsigned int kstream_mem_default;
@@ -74,53 +75,6 @@ extern unsigned int kstream_inline_default;
 extern unsigned int kstream_iomap_size;
 extern unsigned int kstream_polling_time;
 extern unsigned int kstream_wake_up_interval;
-
-struct kstream_fabric {
-	struct fid_fabric fabric;
-	struct fid_fabric *core;
-};
-
-struct kstream_domain {
-	struct fid_domain domain;
-	struct kstream_fabric *fab;
-	struct fid_domain *core;
-	u32 mr_mode;
-	size_t key_size;
-};
-
-/**
- * struct kstream_pep - a passive endpoint
- * @pep: the kOFI object
- * @fab: its fabric
- * @core: the core passive endpoint
- * @core_eq: its private EQ
- * @eq: the user's EQ, or NULL
- * @work: turns the core's connection requests into the user's
- * @closing: fi_close() in progress: no new work
- */
-struct kstream_pep {
-	struct fid_pep pep;
-	struct kstream_fabric *fab;
-	struct fid_pep *core;
-	struct fid_eq *core_eq;
-	struct fid_eq *eq;
-	struct work_struct work;
-	bool closing;
-};
-
-/**
- * struct kstream_connreq - fi_info.handle of a kstream FI_CONNREQ
- * @fid: identity, class FI_CLASS_CONNREQ
- * @core_info: the core's request info (its handle the core request)
- * @peer: the peer's connection data
- * @peer_len: bytes of it
- */
-struct kstream_connreq {
-	struct fid fid;
-	struct fi_info *core_info;
-	u8 peer[KSTREAM_CONN_LEN_EXT];
-	size_t peer_len;
-};
 
 /**
  * struct kstream_opts - endpoint settings (fi_setopt before enable)
@@ -274,6 +228,7 @@ struct kstream_req {
  * @eq: the user's EQ
  * @core_ep: core endpoint (after enable)
  * @core_eq: its private EQ
+ * @progress: queues @work on kstream_wq when @core_eq has an event
  * @tx_cq: core transmit CQ
  * @rx_cq: core receive CQ
  * @smr: MR of @sbuf (and the control slots after it)
@@ -372,12 +327,13 @@ struct kstream_req {
  */
 struct kstream_ep {
 	struct fid_ep ep;
-	struct kstream_domain *dom;
+	struct kofi_util_domain *dom;
 	struct fi_info *core_info;
 	struct kstream_opts opts;
 	struct fid_eq *eq;
 	struct fid_ep *core_ep;
 	struct fid_eq *core_eq;
+	struct kofi_util_progress progress;
 	struct fid_cq *tx_cq;
 	struct fid_cq *rx_cq;
 	struct fid_mr *smr;
@@ -509,15 +465,9 @@ static inline struct kstream_ep *kstream_ep(struct fid_ep *ep)
 	return container_of(ep, struct kstream_ep, ep);
 }
 
-/* kstream_main.c */
-int kstream_core_info(const struct fi_info *info, struct fi_info **core);
-struct fi_info *kstream_info_from_core(const struct fi_info *core);
-
 /* kstream_cm.c */
 int kstream_pep_open(struct fid_fabric *fabric, struct fi_info *info,
 		     struct fid_pep **pep, void *context);
-bool kstream_is_connreq(struct fid *fid);
-void kstream_connreq_free(struct kstream_connreq *creq);
 extern const struct fi_ops_cm kstream_ep_cm_ops;
 void kstream_cm_event(struct kstream_ep *kep, u32 event, const void *buf,
 		      ssize_t len);

@@ -99,23 +99,6 @@ int kstream_ep_set_peer(struct kstream_ep *kep, const void *data, size_t len)
 	return 0;
 }
 
-static void kstream_eq_handler(struct fid_eq *eq, void *context)
-{
-	struct kstream_ep *kep = context;
-
-	queue_work(kstream_wq, &kep->work);
-}
-
-static void kstream_close_fid(struct fid *fid)
-{
-	int ret;
-
-	if (!fid)
-		return;
-	ret = fi_close(fid);
-	WARN_ONCE(ret, "kstream: closing a core object failed: %d\n", ret);
-}
-
 /* Stop progress and release every core object; process context. */
 static void kstream_release_core(struct kstream_ep *kep)
 {
@@ -128,24 +111,24 @@ static void kstream_release_core(struct kstream_ep *kep)
 	mutex_lock(&kep->poll_mutex);
 	mutex_unlock(&kep->poll_mutex);
 	if (kep->core_ep)
-		kstream_close_fid(&kep->core_ep->fid);
+		kofi_util_close_core(&kep->core_ep->fid);
 	kep->core_ep = NULL;
 	/* Closing the core endpoint may have written completions. */
 	cancel_work_sync(&kep->work);
 	if (kep->smr)
-		kstream_close_fid(&kep->smr->fid);
+		kofi_util_close_core(&kep->smr->fid);
 	if (kep->rmr)
-		kstream_close_fid(&kep->rmr->fid);
+		kofi_util_close_core(&kep->rmr->fid);
 	if (kep->tmr)
-		kstream_close_fid(&kep->tmr->fid);
+		kofi_util_close_core(&kep->tmr->fid);
 	/* Closing the core endpoint completed what it had: no done() now. */
 	kstream_reqs_release(kep);
 	if (kep->tx_cq)
-		kstream_close_fid(&kep->tx_cq->fid);
+		kofi_util_close_core(&kep->tx_cq->fid);
 	if (kep->rx_cq)
-		kstream_close_fid(&kep->rx_cq->fid);
+		kofi_util_close_core(&kep->rx_cq->fid);
 	if (kep->core_eq)
-		kstream_close_fid(&kep->core_eq->fid);
+		kofi_util_close_core(&kep->core_eq->fid);
 	kep->smr = NULL;
 	kep->rmr = NULL;
 	kep->tmr = NULL;
@@ -165,23 +148,19 @@ static void kstream_release_core(struct kstream_ep *kep)
 
 static int kstream_open_core(struct kstream_ep *kep)
 {
-	struct kstream_domain *dom = kep->dom;
+	struct kofi_util_domain *dom = kep->dom;
 	struct fi_info *ci = kep->core_info;
-	struct fi_eq_attr eq_attr = {
-		.size = 16,
-		.event_handler = kstream_eq_handler,
-	};
-	struct fi_cq_attr cq_attr = { .flags = FI_CQ_CALLBACK };
 	size_t raw = 1;
 	int ret;
 
-	ret = fi_eq_open(dom->fab->core, &eq_attr, &kep->core_eq, kep);
+	ret = kofi_util_core_eq_open(dom->fab->core, 16, &kep->progress,
+				     &kep->core_eq);
 	if (ret)
 		return ret;
-	ret = fi_cq_open(dom->core, &cq_attr, &kep->tx_cq, kep);
+	ret = kofi_util_core_cq_open(dom->core, 0, &kep->tx_cq, kep);
 	if (ret)
 		return ret;
-	ret = fi_cq_open(dom->core, &cq_attr, &kep->rx_cq, kep);
+	ret = kofi_util_core_cq_open(dom->core, 0, &kep->rx_cq, kep);
 	if (ret)
 		return ret;
 	ci->tx_attr->size = kep->sq_size;
@@ -239,8 +218,8 @@ static int kstream_ep_enable(struct kstream_ep *kep)
 		kep->rq_size = min_t(size_t, kep->rq_size, ci->rx_attr->size);
 	if (kep->sq_size <= KSTREAM_CTRL_SLOTS || kep->rq_size < 2)
 		return -ENOSPC;
-	kep->virt = !!(kep->dom->mr_mode & FI_MR_VIRT_ADDR);
-	kep->wide_keys = kep->dom->key_size > sizeof(u32);
+	kep->virt = !!(kep->dom->core_attr.mr_mode & FI_MR_VIRT_ADDR);
+	kep->wide_keys = kep->dom->core_attr.mr_key_size > sizeof(u32);
 	kep->rmsg_size = kep->rq_size + KSTREAM_CTRL_SLOTS + 1;
 
 	ret = -ENOMEM;
@@ -288,12 +267,8 @@ static int kstream_ep_bind(struct fid *fid, struct fid *bfid, u64 flags)
 {
 	struct kstream_ep *kep = container_of(fid, struct kstream_ep, ep.fid);
 
-	if (bfid->fclass != FI_CLASS_EQ)
-		return -EINVAL;
-	if (kep->eq || kep->state != KSTREAM_IDLE)
-		return -EBUSY;
-	kep->eq = container_of(bfid, struct fid_eq, fid);
-	return 0;
+	/* An endpoint past KSTREAM_IDLE has its EQ (kstream_ep_enable()). */
+	return kofi_util_bind_eq(bfid, &kep->eq);
 }
 
 static int kstream_ep_control(struct fid *fid, int command, void *arg)
@@ -313,95 +288,22 @@ static int kstream_ep_control(struct fid *fid, int command, void *arg)
 	}
 }
 
-/**
- * kstream_opt_set() - check and store one setting
- * @opts: the settings
- * @optname: FI_OPT_*
- * @v: the value
- *
- * Context: any context.
- * Return: 0; -EINVAL for a value out of range; -ENOPROTOOPT for an
- * option kstream does not have.
- */
-static int kstream_opt_set(struct kstream_opts *opts, int optname, size_t v)
-{
-	switch (optname) {
-	case FI_OPT_SEND_BUF_SIZE:
-	case FI_OPT_RECV_BUF_SIZE:
-		if (v < KSTREAM_BUF_MIN || v > KSTREAM_BUF_MAX)
-			return -EINVAL;
-		if (optname == FI_OPT_SEND_BUF_SIZE)
-			opts->sbuf_size = v;
-		else
-			opts->rbuf_size = v;
-		return 0;
-	case FI_OPT_TX_SIZE:
-	case FI_OPT_RX_SIZE:
-		if (v < KSTREAM_QSIZE_MIN || v > KSTREAM_QSIZE_MAX)
-			return -EINVAL;
-		if (optname == FI_OPT_TX_SIZE)
-			opts->sq_size = v;
-		else
-			opts->rq_size = v;
-		return 0;
-	case FI_OPT_KSTREAM_INLINE:
-		if (v > KSTREAM_INLINE_MAX)
-			return -EINVAL;
-		opts->inline_size = v;
-		return 0;
-	case FI_OPT_KSTREAM_IOMAPSIZE:
-		if (v > KSTREAM_IOMAP_MAX)
-			return -EINVAL;
-		opts->iomap_size = v;
-		return 0;
-	case FI_OPT_KSTREAM_KEEPALIVE:
-		if (v > KSTREAM_KEEPALIVE_MAX)
-			return -EINVAL;
-		opts->keepalive = v;
-		return 0;
-	default:
-		return -ENOPROTOOPT;
-	}
-}
-
-/**
- * kstream_opt_get() - read one setting
- * @opts: the settings
- * @optname: FI_OPT_*
- * @v: the value
- *
- * Context: any context.
- * Return: 0, or -ENOPROTOOPT.
- */
-static int kstream_opt_get(const struct kstream_opts *opts, int optname,
-			   size_t *v)
-{
-	switch (optname) {
-	case FI_OPT_SEND_BUF_SIZE:
-		*v = opts->sbuf_size;
-		return 0;
-	case FI_OPT_RECV_BUF_SIZE:
-		*v = opts->rbuf_size;
-		return 0;
-	case FI_OPT_TX_SIZE:
-		*v = opts->sq_size;
-		return 0;
-	case FI_OPT_RX_SIZE:
-		*v = opts->rq_size;
-		return 0;
-	case FI_OPT_KSTREAM_INLINE:
-		*v = opts->inline_size;
-		return 0;
-	case FI_OPT_KSTREAM_IOMAPSIZE:
-		*v = opts->iomap_size;
-		return 0;
-	case FI_OPT_KSTREAM_KEEPALIVE:
-		*v = opts->keepalive;
-		return 0;
-	default:
-		return -ENOPROTOOPT;
-	}
-}
+static const struct kofi_util_opt kstream_opt_tab[] = {
+	KOFI_UTIL_OPT(FI_OPT_SEND_BUF_SIZE, KSTREAM_BUF_MIN, KSTREAM_BUF_MAX,
+		      struct kstream_opts, sbuf_size),
+	KOFI_UTIL_OPT(FI_OPT_RECV_BUF_SIZE, KSTREAM_BUF_MIN, KSTREAM_BUF_MAX,
+		      struct kstream_opts, rbuf_size),
+	KOFI_UTIL_OPT(FI_OPT_TX_SIZE, KSTREAM_QSIZE_MIN, KSTREAM_QSIZE_MAX,
+		      struct kstream_opts, sq_size),
+	KOFI_UTIL_OPT(FI_OPT_RX_SIZE, KSTREAM_QSIZE_MIN, KSTREAM_QSIZE_MAX,
+		      struct kstream_opts, rq_size),
+	KOFI_UTIL_OPT(FI_OPT_KSTREAM_INLINE, 0, KSTREAM_INLINE_MAX,
+		      struct kstream_opts, inline_size),
+	KOFI_UTIL_OPT(FI_OPT_KSTREAM_IOMAPSIZE, 0, KSTREAM_IOMAP_MAX,
+		      struct kstream_opts, iomap_size),
+	KOFI_UTIL_OPT(FI_OPT_KSTREAM_KEEPALIVE, 0, KSTREAM_KEEPALIVE_MAX,
+		      struct kstream_opts, keepalive),
+};
 
 static int kstream_ep_setopt(struct fid *fid, int level, int optname,
 			     const void *optval, size_t optlen)
@@ -410,11 +312,8 @@ static int kstream_ep_setopt(struct fid *fid, int level, int optname,
 	struct kstream_opts opts = kep->opts;
 	int ret;
 
-	if (level != FI_OPT_ENDPOINT)
-		return -ENOPROTOOPT;
-	if (optlen != sizeof(size_t))
-		return -EINVAL;
-	ret = kstream_opt_set(&opts, optname, *(const size_t *)optval);
+	ret = kofi_util_setopt(kstream_opt_tab, ARRAY_SIZE(kstream_opt_tab),
+			       &opts, level, optname, optval, optlen);
 	if (ret)
 		return ret;
 	if (kep->state >= KSTREAM_CONNECTING)
@@ -429,19 +328,9 @@ static int kstream_ep_getopt(struct fid *fid, int level, int optname,
 			     void *optval, size_t *optlen)
 {
 	struct kstream_ep *kep = container_of(fid, struct kstream_ep, ep.fid);
-	size_t v;
-	int ret;
 
-	if (level != FI_OPT_ENDPOINT)
-		return -ENOPROTOOPT;
-	if (*optlen < sizeof(size_t))
-		return -EINVAL;
-	ret = kstream_opt_get(&kep->opts, optname, &v);
-	if (ret)
-		return ret;
-	*(size_t *)optval = v;
-	*optlen = sizeof(size_t);
-	return 0;
+	return kofi_util_getopt(kstream_opt_tab, ARRAY_SIZE(kstream_opt_tab),
+				&kep->opts, level, optname, optval, optlen);
 }
 
 /* Nothing of ours left to post or to complete (takes the lock). */
@@ -576,15 +465,16 @@ static size_t kstream_size_or(size_t v, size_t lo, size_t hi, size_t def)
 int kstream_ep_open(struct fid_domain *domain, struct fi_info *info,
 		    struct fid_ep **ep, void *context)
 {
-	struct kstream_domain *dom = container_of(domain, struct kstream_domain,
-						  domain);
-	struct kstream_connreq *creq = NULL;
+	struct kofi_util_domain *dom = container_of(domain,
+						    struct kofi_util_domain,
+						    domain);
+	struct kofi_util_connreq *creq;
 	struct kstream_ep *kep;
 	int ret;
 
 	if (info->ep_attr && info->ep_attr->type != FI_EP_SOCK_STREAM)
 		return -EINVAL;
-	if (info->handle && !kstream_is_connreq(info->handle))
+	if (info->handle && !kofi_util_connreq(&kstream_util, info->handle))
 		return -EINVAL;
 	kep = kzalloc(sizeof(*kep), GFP_KERNEL);
 	if (!kep)
@@ -604,30 +494,25 @@ int kstream_ep_open(struct fid_domain *domain, struct fi_info *info,
 					    READ_ONCE(kstream_rqsize_default));
 	kep->opts.inline_size = READ_ONCE(kstream_inline_default);
 	kep->opts.iomap_size = READ_ONCE(kstream_iomap_size);
-	if (info->handle) {
-		creq = container_of(info->handle, struct kstream_connreq, fid);
-		ret = -EINVAL;
-		if (!creq->core_info)
-			goto err;
-	} else {
-		ret = kstream_core_info(info, &kep->core_info);
-		if (ret)
-			goto err;
+	ret = kofi_util_ep_core_info(&kstream_util, info, &kep->core_info,
+				     &creq);
+	if (ret) {
+		kfree(kep);
+		return ret;
 	}
 	spin_lock_init(&kep->lock);
 	mutex_init(&kep->iomap_mutex);
 	mutex_init(&kep->poll_mutex);
 	init_waitqueue_head(&kep->wq);
 	INIT_WORK(&kep->work, kstream_progress_work);
+	kofi_util_progress_init(&kep->progress, kstream_wq, &kep->work);
 	INIT_DELAYED_WORK(&kep->keepalive, kstream_keepalive_work);
 	kep->state = KSTREAM_IDLE;
 	kep->ctrl_pending = -1;
 	if (creq) {
-		kep->core_info = creq->core_info;
-		creq->core_info = NULL;
-		memcpy(kep->peer, creq->peer, sizeof(kep->peer));
-		kep->peer_len = creq->peer_len;
-		kstream_connreq_free(creq);
+		kep->peer_len = min_t(size_t, creq->datalen, sizeof(kep->peer));
+		memcpy(kep->peer, creq->data, kep->peer_len);
+		kofi_util_connreq_free(creq);
 	}
 	kofi_fid_init(&kep->ep.fid, FI_CLASS_EP, &kstream_ep_fi_ops, context);
 	kep->ep.ops = &kstream_ep_ops;
@@ -635,9 +520,6 @@ int kstream_ep_open(struct fid_domain *domain, struct fi_info *info,
 	kep->ep.msg = &kstream_msg_ops;
 	*ep = &kep->ep;
 	return 0;
-err:
-	kfree(kep);
-	return ret;
 }
 
 /**

@@ -6,7 +6,8 @@
  * kstream is a utility provider: its infos ("ksocket;kstream",
  * "ib_verbs;kstream") are the core providers' FI_EP_MSG infos with
  * FI_MSG | FI_RMA and at least 32 bits of remote CQ data, turned into
- * FI_EP_SOCK_STREAM infos.  Its fabric and domain own the core's.
+ * FI_EP_SOCK_STREAM infos.  Its fabric and domain are the utility
+ * objects of <kofi/util.h>, which own the core's.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -147,14 +148,8 @@ static void kstream_core_hints(struct fi_info *h)
 	h->fabric_attr->prov_version = 0;
 }
 
-/**
- * kstream_info_from_core() - the kstream info over a core info
- * @core: a core provider's FI_EP_MSG info
- *
- * Context: process context, may sleep.
- * Return: a new info (handle NULL), or NULL.
- */
-struct fi_info *kstream_info_from_core(const struct fi_info *core)
+/* The kstream info over a core FI_EP_MSG info; NULL if out of memory. */
+static struct fi_info *kstream_info_from_core(const struct fi_info *core)
 {
 	struct fi_info *info = fi_dupinfo(core, GFP_KERNEL);
 	struct fi_fabric_attr *fa;
@@ -210,9 +205,6 @@ struct fi_info *kstream_info_from_core(const struct fi_info *core)
 static int kstream_getinfo(u32 version, const struct fi_info *hints,
 			   u64 flags, struct fi_info **info)
 {
-	struct fi_info *ch, *core, *cur, *head = NULL, **tail = &head;
-	int ret;
-
 	/*
 	 * Streams only for who asks for them: FI_EP_SOCK_STREAM, or any type
 	 * with kstream named in prov_name; a user asking for anything keeps
@@ -227,125 +219,10 @@ static int kstream_getinfo(u32 version, const struct fi_info *hints,
 	}
 	if (hints->caps & ~KSTREAM_CAPS)
 		return -ENODATA;
-	ch = fi_dupinfo(hints, GFP_KERNEL);
-	if (!ch)
-		return -ENOMEM;
-	kstream_core_hints(ch);
-	ret = kofi_getinfo_core(version, NULL, NULL, flags, ch, &kstream_prov,
-				&core);
-	fi_freeinfo(ch);
-	if (ret)
-		return ret;
-	for (cur = core; cur; cur = cur->next) {
-		*tail = kstream_info_from_core(cur);
-		if (!*tail) {
-			fi_freeinfo(head);
-			fi_freeinfo(core);
-			return -ENOMEM;
-		}
-		tail = &(*tail)->next;
-	}
-	fi_freeinfo(core);
-	*info = head;
-	return head ? 0 : -ENODATA;
+	return kofi_util_getinfo(&kstream_util, version, hints, flags, info);
 }
 
-static char *kstream_strdup(const char *s, bool *fail)
-{
-	char *d;
-
-	if (!s)
-		return NULL;
-	d = kstrdup(s, GFP_KERNEL);
-	if (!d)
-		*fail = true;
-	return d;
-}
-
-static void *kstream_memdup(const void *p, size_t len, bool *fail)
-{
-	void *d;
-
-	if (!p || !len)
-		return NULL;
-	d = kmemdup(p, len, GFP_KERNEL);
-	if (!d)
-		*fail = true;
-	return d;
-}
-
-/**
- * kstream_core_info() - the core info under a kstream info
- * @info: a kstream info (or one of a kstream FI_CONNREQ)
- * @core: on success the core provider's matching info (one entry)
- *
- * Asks the core providers again for the fabric, domain, provider and
- * addresses that @info names.
- *
- * Context: process context, may sleep.
- * Return: 0; -EINVAL for an info without a layered provider name;
- * -ENODATA if the core has gone; -ENOMEM.
- */
-int kstream_core_info(const struct fi_info *info, struct fi_info **core)
-{
-	const struct fi_fabric_attr *fa = info->fabric_attr;
-	struct fi_info *h, *list;
-	bool fail = false;
-	u32 version;
-	int ret;
-
-	*core = NULL;
-	if (!fa || !fa->prov_name || !strchr(fa->prov_name, ';'))
-		return -EINVAL;
-	h = fi_allocinfo(GFP_KERNEL);
-	if (!h)
-		return -ENOMEM;
-	kstream_core_hints(h);
-	h->addr_format = info->addr_format;
-	if (info->domain_attr)
-		h->domain_attr->name = kstream_strdup(info->domain_attr->name,
-						      &fail);
-	h->fabric_attr->name = kstream_strdup(fa->name, &fail);
-	h->fabric_attr->prov_name = kstream_strdup(fa->prov_name, &fail);
-	h->src_addr = kstream_memdup(info->src_addr, info->src_addrlen, &fail);
-	h->src_addrlen = h->src_addr ? info->src_addrlen : 0;
-	h->dest_addr = kstream_memdup(info->dest_addr, info->dest_addrlen,
-				      &fail);
-	h->dest_addrlen = h->dest_addr ? info->dest_addrlen : 0;
-	if (fail) {
-		fi_freeinfo(h);
-		return -ENOMEM;
-	}
-	version = fa->api_version ? fa->api_version : fi_version();
-	ret = kofi_getinfo_core(version, NULL, NULL, 0, h, &kstream_prov,
-				&list);
-	fi_freeinfo(h);
-	if (ret)
-		return ret;
-	fi_freeinfo(list->next);
-	list->next = NULL;
-	*core = list;
-	return 0;
-}
-
-/* ---- domain ---- */
-
-static int kstream_domain_close(struct fid *fid)
-{
-	struct kstream_domain *dom = container_of(fid, struct kstream_domain,
-						  domain.fid);
-	int ret;
-
-	ret = fi_close(&dom->core->fid);
-	if (ret)
-		return ret;
-	kfree(dom);
-	return 0;
-}
-
-static const struct fi_ops kstream_domain_fi_ops = {
-	.close = kstream_domain_close,
-};
+/* ---- domain and fabric: the utility objects ---- */
 
 static const struct fi_ops_domain kstream_domain_ops = {
 	.endpoint = kstream_ep_open,
@@ -355,55 +232,9 @@ static int kstream_domain_open(struct fid_fabric *fabric,
 			       struct fi_info *info,
 			       struct fid_domain **domain, void *context)
 {
-	struct kstream_fabric *fab = container_of(fabric, struct kstream_fabric,
-						  fabric);
-	struct kstream_domain *dom;
-	struct fi_info *core;
-	int ret;
-
-	ret = kstream_core_info(info, &core);
-	if (ret)
-		return ret;
-	dom = kzalloc(sizeof(*dom), GFP_KERNEL);
-	if (!dom) {
-		fi_freeinfo(core);
-		return -ENOMEM;
-	}
-	ret = fi_domain(fab->core, core, &dom->core, NULL);
-	if (ret) {
-		fi_freeinfo(core);
-		kfree(dom);
-		return ret;
-	}
-	dom->fab = fab;
-	dom->mr_mode = core->domain_attr->mr_mode;
-	dom->key_size = core->domain_attr->mr_key_size;
-	fi_freeinfo(core);
-	kofi_fid_init(&dom->domain.fid, FI_CLASS_DOMAIN, &kstream_domain_fi_ops,
-		      context);
-	dom->domain.ops = &kstream_domain_ops;
-	*domain = &dom->domain;
-	return 0;
+	return kofi_util_domain_open(fabric, info, &kstream_domain_ops, domain,
+				     context);
 }
-
-/* ---- fabric ---- */
-
-static int kstream_fabric_close(struct fid *fid)
-{
-	struct kstream_fabric *fab = container_of(fid, struct kstream_fabric,
-						  fabric.fid);
-	int ret;
-
-	ret = fi_close(&fab->core->fid);
-	if (ret)
-		return ret;
-	kfree(fab);
-	return 0;
-}
-
-static const struct fi_ops kstream_fabric_fi_ops = {
-	.close = kstream_fabric_close,
-};
 
 static const struct fi_ops_fabric kstream_fabric_ops = {
 	.domain = kstream_domain_open,
@@ -414,45 +245,17 @@ static const struct fi_ops_fabric kstream_fabric_ops = {
 static int kstream_fabric_open(struct fi_fabric_attr *attr,
 			       struct fid_fabric **fabric, void *context)
 {
-	struct kstream_fabric *fab;
-	struct fi_info *h, *core;
-	bool fail = false;
-	int ret;
+	return kofi_util_fabric_open(&kstream_util, attr, &kstream_fabric_ops,
+				     fabric, context);
+}
 
-	if (!attr->prov_name || !strchr(attr->prov_name, ';'))
-		return -EINVAL;
-	h = fi_allocinfo(GFP_KERNEL);
-	if (!h)
-		return -ENOMEM;
-	kstream_core_hints(h);
-	h->fabric_attr->name = kstream_strdup(attr->name, &fail);
-	h->fabric_attr->prov_name = kstream_strdup(attr->prov_name, &fail);
-	if (fail) {
-		fi_freeinfo(h);
-		return -ENOMEM;
-	}
-	ret = kofi_getinfo_core(attr->api_version ? attr->api_version :
-				fi_version(), NULL, NULL, 0, h, &kstream_prov,
-				&core);
-	fi_freeinfo(h);
-	if (ret)
-		return ret == -ENODATA ? -ENODEV : ret;
-	fab = kzalloc(sizeof(*fab), GFP_KERNEL);
-	if (!fab) {
-		fi_freeinfo(core);
-		return -ENOMEM;
-	}
-	ret = fi_fabric(core->fabric_attr, &fab->core, NULL);
-	fi_freeinfo(core);
-	if (ret) {
-		kfree(fab);
-		return ret;
-	}
-	kofi_fid_init(&fab->fabric.fid, FI_CLASS_FABRIC, &kstream_fabric_fi_ops,
-		      context);
-	fab->fabric.ops = &kstream_fabric_ops;
-	*fabric = &fab->fabric;
-	return 0;
+/* A core connection request whose data is not rsockets v1 is rejected. */
+static int kstream_connreq_check(const struct fi_info *core, const void *data,
+				 size_t len)
+{
+	struct kstream_conn_data c;
+
+	return kstream_conn_unpack(data, len, &c);
 }
 
 struct kofi_provider kstream_prov = {
@@ -466,6 +269,13 @@ struct kofi_provider kstream_prov = {
 	.fabric = kstream_fabric_open,
 };
 
+struct kofi_util_prov kstream_util = {
+	.prov = &kstream_prov,
+	.core_hints = kstream_core_hints,
+	.info = kstream_info_from_core,
+	.connreq = kstream_connreq_check,
+};
+
 static int __init kstream_init(void)
 {
 	int ret;
@@ -474,6 +284,7 @@ static int __init kstream_init(void)
 	kstream_wq = alloc_workqueue("kofi_kstream", WQ_HIGHPRI, 0);
 	if (!kstream_wq)
 		return -ENOMEM;
+	kstream_util.wq = kstream_wq;
 	ret = kofi_provider_register(&kstream_prov);
 	if (ret) {
 		destroy_workqueue(kstream_wq);
