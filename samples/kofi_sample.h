@@ -43,6 +43,8 @@
  * @raddr: the peer's buffer: remote address of its first byte
  * @rkey: the peer's key
  * @timeout_ms: wait limit of every wait
+ * @defer_io: do not set FI_OPT_DATA_MAY_SLEEP (the samples make every
+ *	data call from process context and set it unless told not to)
  */
 struct ks_conn {
 	struct fi_info *info;
@@ -60,6 +62,7 @@ struct ks_conn {
 	u64 raddr;
 	u64 rkey;
 	int timeout_ms;
+	bool defer_io;
 };
 
 static inline u8 *ks_tx(struct ks_conn *c)
@@ -245,6 +248,7 @@ static inline int ks_open_active(struct ks_conn *c)
 	struct fi_cq_attr cq_attr = { .format = FI_CQ_FORMAT_DATA };
 	u64 access = FI_SEND | FI_RECV | FI_READ | FI_WRITE |
 		     FI_REMOTE_READ | FI_REMOTE_WRITE;
+	size_t may_sleep = !c->defer_io;
 	u64 offset = 0;
 	int ret;
 
@@ -258,6 +262,10 @@ static inline int ks_open_active(struct ks_conn *c)
 	if (ret)
 		return ret;
 	ret = fi_endpoint(c->domain, c->info, &c->ep, NULL);
+	if (ret)
+		return ret;
+	ret = fi_setopt(&c->ep->fid, FI_OPT_ENDPOINT, FI_OPT_DATA_MAY_SLEEP,
+			&may_sleep, sizeof(may_sleep));
 	if (ret)
 		return ret;
 	ret = fi_ep_bind(c->ep, &c->eq->fid, 0);
