@@ -358,10 +358,10 @@ static int rp_setup(struct rp *r)
 		pr_err("fi_getinfo(%s): %d\n", prov, ret);
 		return ret;
 	}
-	/*
-	 * Remote addresses are virtual addresses either way: the buffers are
-	 * registered with their address as the offset (FI_MR_VIRT_ADDR or not).
-	 */
+	if (!(r->info->domain_attr->mr_mode & FI_MR_VIRT_ADDR)) {
+		pr_err("provider %s does not use virtual addresses\n", prov);
+		return -EOPNOTSUPP;
+	}
 	ret = fi_fabric(r->info->fabric_attr, &r->fabric, NULL);
 	if (!ret)
 		ret = fi_eq_open(r->fabric, &eq_attr, &r->eq, NULL);

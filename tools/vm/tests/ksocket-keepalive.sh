@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # ksocket: a peer that vanishes is reported within the configured time.
 # Guest 0 loads kofi_ksocket with keepalive_ms=1000, guest 1 with 60000;
-# guest 1's rping client asks for 1000 ms with fi_setopt(FI_OPT_KEEPALIVE_MS)
-# (only the endpoint's setting can report the loss in time), pings guest
-# 0's server, then idles; guest 0's link goes down.  TCP keepalive gives
+# guest 1's pingpong client asks for 1000 ms with
+# fi_setopt(FI_OPT_KEEPALIVE_MS) (only the endpoint's setting can report
+# the loss in time), runs against guest 0's server, then both idle; guest
+# 0's link goes down.  TCP keepalive gives
 # the peer up after 3 unanswered probes 1 s apart (TCP_USER_TIMEOUT 4 s):
 # the client's endpoint reports ETIMEDOUT on its EQ 4-7 s into its idle
 # time (the link went down 2 s into it).
@@ -15,7 +16,7 @@ PORT=7491
 
 from=0
 new_dmesg() { dmesg | tail -n +"$((from + 1))"; }
-rp_result() { cat /sys/module/kofi_sample_rping/parameters/result; }
+rp_result() { cat /sys/module/kofi_sample_pingpong/parameters/result; }
 idle_ms() { new_dmesg | sed -n 's/.*connection error 110 .* after \([0-9]*\) ms idle.*/\1/p' | tail -n1; }
 idle_within() {
 	t=$(idle_ms)
@@ -37,8 +38,8 @@ check_output "keepalive parameter" "^$ka\$" \
 
 from=$(dmesg | wc -l)
 if [ "$KOFI_HOST" = 0 ]; then
-	insmod $M/kofi_sample_rping.ko prov=ksocket server=1 addr="$KOFI_SELF" \
-		port=$PORT count=3 timeout_ms=60000 > /tmp/s.out 2>&1 &
+	insmod $M/kofi_sample_pingpong.ko role=server port=$PORT op=msg \
+		sizes=64 iters=10 linger_ms=60000 > /tmp/s.out 2>&1 &
 	pid=$!
 	check "server listens on $PORT" wait_for 30 listening $PORT
 	barrier start
@@ -53,17 +54,17 @@ if [ "$KOFI_HOST" = 0 ]; then
 	# network while its link is down).
 	check_output "server: connection ended with an error" \
 		'^-(110|101|113)$' rp_result
-	rmmod kofi_sample_rping
+	rmmod kofi_sample_pingpong
 	check "link back up" wait_for 60 ping -c 1 -W 1 "$KOFI_PEER"
 	barrier done
 else
 	barrier start
-	insmod $M/kofi_sample_rping.ko prov=ksocket addr="$KOFI_PEER" \
-		port=$PORT count=3 linger_ms=60000 keepalive_ms=1000 \
-		> /tmp/c.out 2>&1 &
+	insmod $M/kofi_sample_pingpong.ko role=client addr="$KOFI_PEER" \
+		port=$PORT op=msg sizes=64 iters=10 linger_ms=60000 \
+		keepalive_ms=1000 > /tmp/c.out 2>&1 &
 	pid=$!
-	check "client pinged and idles" \
-		wait_for 60 sh -c "dmesg | tail -n +$((from + 1)) | grep -q 'pings done, idling'"
+	check "client ran and idles" \
+		wait_for 60 sh -c "dmesg | tail -n +$((from + 1)) | grep -q 'idling up to'"
 	barrier idle
 	wait "$pid"
 	check_output "client: endpoint keepalive set by fi_setopt" \
@@ -71,7 +72,7 @@ else
 	check_output "client: peer lost, ETIMEDOUT" '^-110$' rp_result
 	check_output "client: reported 4-7 s into the idle time" 'ended after' \
 		idle_within 4000 7000
-	rmmod kofi_sample_rping
+	rmmod kofi_sample_pingpong
 	check "link back up" wait_for 60 ping -c 1 -W 1 "$KOFI_PEER"
 	barrier done
 fi
