@@ -506,24 +506,6 @@ static inline int ks_parse_op(const char *op)
 	return -EINVAL;
 }
 
-/**
- * ks_run() - the body of a timing sample
- * @c: zeroed connection with @half and @timeout_ms set
- * @prov: provider name
- * @client: connect to @node (else listen on it and accept one connection)
- * @node: as for ks_connect()
- * @service: as for ks_connect()
- * @sizes: @nsizes transfer sizes
- * @nsizes: their number
- * @run_size: times one size; the client prints its row
- *
- * Connects, prints the header (client), runs every size, says goodbye in
- * step with the peer, lingers if asked to (@c->linger_ms) and closes the
- * connection.  The outcome is logged.
- *
- * Context: process context; sleeps.
- * Return: 0 or the first negative errno.
- */
 /* Keep the idle connection up to linger_ms; report how it ended. */
 static inline int ks_linger(struct ks_conn *c)
 {
@@ -553,6 +535,24 @@ static inline int ks_linger(struct ks_conn *c)
 	return n < 0 ? n : -EPROTO;
 }
 
+/**
+ * ks_run() - the body of a timing sample
+ * @c: zeroed connection with @half and @timeout_ms set
+ * @prov: provider name
+ * @client: connect to @node (else listen on it and accept one connection)
+ * @node: as for ks_connect()
+ * @service: as for ks_connect()
+ * @sizes: @nsizes transfer sizes
+ * @nsizes: their number
+ * @run_size: times one size; the client prints its row
+ *
+ * Connects, prints the header (client), runs every size, says goodbye in
+ * step with the peer, lingers if asked to (@c->linger_ms) and closes the
+ * connection.  The outcome is logged.
+ *
+ * Context: process context; sleeps.
+ * Return: 0 or the first negative errno.
+ */
 static inline int ks_run(struct ks_conn *c, const char *prov, bool client,
 			 const char *node, const char *service,
 			 const unsigned int *sizes, unsigned int nsizes,
