@@ -6,10 +6,10 @@
  * connections and reads each one's connection request (control header and
  * connection data) without blocking; a connection whose request is not
  * complete within connreq_timeout_ms of its TCP handshake is dropped.  A
- * complete request becomes an
- * FI_CONNREQ event whose info->handle is a struct ksock_creq; fi_endpoint()
- * with that info takes the socket over, fi_accept() answers with a
- * connection response, fi_reject() with a nack carrying the reject data.
+ * complete request becomes an FI_CONNREQ event whose info->handle is a
+ * struct ksock_creq; fi_endpoint() with that info takes the socket over,
+ * fi_accept() answers with a connection response, fi_reject() with a nack
+ * carrying the reject data.
  *
  * Active side: fi_connect() starts a non-blocking TCP connect; the
  * endpoint's work sends the connection request once the socket is
