@@ -111,6 +111,10 @@ EXPORT_SYMBOL_GPL(fi_cancel);
  * @optval: the value (a size_t for every option defined so far)
  * @optlen: bytes at @optval
  *
+ * FI_OPT_DATA_MAY_SLEEP, a kOFI extension every provider knows, is
+ * answered here for a provider that does not use it: accepted (0) and
+ * ignored.
+ *
  * Context: process context, may sleep.
  * Return: 0; -EINVAL for a non-endpoint, NULL @optval or bad length;
  * -ENOPROTOOPT for an option the provider does not know; -FI_ENOSYS; the
@@ -120,14 +124,22 @@ int fi_setopt(struct fid *fid, int level, int optname, const void *optval,
 	      size_t optlen)
 {
 	const struct fi_ops_ep *ops;
+	bool ext;
+	int ret;
 
 	if (!fid || (fid->fclass != FI_CLASS_EP &&
 		     fid->fclass != FI_CLASS_PEP) || !optval)
 		return -EINVAL;
+	ext = level == FI_OPT_ENDPOINT && optname == FI_OPT_DATA_MAY_SLEEP;
+	if (ext && optlen != sizeof(size_t))
+		return -EINVAL;
 	ops = kofi_ep_ops(fid);
 	if (!ops || !ops->setopt)
-		return -FI_ENOSYS;
-	return ops->setopt(fid, level, optname, optval, optlen);
+		return ext ? 0 : -FI_ENOSYS;
+	ret = ops->setopt(fid, level, optname, optval, optlen);
+	if (ext && (ret == -ENOPROTOOPT || ret == -FI_ENOSYS))
+		return 0;
+	return ret;
 }
 EXPORT_SYMBOL_GPL(fi_setopt);
 

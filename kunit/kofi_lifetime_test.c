@@ -342,6 +342,11 @@ static void km_bad_args_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fi_getopt(&s.ep->fid, FI_OPT_ENDPOINT,
 					FI_OPT_TX_SIZE, buf, &sz),
 			-ENOPROTOOPT);
+	/* Every provider accepts kOFI's generic option, this one ignores it. */
+	KUNIT_EXPECT_EQ(test, fi_setopt(&s.ep->fid, FI_OPT_ENDPOINT,
+					FI_OPT_DATA_MAY_SLEEP, buf, sz), 0);
+	KUNIT_EXPECT_EQ(test, fi_setopt(&s.ep->fid, FI_OPT_ENDPOINT,
+					FI_OPT_DATA_MAY_SLEEP, buf, 1), -EINVAL);
 	ktp_stack_close(test, &s);
 }
 
@@ -361,6 +366,9 @@ static void km_enosys_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fi_setopt(&s.ep->fid, FI_OPT_ENDPOINT,
 					FI_OPT_TX_SIZE, &len, sizeof(len)),
 			-FI_ENOSYS);
+	KUNIT_EXPECT_EQ(test, fi_setopt(&s.ep->fid, FI_OPT_ENDPOINT,
+					FI_OPT_DATA_MAY_SLEEP, &len,
+					sizeof(len)), 0);
 	KUNIT_EXPECT_EQ(test, fi_passive_ep(s.fabric, s.info, &pep, NULL),
 			-FI_ENOSYS);
 	/* a refused open leaves the parent free to close */

@@ -51,6 +51,7 @@ struct kst {
 	struct fid_cq *stx, *srx, *ctx, *crx;
 	struct fid_ep *sep, *cep;
 	struct sockaddr_in addr;	/* where the listener listens */
+	size_t may_sleep;		/* FI_OPT_DATA_MAY_SLEEP of both */
 };
 
 static void kst_close(struct kunit *test, struct fid *fid)
@@ -138,6 +139,11 @@ static void kst_ep_setup(struct kunit *test, struct kst *t, struct fi_info *info
 	struct fid_ep **ep = server ? &t->sep : &t->cep;
 
 	KUNIT_ASSERT_EQ(test, fi_endpoint(t->domain, info, ep, NULL), 0);
+	if (t->may_sleep)
+		KUNIT_ASSERT_EQ(test, fi_setopt(&(*ep)->fid, FI_OPT_ENDPOINT,
+						FI_OPT_DATA_MAY_SLEEP,
+						&t->may_sleep,
+						sizeof(t->may_sleep)), 0);
 	KUNIT_ASSERT_EQ(test, fi_ep_bind(*ep, server ? &t->seq->fid :
 					 &t->ceq->fid, 0), 0);
 	KUNIT_ASSERT_EQ(test, fi_ep_bind(*ep, server ? &t->stx->fid :
@@ -418,6 +424,57 @@ static void ksocket_msg_sizes_test(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, rbuf);
 	kst_listen(test, &t);
 	kst_connect(test, &t, NULL, 0, NULL, 0);
+	for (i = 0; i < ARRAY_SIZE(sizes); i++)
+		kst_msg_size(test, &t, sbuf, rbuf, sizes[i], (u8)i);
+	kst_teardown(test, &t);
+	vfree(sbuf);
+	vfree(rbuf);
+}
+
+/*
+ * FI_OPT_DATA_MAY_SLEEP: set before fi_enable() only, read back; with it a
+ * send on an idle connection goes to the socket from the caller, so its
+ * transmit completion is there when fi_send() returns; data verified.
+ */
+static void ksocket_may_sleep_test(struct kunit *test)
+{
+	static const size_t sizes[] = { 0, 64, 65537, 1 << 20 };
+	u8 *sbuf = vmalloc((1 << 20) + 1), *rbuf = vmalloc((1 << 20) + 1);
+	struct fi_cq_data_entry e;
+	size_t val, len = sizeof(val);
+	struct kst t;
+	size_t i;
+
+	KUNIT_ASSERT_NOT_NULL(test, sbuf);
+	KUNIT_ASSERT_NOT_NULL(test, rbuf);
+	kst_listen(test, &t);
+	t.may_sleep = 1;
+	kst_connect(test, &t, NULL, 0, NULL, 0);
+	KUNIT_EXPECT_EQ(test, fi_getopt(&t.cep->fid, FI_OPT_ENDPOINT,
+					FI_OPT_DATA_MAY_SLEEP, &val, &len), 0);
+	KUNIT_EXPECT_EQ(test, val, 1);
+	val = 0;
+	KUNIT_EXPECT_EQ(test, fi_setopt(&t.cep->fid, FI_OPT_ENDPOINT,
+					FI_OPT_DATA_MAY_SLEEP, &val,
+					sizeof(val)), -EBUSY);
+	KUNIT_EXPECT_EQ(test, fi_setopt(&t.cep->fid, FI_OPT_ENDPOINT,
+					FI_OPT_DATA_MAY_SLEEP, &val, 1),
+			-EINVAL);
+	/* The passive endpoint does not use it and accepts it. */
+	KUNIT_EXPECT_EQ(test, fi_setopt(&t.pep->fid, FI_OPT_ENDPOINT,
+					FI_OPT_DATA_MAY_SLEEP, &val,
+					sizeof(val)), 0);
+
+	KUNIT_ASSERT_EQ(test, fi_recv(t.sep, rbuf, 64, NULL, FI_ADDR_UNSPEC,
+				      rbuf), 0);
+	kst_fill(sbuf, 64, 3);
+	KUNIT_ASSERT_EQ(test, fi_send(t.cep, sbuf, 64, NULL, FI_ADDR_UNSPEC,
+				      sbuf), 0);
+	KUNIT_EXPECT_EQ(test, fi_cq_read(t.ctx, &e, 1), 1);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)sbuf);
+	KUNIT_ASSERT_EQ(test, kst_comp(t.srx, &e, NULL), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(rbuf, sbuf, 64), 0);
+
 	for (i = 0; i < ARRAY_SIZE(sizes); i++)
 		kst_msg_size(test, &t, sbuf, rbuf, sizes[i], (u8)i);
 	kst_teardown(test, &t);
@@ -956,6 +1013,7 @@ static struct kunit_case ksocket_cases[] = {
 	KUNIT_CASE(ksocket_reject_test),
 	KUNIT_CASE(ksocket_shutdown_test),
 	KUNIT_CASE(ksocket_msg_sizes_test),
+	KUNIT_CASE(ksocket_may_sleep_test),
 	KUNIT_CASE(ksocket_msg_variants_test),
 	KUNIT_CASE(ksocket_rma_test),
 	KUNIT_CASE(ksocket_raw_peer_test),

@@ -43,6 +43,11 @@
  * @raddr: the peer's buffer: remote address of its first byte
  * @rkey: the peer's key
  * @timeout_ms: wait limit of every wait
+ * @defer_io: do not set FI_OPT_DATA_MAY_SLEEP (the samples make every
+ *	data call from process context and set it unless told not to)
+ * @keepalive_ms: non-zero: the endpoint's FI_OPT_KEEPALIVE_MS
+ * @linger_ms: keep the idle connection up this long at the end and report
+ *	how it ended
  */
 struct ks_conn {
 	struct fi_info *info;
@@ -60,6 +65,9 @@ struct ks_conn {
 	u64 raddr;
 	u64 rkey;
 	int timeout_ms;
+	bool defer_io;
+	unsigned int keepalive_ms;
+	unsigned int linger_ms;
 };
 
 static inline u8 *ks_tx(struct ks_conn *c)
@@ -245,6 +253,7 @@ static inline int ks_open_active(struct ks_conn *c)
 	struct fi_cq_attr cq_attr = { .format = FI_CQ_FORMAT_DATA };
 	u64 access = FI_SEND | FI_RECV | FI_READ | FI_WRITE |
 		     FI_REMOTE_READ | FI_REMOTE_WRITE;
+	size_t may_sleep = !c->defer_io;
 	u64 offset = 0;
 	int ret;
 
@@ -260,6 +269,19 @@ static inline int ks_open_active(struct ks_conn *c)
 	ret = fi_endpoint(c->domain, c->info, &c->ep, NULL);
 	if (ret)
 		return ret;
+	ret = fi_setopt(&c->ep->fid, FI_OPT_ENDPOINT, FI_OPT_DATA_MAY_SLEEP,
+			&may_sleep, sizeof(may_sleep));
+	if (ret)
+		return ret;
+	if (c->keepalive_ms) {
+		size_t ms = c->keepalive_ms;
+
+		ret = fi_setopt(&c->ep->fid, FI_OPT_ENDPOINT,
+				FI_OPT_KEEPALIVE_MS, &ms, sizeof(ms));
+		if (ret)
+			return ret;
+		pr_info("endpoint keepalive %zu ms\n", ms);
+	}
 	ret = fi_ep_bind(c->ep, &c->eq->fid, 0);
 	if (!ret)
 		ret = fi_ep_bind(c->ep, &c->txcq->fid, FI_SEND);
@@ -484,6 +506,35 @@ static inline int ks_parse_op(const char *op)
 	return -EINVAL;
 }
 
+/* Keep the idle connection up to linger_ms; report how it ended. */
+static inline int ks_linger(struct ks_conn *c)
+{
+	struct fi_eq_err_entry err = {};
+	struct fi_eq_cm_entry e;
+	ktime_t start = ktime_get();
+	u32 event;
+	ssize_t n;
+
+	pr_info("idling up to %u ms\n", c->linger_ms);
+	n = fi_eq_sread(c->eq, &event, &e, sizeof(e), c->linger_ms, 0);
+	if (n == -EAGAIN) {
+		pr_info("connection idle for %u ms, still up\n", c->linger_ms);
+		return 0;
+	}
+	if (n == -FI_EAVAIL && fi_eq_readerr(c->eq, &err, 0) > 0) {
+		pr_info("connection error %d (%s) after %lld ms idle\n",
+			err.err, fi_strerror(err.err),
+			ktime_ms_delta(ktime_get(), start));
+		return -err.err;
+	}
+	if (n >= 0 && event == FI_SHUTDOWN) {
+		pr_info("connection shut down after %lld ms idle\n",
+			ktime_ms_delta(ktime_get(), start));
+		return -ECONNRESET;
+	}
+	return n < 0 ? n : -EPROTO;
+}
+
 /**
  * ks_run() - the body of a timing sample
  * @c: zeroed connection with @half and @timeout_ms set
@@ -496,7 +547,8 @@ static inline int ks_parse_op(const char *op)
  * @run_size: times one size; the client prints its row
  *
  * Connects, prints the header (client), runs every size, says goodbye in
- * step with the peer and closes the connection.  The outcome is logged.
+ * step with the peer, lingers if asked to (@c->linger_ms) and closes the
+ * connection.  The outcome is logged.
  *
  * Context: process context; sleeps.
  * Return: 0 or the first negative errno.
@@ -525,6 +577,8 @@ static inline int ks_run(struct ks_conn *c, const char *prov, bool client,
 		pr_err("failed: %d\n", ret);
 	else
 		pr_info("%s done\n", client ? "client" : "server");
+	if (!ret && c->linger_ms)
+		ret = ks_linger(c);
 out:
 	ks_close(c);
 	return ret;

@@ -64,6 +64,18 @@ static ushort ctrl_port = FIPP_CTRL_PORT;
 module_param(ctrl_port, ushort, 0444);
 MODULE_PARM_DESC(ctrl_port, "fi_pingpong control port (default 47592)");
 
+static bool defer_io;
+module_param(defer_io, bool, 0444);
+MODULE_PARM_DESC(defer_io, "do not set FI_OPT_DATA_MAY_SLEEP: the provider may leave every transfer to its own work (default 0)");
+
+static unsigned int keepalive_ms;
+module_param(keepalive_ms, uint, 0444);
+MODULE_PARM_DESC(keepalive_ms, "non-zero: set the endpoint's keepalive interval with fi_setopt(FI_OPT_KEEPALIVE_MS) (default 0: the provider's)");
+
+static unsigned int linger_ms;
+module_param(linger_ms, uint, 0444);
+MODULE_PARM_DESC(linger_ms, "after the run, keep the idle connection up to this long and report how it ended (default 0)");
+
 static int result = -EINPROGRESS;
 module_param(result, int, 0444);
 MODULE_PARM_DESC(result, "outcome of the run: 0 or a negative errno (read only)");
@@ -325,7 +337,9 @@ out:
 
 static int __init pp_init(void)
 {
-	struct ks_conn c = { .timeout_ms = timeout_ms };
+	struct ks_conn c = { .timeout_ms = timeout_ms, .defer_io = defer_io,
+			     .keepalive_ms = keepalive_ms,
+			     .linger_ms = linger_ms };
 	bool client = !strcmp(role, "client");
 	size_t max = 0;
 	unsigned int i;

@@ -290,6 +290,7 @@ static int rp_set_keepalive(struct rp *r)
 static int rp_open_ep(struct rp *r)
 {
 	struct fi_cq_attr cq_attr = { .format = FI_CQ_FORMAT_DATA, .size = 64 };
+	size_t may_sleep = 1;	/* every data call is made from module init */
 	int ret;
 
 	ret = fi_domain(r->fabric, r->info, &r->domain, NULL);
@@ -299,6 +300,10 @@ static int rp_open_ep(struct rp *r)
 		ret = fi_cq_open(r->domain, &cq_attr, &r->rxcq, NULL);
 	if (!ret)
 		ret = fi_endpoint(r->domain, r->info, &r->ep, NULL);
+	if (!ret)
+		ret = fi_setopt(&r->ep->fid, FI_OPT_ENDPOINT,
+				FI_OPT_DATA_MAY_SLEEP, &may_sleep,
+				sizeof(may_sleep));
 	if (!ret)
 		ret = fi_ep_bind(r->ep, &r->eq->fid, 0);
 	if (!ret)

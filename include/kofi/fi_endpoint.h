@@ -47,6 +47,39 @@ struct fi_ops_rma;
 #define FI_OPT_TX_SIZE		6
 #define FI_OPT_RX_SIZE		7
 
+/*
+ * kOFI extensions: endpoint options that are not libfabric's, known to
+ * every provider (numbers from 0x10000, clear of libfabric's and of the
+ * providers' own).
+ *
+ * FI_OPT_DATA_MAY_SLEEP:  non-zero: the ULP promises that every data call
+ *                         on the endpoint (fi_send()/fi_recv()/fi_write()/
+ *                         fi_read() and their msg forms) is made from a
+ *                         context that may sleep - a task, no spinlock or
+ *                         RCU read lock held, interrupts enabled.  A
+ *                         provider may then do the I/O in the caller's
+ *                         context instead of deferring it to a work item.
+ *                         Zero (default): a data call may come from any
+ *                         context.  Set it before fi_enable(); a provider
+ *                         that does not use it accepts and ignores it
+ *                         (fi_setopt() answers 0 for it on any endpoint).
+ */
+#define FI_OPT_DATA_MAY_SLEEP	0x10000
+
+/*
+ * Shared by the providers that have it (ib_verbs, ksocket; others answer
+ * -ENOPROTOOPT).  Its number predates the kOFI range and is kept.
+ *
+ * FI_OPT_KEEPALIVE_MS:    milliseconds between keepalive probes of a
+ *                         connected endpoint, 0 for none (the default is
+ *                         the provider's keepalive_ms module parameter);
+ *                         a peer that stopped answering is reported as an
+ *                         ETIMEDOUT error entry on the EQ.  The limits and
+ *                         the time to report are the provider's
+ *                         (Documentation/ib_verbs.rst, ksocket.rst).
+ */
+#define FI_OPT_KEEPALIVE_MS	17
+
 /**
  * struct fi_msg - a message for fi_sendmsg() / fi_recvmsg()
  * @iov_type: which member of the union is valid

@@ -22,13 +22,8 @@
  *                       peers that are not kOFI (rsockets).  Set on the
  *                       endpoint or passive endpoint before fi_connect(),
  *                       fi_listen() or fi_accept().
- * FI_OPT_KEEPALIVE_MS:  milliseconds between keepalive probes of a
- *                       connected endpoint, 0 for none, at most one day
- *                       (the default is the keepalive_ms module
- *                       parameter); a peer that stopped answering is
- *                       reported as an ETIMEDOUT error entry on the EQ.
+ * FI_OPT_KEEPALIVE_MS (<kofi/fi_endpoint.h>) is shared with ksocket.
  */
 #define FI_OPT_CM_DATA_RAW	16
-#define FI_OPT_KEEPALIVE_MS	17
 
 #endif /* _KOFI_IB_VERBS_H */

@@ -13,8 +13,9 @@
  *   sleeps and never takes ksock_ep.tx_mutex.
  * - The transmit engine (ksock_tx.c: tx_cur, ack_hdr, ack_sent) belongs to
  *   the holder of ksock_ep.tx_mutex: the endpoint's work, or a data call
- *   made from a context that may sleep (ksock_ep_can_direct()), which
- *   sends at once instead of scheduling the work.  tx_mutex may be held
+ *   on an endpoint whose ULP promised FI_OPT_DATA_MAY_SLEEP
+ *   (ksock_ep_can_direct()), which sends at once instead of scheduling
+ *   the work.  tx_mutex may be held
  *   around lock_sock(), never the other way round.
  * - The end of a connection (ksock_ep_down()) and connection setup run in
  *   the work (io_work on ksock_wq); the engines only record a failure
@@ -32,6 +33,7 @@
 #include <linux/workqueue.h>
 #include <linux/mutex.h>
 #include <net/sock.h>
+#include <net/tcp.h>
 #include <kofi/provider.h>
 #include "ksock_proto.h"
 
@@ -54,6 +56,11 @@
 extern struct workqueue_struct *ksock_wq;
 extern struct kofi_provider ksock_prov;
 extern bool ksock_debug;
+extern unsigned int ksock_keepalive_ms;
+
+/* FI_OPT_KEEPALIVE_MS: probes before the peer is given up, largest value */
+#define KSOCK_KEEPALIVE_PROBES	3
+#define KSOCK_KEEPALIVE_MAX_MS	(MAX_TCP_KEEPINTVL * 1000U)
 
 /* Trace connection and frame events when the debug parameter is set. */
 #define ksock_dbg(fmt, ...)						\
@@ -242,6 +249,10 @@ struct ksock_rx {
  * @rx_cq: bound receive CQ
  * @lock: protects the fields below it
  * @enabled: fi_enable() done
+ * @may_sleep: FI_OPT_DATA_MAY_SLEEP: every data call may sleep (set
+ *	before fi_enable(), read without the lock after it)
+ * @keepalive_ms: FI_OPT_KEEPALIVE_MS
+ * @keepalive_set: @keepalive_ms changed; the work applies it to the socket
  * @state: enum ksock_ep_state
  * @shutdown_req: fi_shutdown() asks the work to shut down
  * @tx_queue: operations to send
@@ -290,6 +301,9 @@ struct ksock_ep {
 
 	spinlock_t lock;	/* protects the fields below */
 	bool enabled;
+	bool may_sleep;
+	u32 keepalive_ms;
+	bool keepalive_set;
 	enum ksock_ep_state state;
 	bool shutdown_req;
 	struct list_head tx_queue;
@@ -351,7 +365,7 @@ struct ksock_pep {
 	spinlock_t lock;	/* protects closing, creqs */
 	bool closing;
 	struct list_head creqs;
-	struct work_struct work;
+	struct delayed_work work;
 };
 
 /**
@@ -363,6 +377,7 @@ struct ksock_pep {
  * @saved_state_change: see @saved_data_ready
  * @bswap: the peer uses the other byte order
  * @got: bytes of @buf read
+ * @deadline: jiffies by which the request must be complete
  * @buf: control header and connection data
  */
 struct ksock_creq {
@@ -373,6 +388,7 @@ struct ksock_creq {
 	void (*saved_state_change)(struct sock *sk);
 	bool bswap;
 	u32 got;
+	unsigned long deadline;
 	union {
 		struct ksock_ctrl_hdr ctrl;
 		u8 raw[sizeof(struct ksock_ctrl_hdr) + KSOCK_CM_DATA_MAX];
@@ -391,6 +407,7 @@ int ksock_sock_send(struct socket *sock, struct iov_iter *it, bool more);
 int ksock_sock_recv(struct socket *sock, struct iov_iter *it);
 int ksock_sock_recv_buf(struct socket *sock, void *buf, size_t len);
 void ksock_ep_sock_attach(struct ksock_ep *ep);
+void ksock_sock_keepalive(struct sock *sk, u32 ms);
 void ksock_ep_sock_detach(struct ksock_ep *ep);
 int ksock_sockaddr_len(const struct sockaddr *sa);
 
@@ -400,6 +417,22 @@ int ksock_ep_open(struct fid_domain *domain, struct fi_info *info,
 void ksock_ep_kick(struct ksock_ep *ep);
 void ksock_ep_kick_unlocked(struct ksock_ep *ep);
 bool ksock_ep_can_direct(struct ksock_ep *ep);
+
+/**
+ * ksock_ep_data_call() - the start of a data call
+ * @ep: the endpoint
+ *
+ * With FI_OPT_DATA_MAY_SLEEP promised, checks the promise
+ * (CONFIG_DEBUG_ATOMIC_SLEEP reports a call from atomic context).
+ *
+ * Context: any context; may sleep only if the ULP promised it may.
+ */
+static inline void ksock_ep_data_call(struct ksock_ep *ep)
+{
+	if (READ_ONCE(ep->may_sleep))
+		might_sleep();
+}
+
 void ksock_ep_fail(struct ksock_ep *ep, int err, int prov_errno);
 void ksock_ep_down(struct ksock_ep *ep, int err, int prov_errno,
 		   const void *data, size_t datalen);

@@ -4,10 +4,12 @@
  *
  * Passive side: fi_listen() opens a listening TCP socket; its work accepts
  * connections and reads each one's connection request (control header and
- * connection data) without blocking.  A complete request becomes an
- * FI_CONNREQ event whose info->handle is a struct ksock_creq; fi_endpoint()
- * with that info takes the socket over, fi_accept() answers with a
- * connection response, fi_reject() with a nack carrying the reject data.
+ * connection data) without blocking; a connection whose request is not
+ * complete within connreq_timeout_ms of its TCP handshake is dropped.  A
+ * complete request becomes an FI_CONNREQ event whose info->handle is a
+ * struct ksock_creq; fi_endpoint() with that info takes the socket over,
+ * fi_accept() answers with a connection response, fi_reject() with a nack
+ * carrying the reject data.
  *
  * Active side: fi_connect() starts a non-blocking TCP connect; the
  * endpoint's work sends the connection request once the socket is
@@ -16,6 +18,8 @@
  */
 #include <linux/in.h>
 #include <linux/in6.h>
+#include <linux/jiffies.h>
+#include <linux/moduleparam.h>
 #include <linux/slab.h>
 #include <linux/swab.h>
 #include <linux/nsproxy.h>
@@ -24,6 +28,11 @@
 #include "ksock.h"
 
 static const struct fi_ops ksock_creq_fi_ops;
+
+static unsigned int ksock_connreq_timeout_ms = 10000;
+module_param_named(connreq_timeout_ms, ksock_connreq_timeout_ms, uint, 0644);
+MODULE_PARM_DESC(connreq_timeout_ms,
+		 "a listener drops an accepted TCP connection whose connection request is not complete within this many ms (0 = never; default 10000)");
 
 /* Build a control message in @buf; returns its length. */
 static size_t ksock_ctrl_build(u8 *buf, u8 type, const void *data,
@@ -133,7 +142,7 @@ static void ksock_creq_wake(struct sock *sk)
 	read_lock_bh(&sk->sk_callback_lock);
 	pep = sk->sk_user_data;
 	if (pep)
-		queue_work(ksock_wq, &pep->work);
+		mod_delayed_work(ksock_wq, &pep->work, 0);
 	read_unlock_bh(&sk->sk_callback_lock);
 }
 
@@ -258,6 +267,8 @@ static void ksock_pep_accept(struct ksock_pep *pep)
 		kofi_fid_init(&creq->fid, FI_CLASS_CONNREQ, &ksock_creq_fi_ops,
 			      NULL);
 		creq->sock = sock;
+		creq->deadline = jiffies +
+			msecs_to_jiffies(READ_ONCE(ksock_connreq_timeout_ms));
 		ksock_creq_attach(pep, creq);
 		spin_lock_irqsave(&pep->lock, flags);
 		list_add_tail(&creq->node, &pep->creqs);
@@ -265,12 +276,30 @@ static void ksock_pep_accept(struct ksock_pep *pep)
 	}
 }
 
+/*
+ * A request still incomplete at its deadline: 0 if there is time left
+ * (*@next is then the earliest deadline seen), -ETIMEDOUT if not.
+ */
+static int ksock_creq_expired(struct ksock_creq *creq, unsigned long *next,
+			      bool *waiting)
+{
+	if (!READ_ONCE(ksock_connreq_timeout_ms))
+		return 0;
+	if (time_after_eq(jiffies, creq->deadline))
+		return -ETIMEDOUT;
+	if (!*waiting || time_before(creq->deadline, *next))
+		*next = creq->deadline;
+	*waiting = true;
+	return 0;
+}
+
 static void ksock_pep_work(struct work_struct *work)
 {
-	struct ksock_pep *pep = container_of(work, struct ksock_pep, work);
+	struct ksock_pep *pep = container_of(to_delayed_work(work),
+					     struct ksock_pep, work);
 	struct ksock_creq *creq, *tmp;
-	unsigned long flags;
-	LIST_HEAD(done);
+	bool waiting = false;
+	unsigned long flags, next = 0;
 	int ret;
 
 	spin_lock_irqsave(&pep->lock, flags);
@@ -284,6 +313,8 @@ static void ksock_pep_work(struct work_struct *work)
 	list_for_each_entry_safe(creq, tmp, &pep->creqs, node) {
 		ret = ksock_creq_read(creq);
 		if (!ret)
+			ret = ksock_creq_expired(creq, &next, &waiting);
+		if (!ret)
 			continue;
 		spin_lock_irqsave(&pep->lock, flags);
 		list_del_init(&creq->node);
@@ -295,6 +326,10 @@ static void ksock_pep_work(struct work_struct *work)
 			pr_debug("ksocket: bad connection request: %d\n", ret);
 		ksock_creq_free(creq);
 	}
+	/* Come back at the first deadline (a wake-up may come first). */
+	if (waiting)
+		queue_delayed_work(ksock_wq, &pep->work,
+				   time_after(next, jiffies) ? next - jiffies : 0);
 }
 
 static int ksock_pep_listen(struct fid_pep *fpep)
@@ -342,7 +377,7 @@ err_cb:
 	sk->sk_user_data = NULL;
 	sk->sk_data_ready = pep->saved_data_ready;
 	write_unlock_bh(&sk->sk_callback_lock);
-	cancel_work_sync(&pep->work);
+	cancel_delayed_work_sync(&pep->work);
 err:
 	sock_release(pep->sock);
 	pep->sock = NULL;
@@ -367,10 +402,10 @@ static int ksock_pep_close(struct fid *fid)
 		write_unlock_bh(&sk->sk_callback_lock);
 	}
 	/* Once this returns the work sees @closing and does nothing. */
-	cancel_work_sync(&pep->work);
+	cancel_delayed_work_sync(&pep->work);
 	list_for_each_entry(creq, &pep->creqs, node)
 		ksock_creq_detach(creq);
-	cancel_work_sync(&pep->work);
+	cancel_delayed_work_sync(&pep->work);
 	list_for_each_entry_safe(creq, tmp, &pep->creqs, node) {
 		list_del(&creq->node);
 		ksock_creq_free(creq);
@@ -514,7 +549,7 @@ int ksock_pep_open(struct fid_fabric *fabric, struct fi_info *info,
 	pep->backlog = KSOCK_BACKLOG;
 	spin_lock_init(&pep->lock);
 	INIT_LIST_HEAD(&pep->creqs);
-	INIT_WORK(&pep->work, ksock_pep_work);
+	INIT_DELAYED_WORK(&pep->work, ksock_pep_work);
 	kofi_fid_init(&pep->pep.fid, FI_CLASS_PEP, &ksock_pep_fi_ops, context);
 	pep->pep.ops = &ksock_pep_ops;
 	pep->pep.cm = &ksock_pep_cm_ops;

@@ -21,6 +21,31 @@ bool ksock_debug;
 module_param_named(debug, ksock_debug, bool, 0644);
 MODULE_PARM_DESC(debug, "log the end of every connection and why (default 0)");
 
+static int ksock_keepalive_param_set(const char *val,
+				     const struct kernel_param *kp)
+{
+	unsigned int ms;
+	int ret = kstrtouint(val, 0, &ms);
+
+	if (ret)
+		return ret;
+	if (ms > KSOCK_KEEPALIVE_MAX_MS)
+		return -EINVAL;
+	*(unsigned int *)kp->arg = ms;
+	return 0;
+}
+
+static const struct kernel_param_ops ksock_keepalive_param_ops = {
+	.set = ksock_keepalive_param_set,
+	.get = param_get_uint,
+};
+
+unsigned int ksock_keepalive_ms;
+module_param_cb(keepalive_ms, &ksock_keepalive_param_ops, &ksock_keepalive_ms,
+		0644);
+MODULE_PARM_DESC(keepalive_ms,
+		 "TCP keepalive interval of endpoints opened later in ms, rounded up to seconds; the peer is given up after 3 unanswered probes or unacknowledged data for 4 intervals (0 = off, default; fi_setopt(FI_OPT_KEEPALIVE_MS) per endpoint)");
+
 /**
  * ksock_ep_kick() - schedule the endpoint's I/O work
  * @ep: the endpoint; ep->lock held
@@ -53,22 +78,23 @@ void ksock_ep_kick_unlocked(struct ksock_ep *ep)
  * ksock_ep_can_direct() - may this data call do socket I/O itself?
  * @ep: the endpoint
  *
- * A data call may be made from any context.  When it is made from one
- * that may sleep - a task, preemption and interrupts enabled, no spinlock
- * or RCU read lock held, running - it may send (or resume the receive
- * engine) itself, which can wait briefly for the socket's lock; anywhere
- * else it leaves the I/O to the endpoint's work.  Completion handlers
- * called by the receive engine with the socket locked also leave it to the
- * work (ep->rx_task).  Without CONFIG_PREEMPT_COUNT preemptible() is
- * always false and every call leaves the I/O to the work.
+ * The rule is the ULP's, stated once: a data call on an endpoint whose
+ * ULP set FI_OPT_DATA_MAY_SLEEP (every data call is made from a context
+ * that may sleep) sends, or resumes the receive engine, itself, which can
+ * wait briefly for the socket's lock; on any other endpoint it leaves the
+ * I/O to the endpoint's work, whatever the kernel's configuration.  The
+ * promise is not taken blindly where checking is cheap: a call from an
+ * interrupt, with interrupts disabled, or from a completion handler the
+ * receive engine runs with the socket locked (ep->rx_task) leaves the
+ * I/O to the work as well.
  *
  * Context: any context.
  * Return: true if the caller may lock the socket.
  */
 bool ksock_ep_can_direct(struct ksock_ep *ep)
 {
-	return preemptible() && !rcu_preempt_depth() &&
-	       task_is_running(current) && READ_ONCE(ep->rx_task) != current;
+	return READ_ONCE(ep->may_sleep) && in_task() && !irqs_disabled() &&
+	       READ_ONCE(ep->rx_task) != current;
 }
 
 /**
@@ -553,14 +579,20 @@ static void ksock_ep_work(struct work_struct *work)
 	size_t budget = KSOCK_WORK_BUDGET;
 	enum ksock_ep_state state;
 	unsigned long flags;
-	bool shutdown;
+	bool shutdown, keepalive;
 	int ret, rx, tx;
 
 	spin_lock_irqsave(&ep->lock, flags);
 	state = ep->state;
 	shutdown = ep->shutdown_req;
+	keepalive = ep->keepalive_set && ep->sock &&
+		    state >= KSOCK_EP_CONNECTING && state <= KSOCK_EP_CONNECTED;
+	if (keepalive)
+		ep->keepalive_set = false;
 	spin_unlock_irqrestore(&ep->lock, flags);
 
+	if (keepalive)
+		ksock_sock_keepalive(ep->sock->sk, READ_ONCE(ep->keepalive_ms));
 	if (shutdown) {
 		ksock_ep_down(ep, 0, 0, NULL, 0);
 		return;
@@ -728,6 +760,12 @@ static int ksock_ep_getopt(struct fid *fid, int level, int optname,
 	case FI_OPT_RX_SIZE:
 		val = ep->info->rx_attr->size;
 		break;
+	case FI_OPT_DATA_MAY_SLEEP:
+		val = READ_ONCE(ep->may_sleep);
+		break;
+	case FI_OPT_KEEPALIVE_MS:
+		val = READ_ONCE(ep->keepalive_ms);
+		break;
 	default:
 		return -ENOPROTOOPT;
 	}
@@ -738,14 +776,54 @@ static int ksock_ep_getopt(struct fid *fid, int level, int optname,
 	return 0;
 }
 
+/* FI_OPT_DATA_MAY_SLEEP: fixed once the endpoint is enabled. */
+static int ksock_ep_set_may_sleep(struct ksock_ep *ep, size_t val)
+{
+	unsigned long flags;
+	int ret = 0;
+
+	spin_lock_irqsave(&ep->lock, flags);
+	if (ep->enabled)
+		ret = -EBUSY;
+	else
+		WRITE_ONCE(ep->may_sleep, !!val);
+	spin_unlock_irqrestore(&ep->lock, flags);
+	return ret;
+}
+
+/* FI_OPT_KEEPALIVE_MS: the work applies it to a socket there is. */
+static int ksock_ep_set_keepalive(struct ksock_ep *ep, size_t ms)
+{
+	unsigned long flags;
+
+	if (ms > KSOCK_KEEPALIVE_MAX_MS)
+		return -EINVAL;
+	spin_lock_irqsave(&ep->lock, flags);
+	WRITE_ONCE(ep->keepalive_ms, ms);
+	ep->keepalive_set = true;
+	ksock_ep_kick(ep);
+	spin_unlock_irqrestore(&ep->lock, flags);
+	return 0;
+}
+
 static int ksock_ep_setopt(struct fid *fid, int level, int optname,
 			   const void *optval, size_t optlen)
 {
+	struct ksock_ep *ep = container_of(fid, struct ksock_ep, ep.fid);
+
 	if (level != FI_OPT_ENDPOINT)
 		return -ENOPROTOOPT;
 	switch (optname) {
 	case FI_OPT_CM_DATA_SIZE:
 		return -EINVAL;	/* read only */
+	case FI_OPT_DATA_MAY_SLEEP:
+		if (optlen != sizeof(size_t))
+			return -EINVAL;
+		return ksock_ep_set_may_sleep(ep, *(const size_t *)optval);
+	case FI_OPT_KEEPALIVE_MS:
+		if (optlen != sizeof(size_t))
+			return -EINVAL;
+		return ksock_ep_set_keepalive(ep, *(const size_t *)optval);
 	default:
 		return -ENOPROTOOPT;
 	}
@@ -795,6 +873,7 @@ int ksock_ep_open(struct fid_domain *domain, struct fi_info *info,
 		return -ENOMEM;
 	}
 	ep->info->handle = NULL;
+	ep->keepalive_ms = READ_ONCE(ksock_keepalive_ms);
 	ep->dom = container_of(domain, struct ksock_domain, domain);
 	ep->net = get_net(current->nsproxy->net_ns);
 	spin_lock_init(&ep->lock);

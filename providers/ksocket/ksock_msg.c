@@ -5,10 +5,11 @@
  * A call takes a request from the endpoint's pool (-EAGAIN when it is
  * empty), copies the caller's vector into it and queues it.  A send that
  * finds the socket idle goes to the socket from the caller's context when
- * that context may sleep (ksock_tx_direct()); a receive the receive engine
- * waits for resumes it there (ksock_rx_resume()); from any other context
- * the endpoint's work does it.  The calls may be made from any context and
- * sleep only where sleeping is allowed, briefly, for the socket's lock.
+ * the ULP promised that its data calls may sleep (FI_OPT_DATA_MAY_SLEEP,
+ * ksock_tx_direct()); a receive the receive engine waits for resumes it
+ * there (ksock_rx_resume()); otherwise the endpoint's work does it.
+ * Without the promise the calls may be made from any context and do not
+ * sleep; with it they may sleep briefly, for the socket's lock.
  * Sends posted before the connection is established wait for it; receives
  * may be posted at any time after fi_enable().
  */
@@ -23,6 +24,8 @@ static ssize_t ksock_send_common(struct ksock_ep *ep, enum fi_iov_type type,
 	bool direct;
 	u16 wire;
 	int ret;
+
+	ksock_ep_data_call(ep);
 
 	spin_lock_irqsave(&ep->lock, irqflags);
 	ret = ksock_ep_postable(ep);
@@ -71,6 +74,8 @@ static ssize_t ksock_recv_common(struct ksock_ep *ep, enum fi_iov_type type,
 	unsigned long irqflags;
 	bool resume = false;
 	int ret;
+
+	ksock_ep_data_call(ep);
 
 	spin_lock_irqsave(&ep->lock, irqflags);
 	ret = ksock_ep_postable(ep);

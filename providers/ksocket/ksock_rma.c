@@ -69,6 +69,8 @@ static ssize_t ksock_rma_common(struct ksock_ep *ep, bool read,
 	u16 wire = 0;
 	int ret;
 
+	ksock_ep_data_call(ep);
+
 	if (!rma_cnt || rma_cnt > KSOCK_RMA_IOV_MAX)
 		return -EINVAL;
 	for (i = 0; i < rma_cnt; i++)

@@ -159,18 +159,51 @@ static void ksock_ep_state_change(struct sock *sk)
 }
 
 /**
+ * ksock_sock_keepalive() - TCP keepalive for FI_OPT_KEEPALIVE_MS
+ * @sk: the endpoint's socket
+ * @ms: the interval, 0 for none; at most KSOCK_KEEPALIVE_MAX_MS
+ *
+ * The interval, rounded up to whole seconds, is both the idle time before
+ * the first probe and the time between probes; after
+ * KSOCK_KEEPALIVE_PROBES unanswered probes TCP gives the peer up
+ * (ETIMEDOUT).  TCP_USER_TIMEOUT is set to the same total, so that data
+ * the peer does not acknowledge for that long ends the connection as
+ * well, rather than TCP's retransmission limit.
+ *
+ * Context: process context; sleeps (socket lock).
+ */
+void ksock_sock_keepalive(struct sock *sk, u32 ms)
+{
+	int secs = DIV_ROUND_UP(min(ms, KSOCK_KEEPALIVE_MAX_MS), 1000);
+	sockptr_t on = KERNEL_SOCKPTR(&secs);
+
+	if (secs) {
+		tcp_sock_set_keepidle(sk, secs);
+		tcp_sock_set_keepintvl(sk, secs);
+		tcp_sock_set_keepcnt(sk, KSOCK_KEEPALIVE_PROBES);
+	}
+	tcp_sock_set_user_timeout(sk, secs * (KSOCK_KEEPALIVE_PROBES + 1) *
+				  MSEC_PER_SEC);
+	/* SO_KEEPALIVE on for non-zero @secs, off for 0. */
+	sock_setsockopt(sk->sk_socket, SOL_SOCKET, SO_KEEPALIVE, on,
+			sizeof(secs));
+}
+
+/**
  * ksock_ep_sock_attach() - route @ep->sock's events to @ep's work
  * @ep: the endpoint, with its socket set
  *
- * Also turns Nagle off: kOFI messages are sent whole.
+ * Also turns Nagle off (kOFI messages are sent whole) and sets the
+ * endpoint's keepalive.
  *
- * Context: process context.
+ * Context: process context; sleeps.
  */
 void ksock_ep_sock_attach(struct ksock_ep *ep)
 {
 	struct sock *sk = ep->sock->sk;
 
 	tcp_sock_set_nodelay(sk);
+	ksock_sock_keepalive(sk, READ_ONCE(ep->keepalive_ms));
 	write_lock_bh(&sk->sk_callback_lock);
 	ep->saved_data_ready = sk->sk_data_ready;
 	ep->saved_write_space = sk->sk_write_space;

@@ -9,9 +9,9 @@
  * callback schedules the endpoint's work again.
  *
  * It runs under the endpoint's tx_mutex: in the work, or straight from a
- * data call when the caller may sleep and nothing else is being sent
- * (ksock_tx_direct()), which spares the message a trip through the
- * workqueue.  The header of a request whose payload is a kvec vector goes
+ * data call whose ULP promised it may sleep (FI_OPT_DATA_MAY_SLEEP) when
+ * nothing else is being sent (ksock_tx_direct()), which spares the message
+ * a trip through the workqueue.  The header of a request whose payload is a kvec vector goes
  * to the socket in the same call as the payload (one sendmsg, one
  * segment for a small message); otherwise the header is sent with
  * MSG_MORE, as is every piece of a request but its last.

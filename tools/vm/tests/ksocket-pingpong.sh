@@ -2,7 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # ksocket across the two-guest link: the pingpong sample (guest 0 serving,
 # guest 1 connecting) over IPv4 and IPv6, with messages, RMA writes and RMA
-# reads, every transfer verified; then both modules unload cleanly.
+# reads, every transfer verified; the sample sets FI_OPT_DATA_MAY_SLEEP
+# (its data calls do the socket I/O) except with defer_io=1 (every
+# transfer goes through the endpoint's work), and both modes run; then both
+# modules unload cleanly.
 . ./lib.sh
 
 M=/kofi/modules
@@ -60,6 +63,12 @@ pp "IPv4 msg pingpong" 7471 $peer4 op=msg sizes=0,1,64,4096,65536,1048576 iters=
 pp "IPv6 msg pingpong" 7472 $peer6 op=msg sizes=64,65536 iters=50
 pp "IPv4 RMA write pingpong" 7473 $peer4 op=write sizes=64,4096,65536 iters=50
 pp "IPv4 RMA read" 7474 $peer4 op=read sizes=64,4096,65536 iters=50
+pp "IPv4 msg pingpong, I/O in the work" 7476 $peer4 op=msg \
+	sizes=0,1,64,4096,65536,1048576 iters=50 defer_io=1
+pp "IPv6 RMA write pingpong, I/O in the work" 7477 $peer6 op=write \
+	sizes=64,4096,65536 iters=50 defer_io=1
+pp "IPv4 RMA read, I/O in the work" 7478 $peer4 op=read \
+	sizes=64,4096,65536 iters=50 defer_io=1
 # A 16 MiB message takes tens of seconds on the sanitizer kernel under TCG:
 # a wait limit of 30 s is too tight there (a limit, not a measurement).
 pp "16 MiB messages" 7475 $peer4 op=msg sizes=16777216 iters=2 timeout_ms=180000
