@@ -13,17 +13,7 @@
 
 M=/kofi/modules
 
-# new_dmesg: the kernel log since the current round started.
-from=0
-new_dmesg() { dmesg | tail -n +"$((from + 1))"; }
 rp_result() { cat /sys/module/kofi_sample_rping/parameters/result; }
-# idle_ms: how long the client's idle connection lasted (from its log).
-idle_ms() { new_dmesg | sed -n 's/.*connection error 110 .* after \([0-9]*\) ms idle.*/\1/p' | tail -n1; }
-idle_within() {
-	t=$(idle_ms)
-	echo "ended after ${t:-?} ms"
-	[ -n "$t" ] && [ "$t" -ge "$1" ] && [ "$t" -le "$2" ]
-}
 
 check "link to the peer" wait_for 180 ping -c 1 -W 1 "$KOFI_PEER"
 check "insmod kofi" insmod $M/kofi.ko

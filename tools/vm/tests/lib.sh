@@ -167,3 +167,16 @@ finish() {
 say() { echo "KOFI-SAY: $*"; }
 # say_cmd COMMAND...: run COMMAND and show its output.
 say_cmd() { "$@" 2>&1 | while IFS= read -r l; do say "$l"; done; }
+
+# Keepalive tests: set "from=$(dmesg | wc -l)" when a round starts.
+# new_dmesg: the kernel log since the current round started.
+from=0
+new_dmesg() { dmesg | tail -n +"$((from + 1))"; }
+# idle_ms: how long the client's idle connection lasted (from its log).
+idle_ms() { new_dmesg | sed -n 's/.*connection error 110 .* after \([0-9]*\) ms idle.*/\1/p' | tail -n1; }
+# idle_within MIN MAX: the connection ended MIN to MAX ms into its idle time.
+idle_within() {
+	t=$(idle_ms)
+	echo "ended after ${t:-?} ms"
+	[ -n "$t" ] && [ "$t" -ge "$1" ] && [ "$t" -le "$2" ]
+}
