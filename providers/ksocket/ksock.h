@@ -341,7 +341,6 @@ static inline struct ksock_ep *ksock_ep(struct fid_ep *ep)
  * @net: network namespace (its creator's), referenced
  * @sock: the listening socket, or NULL
  * @saved_data_ready: the listening socket's callback
- * @eq: bound EQ
  * @backlog: listen backlog
  * @lock: protects @closing and @creqs
  * @closing: fi_close() in progress
@@ -354,7 +353,6 @@ struct ksock_pep {
 	struct net *net;
 	struct socket *sock;
 	void (*saved_data_ready)(struct sock *sk);
-	struct fid_eq *eq;
 	int backlog;
 	spinlock_t lock;	/* protects closing, creqs */
 	bool closing;
