@@ -337,10 +337,15 @@ struct fid *kofi_fid_slot(const struct fid *fid, enum kofi_bind_slot slot,
 			  u64 *flags)
 {
 	struct kofi_fid_core *c = kofi_fid_core(fid);
-	struct fid *bfid = NULL;
+	struct fid *bfid;
 
-	if (c && slot < KOFI_SLOT_MAX)
-		bfid = smp_load_acquire(&c->slot[slot]);
+	if (!c || slot >= KOFI_SLOT_MAX) {
+		if (flags)
+			*flags = 0;
+		return NULL;
+	}
+	/* Pairs with the release of kofi_fid_bind(): the flags are set. */
+	bfid = smp_load_acquire(&c->slot[slot]);
 	if (flags)
 		*flags = bfid ? c->slot_flags[slot] : 0;
 	return bfid;

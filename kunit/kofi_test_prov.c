@@ -116,7 +116,8 @@ static int ktp_ep_control(struct fid *fid, int command, void *arg)
 
 	if (command != FI_ENABLE)
 		return -FI_ENOSYS;
-	if (!kofi_ep_cq(&ep->ep, FI_TRANSMIT, NULL) || !kofi_ep_cq(&ep->ep, FI_RECV, NULL))
+	if (!kofi_ep_cq(&ep->ep, FI_TRANSMIT, NULL) ||
+	    !kofi_ep_cq(&ep->ep, FI_RECV, NULL))
 		return -EINVAL;
 	ep->enabled = true;
 	return 0;
@@ -179,7 +180,8 @@ static ssize_t ktp_tx_done(struct ktp_ep *ep, void *context, u64 cflags,
 
 	if (flags & FI_INJECT)
 		return 0;
-	ret = kofi_cq_write(kofi_ep_cq(&ep->ep, FI_TRANSMIT, NULL), context, cflags, len, NULL, 0);
+	ret = kofi_cq_write(kofi_ep_cq(&ep->ep, FI_TRANSMIT, NULL), context,
+			    cflags, len, NULL, 0);
 	return ret == -EOVERFLOW ? -EAGAIN : ret;
 }
 

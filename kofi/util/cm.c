@@ -105,8 +105,8 @@ static void kofi_util_pep_connreq(struct kofi_util_pep *up,
 	creq->datalen = len;
 	memcpy(creq->data, data, len);
 	info->handle = &creq->fid;
-	if (kofi_eq_write_cm(kofi_pep_eq(&up->pep), FI_CONNREQ, &up->pep.fid, info, NULL,
-			     0)) {
+	if (kofi_eq_write_cm(kofi_pep_eq(&up->pep), FI_CONNREQ, &up->pep.fid,
+			     info, NULL, 0)) {
 		info->handle = NULL;
 		fi_freeinfo(info);
 		creq->core_info = NULL;

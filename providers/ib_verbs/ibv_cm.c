@@ -181,8 +181,8 @@ static int ibv_pep_connreq(struct ibv_pep *pep, struct rdma_cm_id *id,
 	data = ibv_cm_data_get(ev->param.conn.private_data,
 			       ev->param.conn.private_data_len, cr->cm_raw,
 			       FI_CM_DATA_MAX, &len);
-	if (kofi_eq_write_cm(kofi_pep_eq(&pep->pep), FI_CONNREQ, &pep->pep.fid, info, data,
-			     len)) {
+	if (kofi_eq_write_cm(kofi_pep_eq(&pep->pep), FI_CONNREQ, &pep->pep.fid,
+			     info, data, len)) {
 		/* The EQ is full: the user learns it from its overrun entry. */
 		fi_freeinfo(info);
 		kfree(cr);

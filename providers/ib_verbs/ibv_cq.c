@@ -136,7 +136,8 @@ void ibv_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 	else
 		ibv_req_put(ep, req, true);
 	if (!ucq && err && err != -ECANCELED && !keepalive)
-		ucq = kofi_ep_cq(&ep->ep, FI_TRANSMIT, NULL);	/* failed inject: still reported */
+		/* failed inject: still reported */
+		ucq = kofi_ep_cq(&ep->ep, FI_TRANSMIT, NULL);
 	spin_unlock_bh(&ep->lock);
 
 	if (!err) {

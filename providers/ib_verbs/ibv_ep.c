@@ -203,7 +203,8 @@ void ibv_ep_kill(struct ibv_ep *ep, int err)
 		mutex_unlock(&ep->mutex);
 		return;
 	}
-	report = kofi_ep_eq(&ep->ep) && ep->state != IBV_EP_IDLE && !ep->shutdown_reported;
+	report = kofi_ep_eq(&ep->ep) && ep->state != IBV_EP_IDLE &&
+		 !ep->shutdown_reported;
 	ep->shutdown_reported = true;
 	id = ibv_ep_release(ep);
 	mutex_unlock(&ep->mutex);
@@ -293,7 +294,8 @@ static int ibv_ep_enable(struct ibv_ep *ep)
 	struct rdma_cm_id *id = NULL;
 	int ret;
 
-	if (!kofi_ep_eq(&ep->ep) || !kofi_ep_cq(&ep->ep, FI_TRANSMIT, NULL) || !kofi_ep_cq(&ep->ep, FI_RECV, NULL))
+	if (!kofi_ep_eq(&ep->ep) || !kofi_ep_cq(&ep->ep, FI_TRANSMIT, NULL) ||
+	    !kofi_ep_cq(&ep->ep, FI_RECV, NULL))
 		return -EINVAL;
 	ep->inline_size = min_t(u32, ep->info->tx_attr->inject_size,
 				ibv_dev_max_inline(dom->dev));

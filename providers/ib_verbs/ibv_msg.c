@@ -233,7 +233,8 @@ ssize_t ibv_post_tx(struct ibv_ep *ep, const struct ibv_xfer *x)
 	if (ret)
 		goto err_put;
 
-	req->cq = (x->op_flags & FI_INJECT) ? NULL : kofi_ep_cq(&ep->ep, FI_TRANSMIT, NULL);
+	req->cq = (x->op_flags & FI_INJECT) ? NULL :
+		  kofi_ep_cq(&ep->ep, FI_TRANSMIT, NULL);
 	req->context = x->context;
 	req->flags = x->cflags;
 	req->len = len;

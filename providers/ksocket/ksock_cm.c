@@ -204,8 +204,8 @@ static int ksock_creq_deliver(struct ksock_pep *pep, struct ksock_creq *creq)
 			    FI_SOCKADDR_IN : FI_SOCKADDR_IN6;
 	info->handle = &creq->fid;
 	len = be16_to_cpu(creq->buf.ctrl.seg_size);
-	ret = kofi_eq_write_cm(kofi_pep_eq(&pep->pep), FI_CONNREQ, &pep->pep.fid, info,
-			       creq->buf.raw + sizeof(creq->buf.ctrl), len);
+	ret = kofi_eq_write_cm(kofi_pep_eq(&pep->pep), FI_CONNREQ,
+			       &pep->pep.fid, info, creq->buf.raw + sizeof(creq->buf.ctrl), len);
 	if (ret)
 		goto err;
 	return 0;

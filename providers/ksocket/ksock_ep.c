@@ -658,7 +658,8 @@ static int ksock_ep_enable(struct ksock_ep *ep)
 
 	if (ep->enabled)
 		return 0;
-	if (!kofi_ep_cq(&ep->ep, FI_TRANSMIT, NULL) || !kofi_ep_cq(&ep->ep, FI_RECV, NULL) || !kofi_ep_eq(&ep->ep))
+	if (!kofi_ep_cq(&ep->ep, FI_TRANSMIT, NULL) ||
+	    !kofi_ep_cq(&ep->ep, FI_RECV, NULL) || !kofi_ep_eq(&ep->ep))
 		return -EINVAL;
 	if (ep->info->tx_attr->size)
 		ntx = min_t(size_t, ep->info->tx_attr->size, 65536);

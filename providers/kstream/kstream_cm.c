@@ -287,6 +287,7 @@ void kstream_cm_event(struct kstream_ep *kep, u32 event, const void *buf,
 	if (report)
 		kofi_eq_write_err(kofi_ep_eq(&kep->ep), &kep->ep.fid, kep->ep.fid.context,
 				  err, 0, NULL, 0);
-	kofi_eq_write_cm(kofi_ep_eq(&kep->ep), FI_SHUTDOWN, &kep->ep.fid, NULL, NULL, 0);
+	kofi_eq_write_cm(kofi_ep_eq(&kep->ep), FI_SHUTDOWN, &kep->ep.fid, NULL,
+			 NULL, 0);
 	kstream_wake(kep);
 }

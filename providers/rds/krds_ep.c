@@ -75,7 +75,8 @@ static int krds_ep_enable(struct krds_ep *ep)
 
 	if (ep->state != KRDS_EP_IDLE)
 		return 0;
-	if (!kofi_ep_cq(&ep->ep, FI_TRANSMIT, NULL) || !kofi_ep_cq(&ep->ep, FI_RECV, NULL) || !kofi_ep_av(&ep->ep))
+	if (!kofi_ep_cq(&ep->ep, FI_TRANSMIT, NULL) ||
+	    !kofi_ep_cq(&ep->ep, FI_RECV, NULL) || !kofi_ep_av(&ep->ep))
 		return -EINVAL;
 	if (!src || ep->info->src_addrlen < sizeof(*src) ||
 	    src->sin_family != AF_INET)

@@ -156,7 +156,8 @@ static ssize_t krds_sendmsg(struct fid_ep *fep, const struct fi_msg *msg,
 		ret = -EMSGSIZE;
 		goto err;
 	}
-	req->op.cq = (flags & FI_INJECT) ? NULL : kofi_ep_cq(&ep->ep, FI_TRANSMIT, NULL);
+	req->op.cq = (flags & FI_INJECT) ? NULL :
+		     kofi_ep_cq(&ep->ep, FI_TRANSMIT, NULL);
 	req->op.context = msg->context;
 	req->op.flags = FI_SEND | FI_MSG;
 	krds_req_post(ep, req, &ep->tx_queue);
