@@ -380,7 +380,7 @@ static int ibv_ep_bind(struct fid *fid, struct fid *bfid, u64 flags)
 	struct ibv_ep *ep = container_of(fid, struct ibv_ep, ep.fid);
 	int ret;
 
-	/* fi_connect() or fi_accept() without fi_enable() left IDLE too. */
+	/* An endpoint past IDLE takes nothing more, enabled or not. */
 	mutex_lock(&ep->mutex);
 	ret = ep->state != IBV_EP_IDLE ? -EINVAL : 0;
 	mutex_unlock(&ep->mutex);
