@@ -17,49 +17,166 @@ static const struct fi_ops_ep *kofi_ep_ops(struct fid *fid)
 	return NULL;
 }
 
+/*
+ * The slots @bfid, bound with @flags, takes on an endpoint of domain
+ * @domain; 0 if it cannot be bound there.
+ */
+static unsigned int kofi_ep_bind_slots(struct fid *domain, struct fid *bfid,
+				       u64 flags)
+{
+	struct fid *fabric = domain ? kofi_fid_parent(domain) : NULL;
+
+	switch (bfid->fclass) {
+	case FI_CLASS_CQ:
+		if (!(flags & (FI_TRANSMIT | FI_RECV)) ||
+		    (flags & ~(FI_TRANSMIT | FI_RECV)) ||
+		    kofi_fid_parent(bfid) != domain)
+			return 0;
+		return ((flags & FI_TRANSMIT) ? BIT(KOFI_SLOT_TX_CQ) : 0) |
+		       ((flags & FI_RECV) ? BIT(KOFI_SLOT_RX_CQ) : 0);
+	case FI_CLASS_EQ:
+		if (flags || kofi_fid_parent(bfid) != fabric)
+			return 0;
+		return BIT(KOFI_SLOT_EQ);
+	case FI_CLASS_AV:
+		if (flags || kofi_fid_parent(bfid) != domain)
+			return 0;
+		return BIT(KOFI_SLOT_AV);
+	default:
+		return 0;
+	}
+}
+
 /**
- * fi_ep_bind() - bind an EQ, CQ, AV (or other object) to an endpoint
- * @ep: the endpoint
- * @bfid: the object: an EQ for connection events, a CQ with FI_SEND and/or
- *	FI_RECV for completions (FI_SELECTIVE_COMPLETION-like flags are the
- *	provider's), the AV of an unconnected endpoint (flags 0)
- * @flags: binding flags
+ * fi_ep_bind() - bind a CQ, EQ or AV to an endpoint
+ * @ep: the endpoint, not yet enabled
+ * @bfid: the object: a CQ of the endpoint's domain for completions, an EQ
+ *	of its fabric for connection events, an AV of its domain for an
+ *	unconnected endpoint
+ * @flags: for a CQ, FI_TRANSMIT (FI_SEND) and/or FI_RECV, the directions
+ *	whose completions it receives; 0 for an EQ or an AV
+ *
+ * The core checks and records every binding; a provider refuses only what
+ * it cannot do.  The rules, each with its answer:
+ *
+ * * @ep not an endpoint, @bfid NULL, not an object or @ep itself: -EINVAL.
+ * * @bfid neither a CQ, an EQ nor an AV: -EINVAL.
+ * * A CQ with neither FI_TRANSMIT nor FI_RECV, or with any other flag
+ *   (FI_SELECTIVE_COMPLETION is not supported): -EINVAL.
+ * * An EQ or an AV with flags: -EINVAL.
+ * * A CQ or an AV of another domain, an EQ of another fabric: -EINVAL.
+ * * A second CQ for a direction, a second EQ, a second AV: -EINVAL (the
+ *   first binding stays).
+ * * Any binding once fi_enable() succeeded: -EINVAL.
+ * * @bfid or @ep closed: -EBADF.
  *
  * The endpoint holds @bfid until the endpoint is closed: closing @bfid
- * before returns -EBUSY.  An endpoint takes one AV, opened in its domain.
+ * before returns -EBUSY.  Providers read the bindings with kofi_ep_cq(),
+ * kofi_ep_eq() and kofi_ep_av().
  *
  * Context: process context, may sleep.
- * Return: 0; -EINVAL if @ep is not an endpoint or @bfid is NULL or not an
- * object, or for an AV of another domain or a second AV; -EBADF if @bfid
- * is closed; -FI_ENOSYS; -ENOMEM; the provider's error.
+ * Return: 0; the errno of the rule broken; -ENOMEM; the provider's error.
  */
 int fi_ep_bind(struct fid_ep *ep, struct fid *bfid, u64 flags)
 {
-	if (!KOFI_IS(ep, FI_CLASS_EP))
+	unsigned int slots;
+
+	if (!KOFI_IS(ep, FI_CLASS_EP) || !bfid || bfid == &ep->fid ||
+	    bfid->fclass == FI_CLASS_UNSPEC || bfid->fclass >= FI_CLASS_MAX)
 		return -EINVAL;
-	if (kofi_fid_is(bfid, FI_CLASS_AV) &&
-	    (kofi_fid_parent(bfid) != kofi_fid_parent(&ep->fid) || kofi_ep_av(ep)))
+	if (kofi_fid_closed(bfid))
+		return -EBADF;
+	slots = kofi_ep_bind_slots(kofi_fid_parent(&ep->fid), bfid, flags);
+	if (!slots)
 		return -EINVAL;
-	return kofi_fid_bind(&ep->fid, bfid, flags);
+	return kofi_fid_bind(&ep->fid, bfid, flags, slots);
 }
 EXPORT_SYMBOL_GPL(fi_ep_bind);
 
 /**
  * fi_pep_bind() - bind an EQ to a passive endpoint
  * @pep: the passive endpoint
- * @bfid: the EQ that receives FI_CONNREQ events
- * @flags: binding flags
+ * @bfid: the EQ, of the passive endpoint's fabric, that receives
+ *	FI_CONNREQ events
+ * @flags: 0
+ *
+ * A passive endpoint takes one EQ.  Anything else, flags, an EQ of
+ * another fabric or a second EQ answer -EINVAL; a closed @bfid -EBADF.
+ * Providers read the binding with kofi_pep_eq().
  *
  * Context: process context, may sleep.
- * Return: as for fi_ep_bind().
+ * Return: 0; -EINVAL; -EBADF; -ENOMEM; the provider's error.
  */
 int fi_pep_bind(struct fid_pep *pep, struct fid *bfid, u64 flags)
 {
-	if (!KOFI_IS(pep, FI_CLASS_PEP))
+	if (!KOFI_IS(pep, FI_CLASS_PEP) || !kofi_fid_is(bfid, FI_CLASS_EQ) ||
+	    flags)
 		return -EINVAL;
-	return kofi_fid_bind(&pep->fid, bfid, flags);
+	if (kofi_fid_closed(bfid))
+		return -EBADF;
+	if (kofi_fid_parent(bfid) != kofi_fid_parent(&pep->fid))
+		return -EINVAL;
+	return kofi_fid_bind(&pep->fid, bfid, flags, BIT(KOFI_SLOT_EQ));
 }
 EXPORT_SYMBOL_GPL(fi_pep_bind);
+
+/**
+ * kofi_ep_cq() - the CQ bound to an endpoint for a direction
+ * @ep: the endpoint, open
+ * @dir: FI_TRANSMIT (FI_SEND) or FI_RECV
+ * @flags: if not NULL, set to the flags the CQ was bound with (0 if none)
+ *
+ * Lock-free and cheap, for data paths.
+ *
+ * Context: any context; does not sleep.
+ * Return: the CQ, valid until @ep is closed; NULL if none is bound for
+ * @dir or @dir is not one direction.
+ */
+struct fid_cq *kofi_ep_cq(struct fid_ep *ep, u64 dir, u64 *flags)
+{
+	enum kofi_bind_slot slot = dir == FI_RECV ? KOFI_SLOT_RX_CQ :
+				   KOFI_SLOT_TX_CQ;
+	struct fid *fid = NULL;
+
+	if (ep && (dir == FI_RECV || dir == FI_TRANSMIT))
+		fid = kofi_fid_slot(&ep->fid, slot, flags);
+	else if (flags)
+		*flags = 0;
+	return fid ? container_of(fid, struct fid_cq, fid) : NULL;
+}
+EXPORT_SYMBOL_GPL(kofi_ep_cq);
+
+/**
+ * kofi_ep_eq() - the EQ bound to an endpoint
+ * @ep: the endpoint, open
+ *
+ * Context: any context; does not sleep.
+ * Return: the EQ, valid until @ep is closed; NULL if none is bound.
+ */
+struct fid_eq *kofi_ep_eq(struct fid_ep *ep)
+{
+	struct fid *fid = ep ? kofi_fid_slot(&ep->fid, KOFI_SLOT_EQ, NULL) :
+			       NULL;
+
+	return fid ? container_of(fid, struct fid_eq, fid) : NULL;
+}
+EXPORT_SYMBOL_GPL(kofi_ep_eq);
+
+/**
+ * kofi_pep_eq() - the EQ bound to a passive endpoint
+ * @pep: the passive endpoint, open
+ *
+ * Context: any context; does not sleep.
+ * Return: the EQ, valid until @pep is closed; NULL if none is bound.
+ */
+struct fid_eq *kofi_pep_eq(struct fid_pep *pep)
+{
+	struct fid *fid = pep ? kofi_fid_slot(&pep->fid, KOFI_SLOT_EQ, NULL) :
+				NULL;
+
+	return fid ? container_of(fid, struct fid_eq, fid) : NULL;
+}
+EXPORT_SYMBOL_GPL(kofi_pep_eq);
 
 /**
  * fi_enable() - enable an endpoint once its EQ and CQs are bound

@@ -490,12 +490,9 @@ EXPORT_SYMBOL_GPL(kofi_av_lookup_fi_addr);
  * kofi_ep_av() - the AV bound to an endpoint
  * @ep: the endpoint
  *
- * For a provider that looks its AV up when the endpoint is enabled rather
- * than remembering it in its bind operation (the binding is recorded only
- * once that operation has returned).  The AV stays valid while bound,
- * i.e. until the endpoint is closed.
+ * The AV stays valid while bound, i.e. until the endpoint is closed.
  *
- * Context: process context; does not sleep.
+ * Context: any context; does not sleep.
  * Return: the AV, or NULL if none is bound.
  */
 struct fid_av *kofi_ep_av(struct fid_ep *ep)
@@ -504,7 +501,7 @@ struct fid_av *kofi_ep_av(struct fid_ep *ep)
 
 	if (!ep)
 		return NULL;
-	fid = kofi_fid_bound(&ep->fid, FI_CLASS_AV);
+	fid = kofi_fid_slot(&ep->fid, KOFI_SLOT_AV, NULL);
 	return fid ? container_of(fid, struct fid_av, fid) : NULL;
 }
 EXPORT_SYMBOL_GPL(kofi_ep_av);

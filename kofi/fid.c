@@ -54,12 +54,21 @@ struct kofi_fid_bind {
  *	against new references
  * @parent: the object it was opened from (referenced), or NULL
  * @binds: the objects bound to it, referenced
+ * @slot: the bound object of each enum kofi_bind_slot, for lock-free
+ *	reads (kofi_fid_slot()); set once, valid until the object is closed
+ * @slot_flags: the flags each slot's object was bound with
+ * @used: the slots taken or being taken by a binding, under @lock
+ * @enabled: fi_enable() succeeded; nothing more can be bound, under @lock
  */
 struct kofi_fid_core {
 	struct kref ref;
-	spinlock_t lock;	/* protects binds, the closing flag */
+	spinlock_t lock;	/* protects binds, used, enabled, closing */
 	struct fid *parent;
 	struct kofi_fid_bind *binds;
+	struct fid *slot[KOFI_SLOT_MAX];
+	u64 slot_flags[KOFI_SLOT_MAX];
+	unsigned int used;
+	bool enabled;
 };
 
 /* The state of @fid, NULL if it has none; valid until @fid is closed. */
@@ -240,72 +249,122 @@ int kofi_fid_opened(struct fid *parent, int ret, struct fid *child,
 }
 
 /**
- * kofi_fid_bind() - bind @bfid to @fid through the provider, holding @bfid
+ * kofi_fid_bind() - bind @bfid to @fid in the slots @slots, holding @bfid
  * @fid: the object bound to (endpoint, passive endpoint)
- * @bfid: the object bound (EQ, CQ ...)
+ * @bfid: the object bound (EQ, CQ ...), of a class the caller checked
  * @flags: binding flags, passed to the provider
+ * @slots: the enum kofi_bind_slot bits @bfid takes; none may be taken
+ *
+ * The provider's bind operation, if it has one, is called after these
+ * checks and before the binding is recorded; its error leaves @fid as it
+ * was.
  *
  * Context: process context, may sleep.
- * Return: 0, -EINVAL, -EBADF if @bfid is closed, -FI_ENOSYS, -ENOMEM or the
- * provider's error.
+ * Return: 0; -EINVAL for a bad @bfid, a slot already taken or an enabled
+ * @fid; -EBADF if @fid or @bfid is closed; -ENOMEM; the provider's error.
  */
-int kofi_fid_bind(struct fid *fid, struct fid *bfid, u64 flags)
+int kofi_fid_bind(struct fid *fid, struct fid *bfid, u64 flags,
+		  unsigned int slots)
 {
 	struct kofi_fid_core *c = kofi_fid_core(fid);
 	struct kofi_fid_bind *b;
-	int ret;
+	unsigned int i;
+	int ret = 0;
 
 	if (!bfid || bfid == fid || bfid->fclass == FI_CLASS_UNSPEC ||
 	    bfid->fclass >= FI_CLASS_MAX)
 		return -EINVAL;
 	if (!c || (READ_ONCE(fid->core) & KOFI_FID_CLOSING))
 		return -EBADF;
-	if (!fid->ops || !fid->ops->bind)
-		return -FI_ENOSYS;
 	b = kmalloc(sizeof(*b), GFP_KERNEL);
 	if (!b)
 		return -ENOMEM;
+	spin_lock_irq(&c->lock);
+	if (c->enabled || (c->used & slots))
+		ret = -EINVAL;
+	else
+		c->used |= slots;
+	spin_unlock_irq(&c->lock);
+	if (ret)
+		goto out_free;
 	if (!kofi_fid_get(bfid)) {
-		kfree(b);
-		return -EBADF;
+		ret = -EBADF;
+		goto out_slots;
 	}
-	ret = fid->ops->bind(fid, bfid, flags);
-	if (ret) {
-		kofi_fid_put(bfid);
-		kfree(b);
-		return ret;
+	if (fid->ops && fid->ops->bind) {
+		ret = fid->ops->bind(fid, bfid, flags);
+		if (ret) {
+			ret = ret > 0 ? -EIO : ret;
+			kofi_fid_put(bfid);
+			goto out_slots;
+		}
 	}
 	b->bfid = bfid;
 	spin_lock_irq(&c->lock);
 	b->next = c->binds;
 	c->binds = b;
+	for (i = 0; i < KOFI_SLOT_MAX; i++) {
+		if (!(slots & BIT(i)))
+			continue;
+		c->slot_flags[i] = flags;
+		/* Pairs with the acquire of kofi_fid_slot(). */
+		smp_store_release(&c->slot[i], bfid);
+	}
 	spin_unlock_irq(&c->lock);
 	return 0;
+
+out_slots:
+	spin_lock_irq(&c->lock);
+	c->used &= ~slots;
+	spin_unlock_irq(&c->lock);
+out_free:
+	kfree(b);
+	return ret;
 }
 
 /**
- * kofi_fid_bound() - the object of class @fclass bound to @fid
- * @fid: the object bound to
- * @fclass: the class looked for
+ * kofi_fid_slot() - the object bound to @fid in @slot
+ * @fid: the object bound to, open
+ * @slot: enum kofi_bind_slot
+ * @flags: if not NULL, set to the flags of the binding (0 if none)
+ *
+ * Lock-free: one load of the core's state.
  *
  * Context: any context; does not sleep.
- * Return: the most recently bound object of @fclass, or NULL.
+ * Return: the bound object, valid until @fid is closed; NULL if none.
  */
-struct fid *kofi_fid_bound(struct fid *fid, u32 fclass)
+struct fid *kofi_fid_slot(const struct fid *fid, enum kofi_bind_slot slot,
+			  u64 *flags)
 {
 	struct kofi_fid_core *c = kofi_fid_core(fid);
-	struct kofi_fid_bind *b;
-	struct fid *found = NULL;
-	unsigned long flags;
+	struct fid *bfid;
 
-	if (!c)
+	if (!c || slot >= KOFI_SLOT_MAX) {
+		if (flags)
+			*flags = 0;
 		return NULL;
-	spin_lock_irqsave(&c->lock, flags);
-	for (b = c->binds; b && !found; b = b->next)
-		if (b->bfid->fclass == fclass)
-			found = b->bfid;
-	spin_unlock_irqrestore(&c->lock, flags);
-	return found;
+	}
+	/* Pairs with the release of kofi_fid_bind(): the flags are set. */
+	bfid = smp_load_acquire(&c->slot[slot]);
+	if (flags)
+		*flags = bfid ? c->slot_flags[slot] : 0;
+	return bfid;
+}
+
+/*
+ * fi_enable() of @fid succeeded: refuse bindings from now on.  Returns
+ * @ret.
+ */
+static int kofi_fid_enabled(struct fid *fid, int ret)
+{
+	struct kofi_fid_core *c = kofi_fid_core(fid);
+
+	if (ret || !c)
+		return ret;
+	spin_lock_irq(&c->lock);
+	c->enabled = true;
+	spin_unlock_irq(&c->lock);
+	return 0;
 }
 
 /*
@@ -424,6 +483,9 @@ int fi_control(struct fid *fid, int command, void *arg)
 		return -EINVAL;
 	if (!fid->ops->control)
 		return -FI_ENOSYS;
+	if (fid->fclass == FI_CLASS_EP && command == FI_ENABLE)
+		return kofi_fid_enabled(fid, fid->ops->control(fid, command,
+							       arg));
 	return fid->ops->control(fid, command, arg);
 }
 EXPORT_SYMBOL_GPL(fi_control);

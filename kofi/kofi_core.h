@@ -32,8 +32,19 @@ static inline bool kofi_fid_is(const struct fid *fid, u32 fclass)
 
 int kofi_fid_opened(struct fid *parent, int ret, struct fid *child,
 		    u32 fclass);
-int kofi_fid_bind(struct fid *fid, struct fid *bfid, u64 flags);
-struct fid *kofi_fid_bound(struct fid *fid, u32 fclass);
+/* What an endpoint (or passive endpoint) holds bound, one object each. */
+enum kofi_bind_slot {
+	KOFI_SLOT_TX_CQ,
+	KOFI_SLOT_RX_CQ,
+	KOFI_SLOT_EQ,
+	KOFI_SLOT_AV,
+	KOFI_SLOT_MAX
+};
+
+int kofi_fid_bind(struct fid *fid, struct fid *bfid, u64 flags,
+		  unsigned int slots);
+struct fid *kofi_fid_slot(const struct fid *fid, enum kofi_bind_slot slot,
+			  u64 *flags);
 struct fid *kofi_fid_parent(const struct fid *fid);
 
 /**

@@ -282,7 +282,7 @@ static void km_wrong_class_test(struct kunit *test)
 	/* binding something that is not an object */
 	KUNIT_EXPECT_EQ(test, fi_ep_bind(s.ep, NULL, 0), -EINVAL);
 	KUNIT_EXPECT_EQ(test, fi_ep_bind(s.ep, &s.ep->fid, 0), -EINVAL);
-	/* the provider refuses a CQ without FI_SEND/FI_RECV */
+	/* the core refuses a CQ without FI_SEND/FI_RECV */
 	KUNIT_EXPECT_EQ(test, fi_ep_bind(s.ep, &s.cq->fid, 0), -EINVAL);
 	/* and a failed bind left no reference behind */
 	ktp_stack_close(test, &s);
@@ -443,7 +443,77 @@ static void kk_basic_test(struct kunit *test)
 	kofi_keytable_destroy(&kt);
 }
 
+/* fi_ep_bind(): the core's rules, one answer each, and the accessors. */
+static void kl_bind_rules_test(struct kunit *test)
+{
+	struct fi_cq_attr cq_attr = { .format = FI_CQ_FORMAT_CONTEXT };
+	struct fi_av_attr av_attr = { .type = FI_AV_TABLE };
+	struct fid_domain *dom2;
+	struct fid_cq *cq2, *cq3;
+	struct ktp_stack s;
+	struct fid_av *av;
+	struct fid_ep *ep;
+	u64 f = 1;
+
+	ktp_stack_open(test, &s, false);
+	KUNIT_ASSERT_EQ(test, fi_endpoint(s.domain, s.info, &ep, NULL), 0);
+	KUNIT_ASSERT_EQ(test, fi_cq_open(s.domain, &cq_attr, &cq2, NULL), 0);
+	KUNIT_ASSERT_EQ(test, fi_domain(s.fabric, s.info, &dom2, NULL), 0);
+	KUNIT_ASSERT_EQ(test, fi_cq_open(dom2, &cq_attr, &cq3, NULL), 0);
+	KUNIT_EXPECT_NULL(test, kofi_ep_cq(ep, FI_TRANSMIT, &f));
+	KUNIT_EXPECT_EQ(test, f, 0ULL);
+	KUNIT_EXPECT_NULL(test, kofi_ep_eq(ep));
+
+	/* wrong class */
+	KUNIT_EXPECT_EQ(test, fi_ep_bind(ep, &s.domain->fid, 0), -EINVAL);
+	/* a CQ needs a direction, and nothing else */
+	KUNIT_EXPECT_EQ(test, fi_ep_bind(ep, &s.cq->fid, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, fi_ep_bind(ep, &s.cq->fid, FI_SEND | FI_MSG),
+			-EINVAL);
+	/* an EQ takes no flags */
+	KUNIT_EXPECT_EQ(test, fi_ep_bind(ep, &s.eq->fid, FI_RECV), -EINVAL);
+	/* a CQ of another domain */
+	KUNIT_EXPECT_EQ(test, fi_ep_bind(ep, &cq3->fid, FI_RECV), -EINVAL);
+	KUNIT_EXPECT_NULL(test, kofi_ep_cq(ep, FI_RECV, NULL));
+
+	/* valid bindings, visible through the accessors */
+	KUNIT_ASSERT_EQ(test, fi_ep_bind(ep, &s.cq->fid, FI_TRANSMIT), 0);
+	KUNIT_EXPECT_PTR_EQ(test, kofi_ep_cq(ep, FI_TRANSMIT, &f), s.cq);
+	KUNIT_EXPECT_EQ(test, f, FI_TRANSMIT);
+	KUNIT_EXPECT_NULL(test, kofi_ep_cq(ep, FI_RECV, NULL));
+	KUNIT_EXPECT_NULL(test, kofi_ep_cq(ep, FI_SEND | FI_RECV, NULL));
+	/* one CQ per direction */
+	KUNIT_EXPECT_EQ(test, fi_ep_bind(ep, &cq2->fid, FI_SEND | FI_RECV),
+			-EINVAL);
+	KUNIT_EXPECT_NULL(test, kofi_ep_cq(ep, FI_RECV, NULL));
+	KUNIT_ASSERT_EQ(test, fi_ep_bind(ep, &cq2->fid, FI_RECV), 0);
+	KUNIT_EXPECT_PTR_EQ(test, kofi_ep_cq(ep, FI_RECV, &f), cq2);
+	KUNIT_EXPECT_EQ(test, f, FI_RECV);
+	KUNIT_EXPECT_PTR_EQ(test, kofi_ep_cq(ep, FI_SEND, NULL), s.cq);
+	/* one EQ */
+	KUNIT_ASSERT_EQ(test, fi_ep_bind(ep, &s.eq->fid, 0), 0);
+	KUNIT_EXPECT_PTR_EQ(test, kofi_ep_eq(ep), s.eq);
+	KUNIT_EXPECT_EQ(test, fi_ep_bind(ep, &s.eq->fid, 0), -EINVAL);
+	KUNIT_EXPECT_PTR_EQ(test, kofi_ep_eq(ep), s.eq);
+	/* a bound CQ is busy */
+	KUNIT_EXPECT_EQ(test, fi_close(&cq2->fid), -EBUSY);
+
+	/* nothing binds once enabled */
+	KUNIT_ASSERT_EQ(test, fi_av_open(s.domain, &av_attr, &av, NULL), 0);
+	KUNIT_ASSERT_EQ(test, fi_enable(ep), 0);
+	KUNIT_EXPECT_EQ(test, fi_ep_bind(ep, &av->fid, 0), -EINVAL);
+	KUNIT_EXPECT_NULL(test, kofi_ep_av(ep));
+
+	KUNIT_EXPECT_EQ(test, fi_close(&ep->fid), 0);
+	KUNIT_EXPECT_EQ(test, fi_close(&av->fid), 0);
+	KUNIT_EXPECT_EQ(test, fi_close(&cq2->fid), 0);
+	KUNIT_EXPECT_EQ(test, fi_close(&cq3->fid), 0);
+	KUNIT_EXPECT_EQ(test, fi_close(&dom2->fid), 0);
+	ktp_stack_close(test, &s);
+}
+
 static struct kunit_case kofi_lifetime_cases[] = {
+	KUNIT_CASE(kl_bind_rules_test),
 	KUNIT_CASE(kl_order_test),
 	KUNIT_CASE(kl_double_close_test),
 	KUNIT_CASE(kl_close_fail_test),

@@ -103,10 +103,6 @@ struct ktp_ep {
 	struct fid_ep ep;
 	struct ktp_obj o;
 	struct ktp_call last;
-	struct fid_cq *tx_cq;
-	struct fid_cq *rx_cq;
-	struct fid_eq *eq;
-	struct fid_av *av;
 	bool enabled;
 	struct kofi_oplist ops;
 };

@@ -110,37 +110,14 @@ static int ktp_ep_close(struct fid *fid)
 	return 0;
 }
 
-static int ktp_ep_bind(struct fid *fid, struct fid *bfid, u64 flags)
-{
-	struct ktp_ep *ep = container_of(fid, struct ktp_ep, ep.fid);
-
-	switch (bfid->fclass) {
-	case FI_CLASS_CQ:
-		if (!(flags & (FI_SEND | FI_RECV)))
-			return -EINVAL;
-		if (flags & FI_SEND)
-			ep->tx_cq = container_of(bfid, struct fid_cq, fid);
-		if (flags & FI_RECV)
-			ep->rx_cq = container_of(bfid, struct fid_cq, fid);
-		return 0;
-	case FI_CLASS_EQ:
-		ep->eq = container_of(bfid, struct fid_eq, fid);
-		return 0;
-	case FI_CLASS_AV:
-		ep->av = container_of(bfid, struct fid_av, fid);
-		return 0;
-	default:
-		return -EINVAL;
-	}
-}
-
 static int ktp_ep_control(struct fid *fid, int command, void *arg)
 {
 	struct ktp_ep *ep = container_of(fid, struct ktp_ep, ep.fid);
 
 	if (command != FI_ENABLE)
 		return -FI_ENOSYS;
-	if (!ep->tx_cq || !ep->rx_cq)
+	if (!kofi_ep_cq(&ep->ep, FI_TRANSMIT, NULL) ||
+	    !kofi_ep_cq(&ep->ep, FI_RECV, NULL))
 		return -EINVAL;
 	ep->enabled = true;
 	return 0;
@@ -203,7 +180,8 @@ static ssize_t ktp_tx_done(struct ktp_ep *ep, void *context, u64 cflags,
 
 	if (flags & FI_INJECT)
 		return 0;
-	ret = kofi_cq_write(ep->tx_cq, context, cflags, len, NULL, 0);
+	ret = kofi_cq_write(kofi_ep_cq(&ep->ep, FI_TRANSMIT, NULL), context,
+			    cflags, len, NULL, 0);
 	return ret == -EOVERFLOW ? -EAGAIN : ret;
 }
 
@@ -221,7 +199,7 @@ static ssize_t ktp_recvmsg(struct fid_ep *fep, const struct fi_msg *msg,
 	ktp_record(ep, KTP_OP_RECVMSG, msg->iov_type, msg->msg_iov,
 		   msg->iov_count, msg->desc, msg->addr, msg->context,
 		   msg->data, flags);
-	req->op.cq = ep->rx_cq;
+	req->op.cq = kofi_ep_cq(&ep->ep, FI_RECV, NULL);
 	req->op.context = msg->context;
 	req->op.flags = FI_RECV | FI_MSG;
 	req->len = ktp_vec_len(msg->iov_type, msg->msg_iov, msg->iov_count);
@@ -277,7 +255,6 @@ static ssize_t ktp_writemsg(struct fid_ep *fep, const struct fi_msg_rma *msg,
 
 static const struct fi_ops ktp_ep_fi_ops = {
 	.close = ktp_ep_close,
-	.bind = ktp_ep_bind,
 	.control = ktp_ep_control,
 };
 

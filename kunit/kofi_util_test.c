@@ -284,27 +284,12 @@ static void ku_opt_test(struct kunit *test)
 					       &v, &len), -EINVAL);
 }
 
-static void ku_bind_eq_test(struct kunit *test)
-{
-	struct ktp_stack s;
-	struct fid_eq *eq = NULL;
-
-	ktp_stack_open(test, &s, false);
-	KUNIT_EXPECT_EQ(test, kofi_util_bind_eq(&s.cq->fid, &eq), -EINVAL);
-	KUNIT_EXPECT_NULL(test, eq);
-	KUNIT_EXPECT_EQ(test, kofi_util_bind_eq(&s.eq->fid, &eq), 0);
-	KUNIT_EXPECT_PTR_EQ(test, eq, s.eq);
-	KUNIT_EXPECT_EQ(test, kofi_util_bind_eq(&s.eq->fid, &eq), -EBUSY);
-	ktp_stack_close(test, &s);
-}
-
 static struct kunit_case kofi_util_cases[] = {
 	KUNIT_CASE(ku_info_link_test),
 	KUNIT_CASE(ku_core_info_test),
 	KUNIT_CASE(ku_caller_info_test),
 	KUNIT_CASE(ku_close_order_test),
 	KUNIT_CASE(ku_opt_test),
-	KUNIT_CASE(ku_bind_eq_test),
 	{}
 };
 

@@ -1256,7 +1256,7 @@ static void kstream_options_test(struct kunit *test)
 	/* No EQ yet; kstream has no CQs. */
 	KUNIT_EXPECT_EQ(test, fi_enable(ep), -ENOTCONN);
 	KUNIT_EXPECT_EQ(test, fi_ep_bind(ep, &t.ceq->fid, 0), 0);
-	KUNIT_EXPECT_EQ(test, fi_ep_bind(ep, &t.seq->fid, 0), -EBUSY);
+	KUNIT_EXPECT_EQ(test, fi_ep_bind(ep, &t.seq->fid, 0), -EINVAL);
 	KUNIT_ASSERT_EQ(test, fi_enable(ep), 0);
 	v = 8192;
 	KUNIT_EXPECT_EQ(test, fi_setopt(&ep->fid, FI_OPT_ENDPOINT,

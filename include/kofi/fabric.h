@@ -267,8 +267,11 @@ struct module;
  * @close: release the object.  Called by fi_close() once the core has
  *	checked that no child or binding holds the object; on success the
  *	provider must not touch @fid again.  Process context, may sleep.
- * @bind: associate another object (EQ, CQ, MR ...) with this one.
- *	Process context, may sleep.
+ * @bind: optional; a binding of fi_ep_bind() or fi_pep_bind() the core
+ *	has checked (see fi_ep_bind()), called before the core records it,
+ *	to refuse what the provider cannot do.  An error leaves nothing
+ *	bound.  The provider reads bindings with kofi_ep_cq(), kofi_ep_eq(),
+ *	kofi_ep_av() and kofi_pep_eq().  Process context, may sleep.
  * @control: object-specific control commands (FI_ENABLE ...).
  */
 struct fi_ops {

@@ -162,6 +162,11 @@ int kofi_av_lookup_fi_addr(struct fid_av *av, const struct sockaddr *addr,
 			   size_t addrlen, fi_addr_t *fi_addr);
 struct fid_av *kofi_ep_av(struct fid_ep *ep);
 
+/* The bindings fi_ep_bind() and fi_pep_bind() checked and recorded. */
+struct fid_cq *kofi_ep_cq(struct fid_ep *ep, u64 dir, u64 *flags);
+struct fid_eq *kofi_ep_eq(struct fid_ep *ep);
+struct fid_eq *kofi_pep_eq(struct fid_pep *pep);
+
 /**
  * struct kofi_op - an outstanding operation, for kofi_oplist_flush()
  * @node: list linkage, owned by the list

@@ -152,7 +152,6 @@ struct kofi_util_connreq {
  * @fab: its fabric
  * @core: the core passive endpoint it owns
  * @core_eq: the core endpoint's private EQ
- * @eq: the user's EQ, or NULL
  * @progress: queues @work when @core_eq has an event
  * @work: turns the core's connection requests into the utility's
  * @closing: fi_close() in progress: no new work
@@ -162,7 +161,6 @@ struct kofi_util_pep {
 	struct kofi_util_fabric *fab;
 	struct fid_pep *core;
 	struct fid_eq *core_eq;
-	struct fid_eq *eq;
 	struct kofi_util_progress progress;
 	struct work_struct work;
 	bool closing;
@@ -195,8 +193,7 @@ struct kofi_util_opt {
 	{ .name = (_name), .min = (_min), .max = (_max),		\
 	  .offset = offsetof(_type, _member) }
 
-/* ep.c: binding and options */
-int kofi_util_bind_eq(struct fid *bfid, struct fid_eq **eq);
+/* ep.c: options */
 int kofi_util_setopt(const struct kofi_util_opt *tab, size_t n, void *opts,
 		     int level, int optname, const void *optval,
 		     size_t optlen);

@@ -85,7 +85,7 @@ static void kofi_util_pep_connreq(struct kofi_util_pep *up,
 	struct kofi_util_connreq *creq;
 	struct fi_info *info;
 
-	if (!up->eq || len < 0 ||
+	if (!kofi_pep_eq(&up->pep) || len < 0 ||
 	    (util->connreq && util->connreq(core_info, data, len))) {
 		kofi_util_reject_core(up, core_info);
 		return;
@@ -105,8 +105,8 @@ static void kofi_util_pep_connreq(struct kofi_util_pep *up,
 	creq->datalen = len;
 	memcpy(creq->data, data, len);
 	info->handle = &creq->fid;
-	if (kofi_eq_write_cm(up->eq, FI_CONNREQ, &up->pep.fid, info, NULL,
-			     0)) {
+	if (kofi_eq_write_cm(kofi_pep_eq(&up->pep), FI_CONNREQ, &up->pep.fid,
+			     info, NULL, 0)) {
 		info->handle = NULL;
 		fi_freeinfo(info);
 		creq->core_info = NULL;
@@ -135,8 +135,8 @@ static void kofi_util_pep_work(struct work_struct *work)
 			memset(&err, 0, sizeof(err));
 			if (fi_eq_readerr(up->core_eq, &err, 0) < 0)
 				break;
-			if (up->eq)
-				kofi_eq_write_err(up->eq, &up->pep.fid,
+			if (kofi_pep_eq(&up->pep))
+				kofi_eq_write_err(kofi_pep_eq(&up->pep), &up->pep.fid,
 						  up->pep.fid.context,
 						  err.err ? err.err : EIO,
 						  err.prov_errno, NULL, 0);
@@ -173,14 +173,6 @@ static int kofi_util_pep_close(struct fid *fid)
 	return 0;
 }
 
-static int kofi_util_pep_bind(struct fid *fid, struct fid *bfid, u64 flags)
-{
-	struct kofi_util_pep *up = container_of(fid, struct kofi_util_pep,
-						pep.fid);
-
-	return kofi_util_bind_eq(bfid, &up->eq);
-}
-
 static int kofi_util_pep_control(struct fid *fid, int command, void *arg)
 {
 	struct kofi_util_pep *up = container_of(fid, struct kofi_util_pep,
@@ -193,7 +185,7 @@ static int kofi_util_pep_listen(struct fid_pep *pep)
 {
 	struct kofi_util_pep *up = container_of(pep, struct kofi_util_pep, pep);
 
-	if (!up->eq)
+	if (!kofi_pep_eq(&up->pep))
 		return -EINVAL;
 	return fi_listen(up->core);
 }
@@ -228,7 +220,6 @@ static int kofi_util_pep_reject(struct fid_pep *pep, struct fid *handle,
 
 static const struct fi_ops kofi_util_pep_fi_ops = {
 	.close = kofi_util_pep_close,
-	.bind = kofi_util_pep_bind,
 	.control = kofi_util_pep_control,
 };
 

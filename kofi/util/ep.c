@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * kOFI utility providers: what the endpoints of utilities share - the
- * core info an endpoint is opened with, binding the user's EQ, and size_t
+ * core info an endpoint is opened with and size_t
  * endpoint options checked against a table.
  */
 #include <linux/module.h>
@@ -43,27 +43,6 @@ int kofi_util_ep_core_info(const struct kofi_util_prov *util,
 	return 0;
 }
 EXPORT_SYMBOL_GPL(kofi_util_ep_core_info);
-
-/**
- * kofi_util_bind_eq() - the user binds an EQ to a utility object
- * @bfid: what fi_ep_bind() / fi_pep_bind() got
- * @eq: where the object keeps its EQ; NULL until bound
- *
- * A utility object reports to one EQ, bound once.
- *
- * Context: process context.
- * Return: 0; -EINVAL if @bfid is not an EQ; -EBUSY if an EQ is bound.
- */
-int kofi_util_bind_eq(struct fid *bfid, struct fid_eq **eq)
-{
-	if (bfid->fclass != FI_CLASS_EQ)
-		return -EINVAL;
-	if (*eq)
-		return -EBUSY;
-	*eq = container_of(bfid, struct fid_eq, fid);
-	return 0;
-}
-EXPORT_SYMBOL_GPL(kofi_util_bind_eq);
 
 static const struct kofi_util_opt *
 kofi_util_opt_find(const struct kofi_util_opt *tab, size_t n, int optname)

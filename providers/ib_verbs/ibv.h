@@ -160,7 +160,6 @@ struct ibv_domain {
  * @pep: the kOFI object (the context of its rdma_cm identifier)
  * @mutex: protects @cm_id, @listening
  * @cm_id: the listening identifier, NULL once destroyed
- * @eq: the bound EQ
  * @info: the info it was opened with (copy)
  * @backlog: listen backlog
  * @listening: fi_listen() succeeded
@@ -170,7 +169,6 @@ struct ibv_pep {
 	struct fid_pep pep;
 	struct mutex mutex;	/* protects cm_id, listening */
 	struct rdma_cm_id *cm_id;
-	struct fid_eq *eq;
 	struct fi_info *info;
 	int backlog;
 	bool listening;
@@ -256,9 +254,6 @@ struct ibv_req {
  * @cm_id: its rdma_cm identifier
  * @qp: the RC queue pair
  * @cq: the ib_cq of both queues
- * @eq: the bound EQ
- * @tx_cq: CQ for transmits and RMA, or NULL
- * @rx_cq: CQ for receives, or NULL
  * @sq: send queue credits
  * @rq: receive queue credits
  * @tx_free: free send requests
@@ -301,9 +296,6 @@ struct ibv_ep {
 	struct rdma_cm_id *cm_id;
 	struct ib_qp *qp;
 	struct ib_cq *cq;
-	struct fid_eq *eq;
-	struct fid_cq *tx_cq;
-	struct fid_cq *rx_cq;
 	struct ibv_credit sq;
 	struct ibv_credit rq;
 	struct ibv_req *tx_free;

@@ -181,8 +181,8 @@ static int ibv_pep_connreq(struct ibv_pep *pep, struct rdma_cm_id *id,
 	data = ibv_cm_data_get(ev->param.conn.private_data,
 			       ev->param.conn.private_data_len, cr->cm_raw,
 			       FI_CM_DATA_MAX, &len);
-	if (kofi_eq_write_cm(pep->eq, FI_CONNREQ, &pep->pep.fid, info, data,
-			     len)) {
+	if (kofi_eq_write_cm(kofi_pep_eq(&pep->pep), FI_CONNREQ, &pep->pep.fid,
+			     info, data, len)) {
 		/* The EQ is full: the user learns it from its overrun entry. */
 		fi_freeinfo(info);
 		kfree(cr);
@@ -210,8 +210,8 @@ static int ibv_pep_event(struct ibv_pep *pep, struct rdma_cm_id *id,
 			pep->listening = false;
 		}
 		mutex_unlock(&pep->mutex);
-		if (mine && pep->eq)
-			kofi_eq_write_err(pep->eq, &pep->pep.fid,
+		if (mine && kofi_pep_eq(&pep->pep))
+			kofi_eq_write_err(kofi_pep_eq(&pep->pep), &pep->pep.fid,
 					  pep->pep.fid.context, ENODEV, 0,
 					  NULL, 0);
 		return mine;
@@ -230,7 +230,7 @@ static int ibv_pep_listen(struct fid_pep *fpep)
 	int ret;
 
 	mutex_lock(&pep->mutex);
-	if (pep->listening || !pep->eq) {
+	if (pep->listening || !kofi_pep_eq(&pep->pep)) {
 		ret = -EINVAL;
 		goto out;
 	}
@@ -307,15 +307,10 @@ static int ibv_pep_getname(struct fid *fid, void *addr, size_t *addrlen)
 static int ibv_pep_bind(struct fid *fid, struct fid *bfid, u64 flags)
 {
 	struct ibv_pep *pep = container_of(fid, struct ibv_pep, pep.fid);
-	int ret = 0;
+	int ret;
 
-	if (bfid->fclass != FI_CLASS_EQ)
-		return -EINVAL;
 	mutex_lock(&pep->mutex);
-	if (pep->eq || pep->listening)
-		ret = -EINVAL;
-	else
-		pep->eq = container_of(bfid, struct fid_eq, fid);
+	ret = pep->listening ? -EINVAL : 0;
 	mutex_unlock(&pep->mutex);
 	return ret;
 }
@@ -620,15 +615,15 @@ static void ibv_ep_report(struct ibv_ep *ep, const struct ibv_ep_report *r,
 {
 	switch (r->kind) {
 	case IBV_EP_REPORT_CONNECTED:
-		kofi_eq_write_cm(ep->eq, FI_CONNECTED, &ep->ep.fid, NULL,
+		kofi_eq_write_cm(kofi_ep_eq(&ep->ep), FI_CONNECTED, &ep->ep.fid, NULL,
 				 r->data, r->len);
 		break;
 	case IBV_EP_REPORT_SHUTDOWN:
-		kofi_eq_write_cm(ep->eq, FI_SHUTDOWN, &ep->ep.fid, NULL, NULL,
+		kofi_eq_write_cm(kofi_ep_eq(&ep->ep), FI_SHUTDOWN, &ep->ep.fid, NULL, NULL,
 				 0);
 		break;
 	case IBV_EP_REPORT_ERROR:
-		kofi_eq_write_err(ep->eq, &ep->ep.fid, ep->ep.fid.context,
+		kofi_eq_write_err(kofi_ep_eq(&ep->ep), &ep->ep.fid, ep->ep.fid.context,
 				  r->err, status, r->data, r->len);
 		break;
 	case IBV_EP_REPORT_NONE:
@@ -813,7 +808,7 @@ static int ibv_ep_shutdown(struct fid_ep *fep, u64 flags)
 	ep->shutdown_reported = true;
 	mutex_unlock(&ep->mutex);
 	if (report)
-		kofi_eq_write_cm(ep->eq, FI_SHUTDOWN, &ep->ep.fid, NULL, NULL,
+		kofi_eq_write_cm(kofi_ep_eq(&ep->ep), FI_SHUTDOWN, &ep->ep.fid, NULL, NULL,
 				 0);
 	return 0;
 }

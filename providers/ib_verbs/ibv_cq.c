@@ -106,8 +106,8 @@ void ibv_ep_conn_lost(struct ibv_ep *ep, int err)
 	report = ep->can_send;
 	ep->can_send = false;
 	spin_unlock_bh(&ep->lock);
-	if (report && ep->eq)
-		kofi_eq_write_err(ep->eq, &ep->ep.fid, ep->ep.fid.context,
+	if (report && kofi_ep_eq(&ep->ep))
+		kofi_eq_write_err(kofi_ep_eq(&ep->ep), &ep->ep.fid, ep->ep.fid.context,
 				  err, 0, NULL, 0);
 }
 
@@ -136,7 +136,8 @@ void ibv_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 	else
 		ibv_req_put(ep, req, true);
 	if (!ucq && err && err != -ECANCELED && !keepalive)
-		ucq = ep->tx_cq;	/* failed inject: still reported */
+		/* failed inject: still reported */
+		ucq = kofi_ep_cq(&ep->ep, FI_TRANSMIT, NULL);
 	spin_unlock_bh(&ep->lock);
 
 	if (!err) {

@@ -203,14 +203,15 @@ void ibv_ep_kill(struct ibv_ep *ep, int err)
 		mutex_unlock(&ep->mutex);
 		return;
 	}
-	report = ep->eq && ep->state != IBV_EP_IDLE && !ep->shutdown_reported;
+	report = kofi_ep_eq(&ep->ep) && ep->state != IBV_EP_IDLE &&
+		 !ep->shutdown_reported;
 	ep->shutdown_reported = true;
 	id = ibv_ep_release(ep);
 	mutex_unlock(&ep->mutex);
 	if (id)
 		rdma_destroy_id(id);
 	if (report)
-		kofi_eq_write_err(ep->eq, &ep->ep.fid, ep->ep.fid.context, err,
+		kofi_eq_write_err(kofi_ep_eq(&ep->ep), &ep->ep.fid, ep->ep.fid.context, err,
 				  0, NULL, 0);
 }
 
@@ -293,7 +294,8 @@ static int ibv_ep_enable(struct ibv_ep *ep)
 	struct rdma_cm_id *id = NULL;
 	int ret;
 
-	if (!ep->eq || !ep->tx_cq || !ep->rx_cq)
+	if (!kofi_ep_eq(&ep->ep) || !kofi_ep_cq(&ep->ep, FI_TRANSMIT, NULL) ||
+	    !kofi_ep_cq(&ep->ep, FI_RECV, NULL))
 		return -EINVAL;
 	ep->inline_size = min_t(u32, ep->info->tx_attr->inject_size,
 				ibv_dev_max_inline(dom->dev));
@@ -376,36 +378,11 @@ static int ibv_ep_control(struct fid *fid, int command, void *arg)
 static int ibv_ep_bind(struct fid *fid, struct fid *bfid, u64 flags)
 {
 	struct ibv_ep *ep = container_of(fid, struct ibv_ep, ep.fid);
-	int ret = 0;
+	int ret;
 
+	/* An endpoint past IDLE takes nothing more, enabled or not. */
 	mutex_lock(&ep->mutex);
-	if (ep->state != IBV_EP_IDLE) {
-		ret = -EINVAL;
-		goto out;
-	}
-	switch (bfid->fclass) {
-	case FI_CLASS_EQ:
-		if (ep->eq)
-			ret = -EINVAL;
-		else
-			ep->eq = container_of(bfid, struct fid_eq, fid);
-		break;
-	case FI_CLASS_CQ:
-		if (!(flags & (FI_SEND | FI_RECV)) ||
-		    ((flags & FI_SEND) && ep->tx_cq) ||
-		    ((flags & FI_RECV) && ep->rx_cq)) {
-			ret = -EINVAL;
-			break;
-		}
-		if (flags & FI_SEND)
-			ep->tx_cq = container_of(bfid, struct fid_cq, fid);
-		if (flags & FI_RECV)
-			ep->rx_cq = container_of(bfid, struct fid_cq, fid);
-		break;
-	default:
-		ret = -EINVAL;
-	}
-out:
+	ret = ep->state != IBV_EP_IDLE ? -EINVAL : 0;
 	mutex_unlock(&ep->mutex);
 	return ret;
 }

@@ -233,7 +233,8 @@ ssize_t ibv_post_tx(struct ibv_ep *ep, const struct ibv_xfer *x)
 	if (ret)
 		goto err_put;
 
-	req->cq = (x->op_flags & FI_INJECT) ? NULL : ep->tx_cq;
+	req->cq = (x->op_flags & FI_INJECT) ? NULL :
+		  kofi_ep_cq(&ep->ep, FI_TRANSMIT, NULL);
 	req->context = x->context;
 	req->flags = x->cflags;
 	req->len = len;
@@ -299,7 +300,7 @@ static ssize_t ibv_post_rx(struct ibv_ep *ep, enum fi_iov_type type,
 	ret = ibv_build_sgl(ep, req, &s, type, vec, count, desc);
 	if (ret)
 		goto err_put;
-	req->cq = ep->rx_cq;
+	req->cq = kofi_ep_cq(&ep->ep, FI_RECV, NULL);
 	req->context = context;
 	req->flags = FI_RECV | FI_MSG;
 	req->buf = type == FI_IOV_KVEC && count ?

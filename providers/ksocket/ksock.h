@@ -244,9 +244,6 @@ struct ksock_rx {
  * @saved_data_ready: socket callbacks replaced by ksocket's
  * @saved_write_space: see @saved_data_ready
  * @saved_state_change: see @saved_data_ready
- * @eq: bound EQ
- * @tx_cq: bound transmit CQ
- * @rx_cq: bound receive CQ
  * @lock: protects the fields below it
  * @enabled: fi_enable() done
  * @may_sleep: FI_OPT_DATA_MAY_SLEEP: every data call may sleep (set
@@ -295,9 +292,6 @@ struct ksock_ep {
 	void (*saved_data_ready)(struct sock *sk);
 	void (*saved_write_space)(struct sock *sk);
 	void (*saved_state_change)(struct sock *sk);
-	struct fid_eq *eq;
-	struct fid_cq *tx_cq;
-	struct fid_cq *rx_cq;
 
 	spinlock_t lock;	/* protects the fields below */
 	bool enabled;
@@ -347,7 +341,6 @@ static inline struct ksock_ep *ksock_ep(struct fid_ep *ep)
  * @net: network namespace (its creator's), referenced
  * @sock: the listening socket, or NULL
  * @saved_data_ready: the listening socket's callback
- * @eq: bound EQ
  * @backlog: listen backlog
  * @lock: protects @closing and @creqs
  * @closing: fi_close() in progress
@@ -360,7 +353,6 @@ struct ksock_pep {
 	struct net *net;
 	struct socket *sock;
 	void (*saved_data_ready)(struct sock *sk);
-	struct fid_eq *eq;
 	int backlog;
 	spinlock_t lock;	/* protects closing, creqs */
 	bool closing;

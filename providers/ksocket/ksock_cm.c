@@ -204,8 +204,8 @@ static int ksock_creq_deliver(struct ksock_pep *pep, struct ksock_creq *creq)
 			    FI_SOCKADDR_IN : FI_SOCKADDR_IN6;
 	info->handle = &creq->fid;
 	len = be16_to_cpu(creq->buf.ctrl.seg_size);
-	ret = kofi_eq_write_cm(pep->eq, FI_CONNREQ, &pep->pep.fid, info,
-			       creq->buf.raw + sizeof(creq->buf.ctrl), len);
+	ret = kofi_eq_write_cm(kofi_pep_eq(&pep->pep), FI_CONNREQ,
+			       &pep->pep.fid, info, creq->buf.raw + sizeof(creq->buf.ctrl), len);
 	if (ret)
 		goto err;
 	return 0;
@@ -342,7 +342,7 @@ static int ksock_pep_listen(struct fid_pep *fpep)
 
 	if (pep->sock)
 		return -EINVAL;
-	if (!pep->eq)
+	if (!kofi_pep_eq(&pep->pep))
 		return -EINVAL;
 	if (pep->info->src_addr) {
 		if (pep->info->src_addrlen > sizeof(ss))
@@ -415,16 +415,6 @@ static int ksock_pep_close(struct fid *fid)
 	put_net(pep->net);
 	fi_freeinfo(pep->info);
 	kfree(pep);
-	return 0;
-}
-
-static int ksock_pep_bind(struct fid *fid, struct fid *bfid, u64 flags)
-{
-	struct ksock_pep *pep = container_of(fid, struct ksock_pep, pep.fid);
-
-	if (bfid->fclass != FI_CLASS_EQ || pep->eq)
-		return -EINVAL;
-	pep->eq = container_of(bfid, struct fid_eq, fid);
 	return 0;
 }
 
@@ -504,7 +494,6 @@ out:
 
 static const struct fi_ops ksock_pep_fi_ops = {
 	.close = ksock_pep_close,
-	.bind = ksock_pep_bind,
 	.control = ksock_pep_control,
 };
 

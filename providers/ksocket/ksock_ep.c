@@ -488,18 +488,18 @@ void ksock_ep_down(struct ksock_ep *ep, int err, int prov_errno,
 		kernel_sock_shutdown(ep->sock, SHUT_RDWR);
 	}
 	ksock_ep_flush(ep);
-	if (!ep->eq)
+	if (!kofi_ep_eq(&ep->ep))
 		return;
 	if (prev == KSOCK_EP_CONNECTING || prev == KSOCK_EP_REQ_SENT) {
-		kofi_eq_write_err(ep->eq, &ep->ep.fid, ep->ep.fid.context,
+		kofi_eq_write_err(kofi_ep_eq(&ep->ep), &ep->ep.fid, ep->ep.fid.context,
 				  err ? err : ECONNREFUSED, prov_errno, data,
 				  datalen);
 		return;
 	}
 	if (err)
-		kofi_eq_write_err(ep->eq, &ep->ep.fid, ep->ep.fid.context,
+		kofi_eq_write_err(kofi_ep_eq(&ep->ep), &ep->ep.fid, ep->ep.fid.context,
 				  err, prov_errno, NULL, 0);
-	kofi_eq_write_cm(ep->eq, FI_SHUTDOWN, &ep->ep.fid, NULL, NULL, 0);
+	kofi_eq_write_cm(kofi_ep_eq(&ep->ep), FI_SHUTDOWN, &ep->ep.fid, NULL, NULL, 0);
 }
 
 /**
@@ -528,8 +528,8 @@ void ksock_ep_connected(struct ksock_ep *ep, const void *data,
 	ep->rx.need = sizeof(struct ksock_base_hdr);
 	ksock_ep_kick(ep);
 	spin_unlock_irqrestore(&ep->lock, flags);
-	if (ep->eq)
-		kofi_eq_write_cm(ep->eq, FI_CONNECTED, &ep->ep.fid, NULL, data,
+	if (kofi_ep_eq(&ep->ep))
+		kofi_eq_write_cm(kofi_ep_eq(&ep->ep), FI_CONNECTED, &ep->ep.fid, NULL, data,
 				 datalen);
 }
 
@@ -650,34 +650,6 @@ static int ksock_ep_close(struct fid *fid)
 	return 0;
 }
 
-static int ksock_ep_bind(struct fid *fid, struct fid *bfid, u64 flags)
-{
-	struct ksock_ep *ep = container_of(fid, struct ksock_ep, ep.fid);
-
-	if (ep->enabled)
-		return -EINVAL;
-	switch (bfid->fclass) {
-	case FI_CLASS_CQ:
-		if (!(flags & (FI_SEND | FI_RECV | FI_TRANSMIT)))
-			return -EINVAL;
-		if (((flags & FI_SEND) && ep->tx_cq) ||
-		    ((flags & FI_RECV) && ep->rx_cq))
-			return -EINVAL;
-		if (flags & FI_SEND)
-			ep->tx_cq = container_of(bfid, struct fid_cq, fid);
-		if (flags & FI_RECV)
-			ep->rx_cq = container_of(bfid, struct fid_cq, fid);
-		return 0;
-	case FI_CLASS_EQ:
-		if (ep->eq)
-			return -EINVAL;
-		ep->eq = container_of(bfid, struct fid_eq, fid);
-		return 0;
-	default:
-		return -EINVAL;
-	}
-}
-
 static int ksock_ep_enable(struct ksock_ep *ep)
 {
 	size_t ntx = KSOCK_TX_SIZE, nrx = KSOCK_RX_SIZE, i;
@@ -686,7 +658,8 @@ static int ksock_ep_enable(struct ksock_ep *ep)
 
 	if (ep->enabled)
 		return 0;
-	if (!ep->tx_cq || !ep->rx_cq || !ep->eq)
+	if (!kofi_ep_cq(&ep->ep, FI_TRANSMIT, NULL) ||
+	    !kofi_ep_cq(&ep->ep, FI_RECV, NULL) || !kofi_ep_eq(&ep->ep))
 		return -EINVAL;
 	if (ep->info->tx_attr->size)
 		ntx = min_t(size_t, ep->info->tx_attr->size, 65536);
@@ -831,7 +804,6 @@ static int ksock_ep_setopt(struct fid *fid, int level, int optname,
 
 static const struct fi_ops ksock_ep_fi_ops = {
 	.close = ksock_ep_close,
-	.bind = ksock_ep_bind,
 	.control = ksock_ep_control,
 };
 

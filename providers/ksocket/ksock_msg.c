@@ -48,7 +48,7 @@ static ssize_t ksock_send_common(struct ksock_ep *ep, enum fi_iov_type type,
 		req->user = true;
 		req->signal = true;
 	}
-	req->op.cq = req->user ? ep->tx_cq : NULL;
+	req->op.cq = req->user ? kofi_ep_cq(&ep->ep, FI_TRANSMIT, NULL) : NULL;
 	req->op.context = context;
 	req->op.flags = FI_SEND | FI_MSG;
 	req->data = data;
@@ -94,7 +94,7 @@ static ssize_t ksock_recv_common(struct ksock_ep *ep, enum fi_iov_type type,
 	req->kind = KSOCK_REQ_RECV;
 	req->user = true;
 	req->signal = true;
-	req->op.cq = ep->rx_cq;
+	req->op.cq = kofi_ep_cq(&ep->ep, FI_RECV, NULL);
 	req->op.context = context;
 	req->op.flags = FI_RECV | FI_MSG;
 	kofi_oplist_add(&ep->ops, &req->op);

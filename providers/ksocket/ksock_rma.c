@@ -101,7 +101,7 @@ static ssize_t ksock_rma_common(struct ksock_ep *ep, bool read,
 	ret = -EINVAL;
 	if (req->len != rlen)
 		goto put;
-	req->op.cq = req->user ? ep->tx_cq : NULL;
+	req->op.cq = req->user ? kofi_ep_cq(&ep->ep, FI_TRANSMIT, NULL) : NULL;
 	req->op.context = context;
 	req->op.flags = FI_RMA | (read ? FI_READ : FI_WRITE);
 	req->data = data;

@@ -225,7 +225,6 @@ struct kstream_req {
  * @dom: its domain
  * @core_info: the core info the core endpoint is (or will be) opened with
  * @opts: settings
- * @eq: the user's EQ
  * @core_ep: core endpoint (after enable)
  * @core_eq: its private EQ
  * @progress: queues @work on kstream_wq when @core_eq has an event
@@ -330,7 +329,6 @@ struct kstream_ep {
 	struct kofi_util_domain *dom;
 	struct fi_info *core_info;
 	struct kstream_opts opts;
-	struct fid_eq *eq;
 	struct fid_ep *core_ep;
 	struct fid_eq *core_eq;
 	struct kofi_util_progress progress;

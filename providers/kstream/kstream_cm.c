@@ -225,7 +225,7 @@ void kstream_cm_error(struct kstream_ep *kep, int err)
 	kstream_set_state(kep, KSTREAM_DOWN);
 	spin_unlock_bh(&kep->lock);
 	if (report)
-		kofi_eq_write_err(kep->eq, &kep->ep.fid, kep->ep.fid.context,
+		kofi_eq_write_err(kofi_ep_eq(&kep->ep), &kep->ep.fid, kep->ep.fid.context,
 				  err, 0, NULL, 0);
 	kstream_wake(kep);
 }
@@ -263,7 +263,7 @@ void kstream_cm_event(struct kstream_ep *kep, u32 event, const void *buf,
 			memcpy(kep->peer, buf, kep->peer_len);
 		}
 		kstream_connected(kep);
-		kofi_eq_write_cm(kep->eq, FI_CONNECTED, &kep->ep.fid, NULL,
+		kofi_eq_write_cm(kofi_ep_eq(&kep->ep), FI_CONNECTED, &kep->ep.fid, NULL,
 				 NULL, 0);
 		kstream_wake(kep);
 		return;
@@ -285,8 +285,9 @@ void kstream_cm_event(struct kstream_ep *kep, u32 event, const void *buf,
 	kstream_set_state(kep, KSTREAM_DOWN);
 	spin_unlock_bh(&kep->lock);
 	if (report)
-		kofi_eq_write_err(kep->eq, &kep->ep.fid, kep->ep.fid.context,
+		kofi_eq_write_err(kofi_ep_eq(&kep->ep), &kep->ep.fid, kep->ep.fid.context,
 				  err, 0, NULL, 0);
-	kofi_eq_write_cm(kep->eq, FI_SHUTDOWN, &kep->ep.fid, NULL, NULL, 0);
+	kofi_eq_write_cm(kofi_ep_eq(&kep->ep), FI_SHUTDOWN, &kep->ep.fid, NULL,
+			 NULL, 0);
 	kstream_wake(kep);
 }

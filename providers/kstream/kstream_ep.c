@@ -206,7 +206,7 @@ static int kstream_ep_enable(struct kstream_ep *kep)
 
 	if (kep->state != KSTREAM_IDLE)
 		return kep->state == KSTREAM_ENABLED ? 0 : -EISCONN;
-	if (!kep->eq)
+	if (!kofi_ep_eq(&kep->ep))
 		return -ENOTCONN;
 	kep->sbuf_size = kep->opts.sbuf_size & ~63UL;
 	kep->rbuf_size = kep->opts.rbuf_size & ~63UL;
@@ -265,10 +265,8 @@ err:
 
 static int kstream_ep_bind(struct fid *fid, struct fid *bfid, u64 flags)
 {
-	struct kstream_ep *kep = container_of(fid, struct kstream_ep, ep.fid);
-
-	/* An endpoint past KSTREAM_IDLE has its EQ (kstream_ep_enable()). */
-	return kofi_util_bind_eq(bfid, &kep->eq);
+	/* Completions come through the stream calls: only an EQ binds. */
+	return bfid->fclass == FI_CLASS_EQ ? 0 : -EINVAL;
 }
 
 static int kstream_ep_control(struct fid *fid, int command, void *arg)

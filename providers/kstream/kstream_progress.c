@@ -989,7 +989,7 @@ void kstream_progress_work(struct work_struct *work)
 	err = kep->err;
 	spin_unlock_bh(&kep->lock);
 	if (report) {
-		kofi_eq_write_err(kep->eq, &kep->ep.fid, kep->ep.fid.context,
+		kofi_eq_write_err(kofi_ep_eq(&kep->ep), &kep->ep.fid, kep->ep.fid.context,
 				  err, 0, NULL, 0);
 		fi_shutdown(kep->core_ep, 0);
 	}

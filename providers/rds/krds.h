@@ -72,9 +72,6 @@ struct krds_req {
  * @info: the endpoint's own copy of its info
  * @net: network namespace of the creator, where the socket lives
  * @sock: the bound AF_RDS socket, from fi_enable() on
- * @tx_cq: CQ of sends
- * @rx_cq: CQ of receives
- * @av: the bound address vector
  * @lock: protects the lists and @state
  * @state: KRDS_EP_*
  * @tx_queue: sends not yet taken by the socket, oldest first
@@ -92,9 +89,6 @@ struct krds_ep {
 	struct fi_info *info;
 	struct net *net;
 	struct socket *sock;
-	struct fid_cq *tx_cq;
-	struct fid_cq *rx_cq;
-	struct fid_av *av;
 	spinlock_t lock;	/* protects the lists and state */
 	int state;
 	struct list_head tx_queue;

@@ -75,7 +75,8 @@ static int krds_ep_enable(struct krds_ep *ep)
 
 	if (ep->state != KRDS_EP_IDLE)
 		return 0;
-	if (!ep->tx_cq || !ep->rx_cq || !ep->av)
+	if (!kofi_ep_cq(&ep->ep, FI_TRANSMIT, NULL) ||
+	    !kofi_ep_cq(&ep->ep, FI_RECV, NULL) || !kofi_ep_av(&ep->ep))
 		return -EINVAL;
 	if (!src || ep->info->src_addrlen < sizeof(*src) ||
 	    src->sin_family != AF_INET)
@@ -131,32 +132,6 @@ static int krds_ep_close(struct fid *fid)
 	return 0;
 }
 
-static int krds_ep_bind(struct fid *fid, struct fid *bfid, u64 flags)
-{
-	struct krds_ep *ep = container_of(fid, struct krds_ep, ep.fid);
-
-	if (ep->state != KRDS_EP_IDLE)
-		return -EINVAL;
-	switch (bfid->fclass) {
-	case FI_CLASS_CQ:
-		if (!(flags & (FI_SEND | FI_RECV | FI_TRANSMIT)))
-			return -EINVAL;
-		if (((flags & (FI_SEND | FI_TRANSMIT)) && ep->tx_cq) ||
-		    ((flags & FI_RECV) && ep->rx_cq))
-			return -EINVAL;
-		if (flags & (FI_SEND | FI_TRANSMIT))
-			ep->tx_cq = container_of(bfid, struct fid_cq, fid);
-		if (flags & FI_RECV)
-			ep->rx_cq = container_of(bfid, struct fid_cq, fid);
-		return 0;
-	case FI_CLASS_AV:
-		ep->av = container_of(bfid, struct fid_av, fid);
-		return 0;
-	default:
-		return -EINVAL;
-	}
-}
-
 static int krds_ep_control(struct fid *fid, int command, void *arg)
 {
 	struct krds_ep *ep = container_of(fid, struct krds_ep, ep.fid);
@@ -190,7 +165,6 @@ static int krds_ep_getname(struct fid *fid, void *addr, size_t *addrlen)
 
 static const struct fi_ops krds_ep_fi_ops = {
 	.close = krds_ep_close,
-	.bind = krds_ep_bind,
 	.control = krds_ep_control,
 };
 

@@ -140,7 +140,7 @@ static ssize_t krds_sendmsg(struct fid_ep *fep, const struct fi_msg *msg,
 	req = krds_req_get(ep, &ep->tx_free);
 	if (!req)
 		return ep->state == KRDS_EP_ENABLED ? -EAGAIN : -EINVAL;
-	ret = kofi_av_lookup_addr(ep->av, msg->addr, &ss);
+	ret = kofi_av_lookup_addr(kofi_ep_av(&ep->ep), msg->addr, &ss);
 	if (ret >= 0 && ss.ss_family != AF_INET)
 		ret = -EINVAL;
 	if (ret < 0)
@@ -156,7 +156,8 @@ static ssize_t krds_sendmsg(struct fid_ep *fep, const struct fi_msg *msg,
 		ret = -EMSGSIZE;
 		goto err;
 	}
-	req->op.cq = (flags & FI_INJECT) ? NULL : ep->tx_cq;
+	req->op.cq = (flags & FI_INJECT) ? NULL :
+		     kofi_ep_cq(&ep->ep, FI_TRANSMIT, NULL);
 	req->op.context = msg->context;
 	req->op.flags = FI_SEND | FI_MSG;
 	krds_req_post(ep, req, &ep->tx_queue);
@@ -183,7 +184,7 @@ static ssize_t krds_recvmsg(struct fid_ep *fep, const struct fi_msg *msg,
 		krds_req_put(ep, req, &ep->rx_free);
 		return ret;
 	}
-	req->op.cq = ep->rx_cq;
+	req->op.cq = kofi_ep_cq(&ep->ep, FI_RECV, NULL);
 	req->op.context = msg->context;
 	req->op.flags = FI_RECV | FI_MSG;
 	krds_req_post(ep, req, &ep->rx_queue);
@@ -307,7 +308,7 @@ static void krds_rx_progress(struct krds_ep *ep)
 				      req->len, ret - req->len, 0);
 			continue;
 		}
-		kofi_av_lookup_fi_addr(ep->av, (struct sockaddr *)&ss,
+		kofi_av_lookup_fi_addr(kofi_ep_av(&ep->ep), (struct sockaddr *)&ss,
 				       msg.msg_namelen, &src);
 		krds_req_done(ep, req, &ep->rx_free, 0, ret, 0, src);
 	}
