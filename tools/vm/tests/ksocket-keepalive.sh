@@ -7,8 +7,10 @@
 # the loss in time), runs against guest 0's server, then both idle; guest
 # 0's link goes down.  TCP keepalive gives
 # the peer up after 3 unanswered probes 1 s apart (TCP_USER_TIMEOUT 4 s):
-# the client's endpoint reports ETIMEDOUT on its EQ 4-7 s into its idle
-# time (the link went down 2 s into it).
+# the client's endpoint reports ETIMEDOUT on its EQ about 6 s into its
+# idle time (the link went down 2 s into it).  Checked: 4-12 s, slack for
+# a loaded host; the module's 60 s setting could not report it before
+# the link is back up, 14 s into the idle time.
 . ./lib.sh
 
 M=/kofi/modules
@@ -62,8 +64,8 @@ else
 	check_output "client: endpoint keepalive set by fi_setopt" \
 		'endpoint keepalive 1000 ms' new_dmesg
 	check_output "client: peer lost, ETIMEDOUT" '^-110$' rp_result
-	check_output "client: reported 4-7 s into the idle time" 'ended after' \
-		idle_within 4000 7000
+	check_output "client: reported 4-12 s into the idle time" 'ended after' \
+		idle_within 4000 12000
 	rmmod kofi_sample_pingpong
 	check "link back up" wait_for 60 ping -c 1 -W 1 "$KOFI_PEER"
 	barrier done
