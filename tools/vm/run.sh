@@ -116,6 +116,8 @@ if [ "$series" = debug ]; then
 	# starved of host CPU is not reported as stalled, while a real lockup
 	# still is.
 	cmdline+=" pci=noacpi rcupdate.rcu_cpu_stall_timeout=300"
+	# Tests scale their iteration counts down on it (lib.sh: scaled).
+	cmdline+=" kofi_sanitized=1"
 	boot_limit=${boot_limit:-300}
 fi
 timeout=${timeout:-300}

@@ -12,7 +12,7 @@
 
 M=/kofi/modules
 SIZES=64,256,1024,4096,65536,1048576
-ITERS=10
+ITERS=$(scaled 10 3)
 # fi_pingpong's verbs provider: the interface of rxe0, warnings logged.
 FIPP_ENV="FI_VERBS_IFACE=$KOFI_DEV FI_LOG_LEVEL=warn"
 

@@ -9,7 +9,7 @@
 
 M=/kofi/modules
 SIZES=64,256,1024,4096,65536,1048576
-ITERS=10
+ITERS=$(scaled 10 3)
 
 sample_ok() {
 	r=$(cat /sys/module/kofi_sample_pingpong/parameters/result) &&

@@ -10,14 +10,14 @@
 . ./lib.sh
 . ./kstream-lib.sh
 
-SIZE=65536 COUNT=20 ITERS=2
+SIZE=65536 COUNT=$(scaled 20 8) ITERS=2
 RS_ARGS="-S $SIZE -C $COUNT -I $ITERS"
 
 # Extra arguments of the kstream throughput client (rstream_vs_kstream).
 KT_XARGS=
 
 # rs_row FILE: rstream printed its result row.
-rs_row() { cat "$1"; grep -q -E '^custom +64k +20 +2 ' "$1"; }
+rs_row() { cat "$1"; grep -q -E "^custom +64k +$COUNT +2 " "$1"; }
 
 # rs_server_ok: the rstream server finished well and printed its row.
 rs_server_ok() { wait "$rs_pid" && rs_row /tmp/rstream.out; }

@@ -10,6 +10,13 @@ fail() { echo "KOFI-FAIL: $*"; KOFI_FAILED=1; }
 # Helpers keep their variables in a _kofi_ namespace: busybox sh has no
 # "local", and a test's own variables must survive a call.
 
+# scaled N S: print N, or S on the sanitizer (debug) kernel, which runs
+# several times slower under TCG.  For iteration counts only: every size,
+# operation and mode a test covers runs on every kernel.
+scaled() {
+	if [ "$KOFI_SANITIZED" = 1 ]; then echo "$2"; else echo "$1"; fi
+}
+
 # check NAME COMMAND...: run COMMAND, pass if it exits 0.
 check() {
 	_kofi_name=$1
