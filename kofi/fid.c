@@ -58,16 +58,21 @@ struct kofi_fid_bind {
  *	reads (kofi_fid_slot()); set once, valid until the object is closed
  * @slot_flags: the flags each slot's object was bound with
  * @used: the slots taken or being taken by a binding, under @lock
+ * @binding: kofi_fid_bind() calls between their checks and their
+ *	recording, under @lock; fi_enable() waits for none and answers -EBUSY
+ * @enabling: fi_enable() is in the provider, under @lock; nothing binds
  * @enabled: fi_enable() succeeded; nothing more can be bound, under @lock
  */
 struct kofi_fid_core {
 	struct kref ref;
-	spinlock_t lock;	/* protects binds, used, enabled, closing */
+	spinlock_t lock;	/* binds, used, binding, enabl*, closing */
 	struct fid *parent;
 	struct kofi_fid_bind *binds;
 	struct fid *slot[KOFI_SLOT_MAX];
 	u64 slot_flags[KOFI_SLOT_MAX];
 	unsigned int used;
+	unsigned int binding;
+	bool enabling;
 	bool enabled;
 };
 
@@ -261,7 +266,8 @@ int kofi_fid_opened(struct fid *parent, int ret, struct fid *child,
  *
  * Context: process context, may sleep.
  * Return: 0; -EINVAL for a bad @bfid, a slot already taken or an enabled
- * @fid; -EBADF if @fid or @bfid is closed; -ENOMEM; the provider's error.
+ * @fid (or one being enabled); -EBADF if @fid or @bfid is closed;
+ * -ENOMEM; the provider's error.
  */
 int kofi_fid_bind(struct fid *fid, struct fid *bfid, u64 flags,
 		  unsigned int slots)
@@ -280,10 +286,12 @@ int kofi_fid_bind(struct fid *fid, struct fid *bfid, u64 flags,
 	if (!b)
 		return -ENOMEM;
 	spin_lock_irq(&c->lock);
-	if (c->enabled || (c->used & slots))
+	if (c->enabled || c->enabling || (c->used & slots)) {
 		ret = -EINVAL;
-	else
+	} else {
 		c->used |= slots;
+		c->binding++;
+	}
 	spin_unlock_irq(&c->lock);
 	if (ret)
 		goto out_free;
@@ -310,12 +318,14 @@ int kofi_fid_bind(struct fid *fid, struct fid *bfid, u64 flags,
 		/* Pairs with the acquire of kofi_fid_slot(). */
 		smp_store_release(&c->slot[i], bfid);
 	}
+	c->binding--;
 	spin_unlock_irq(&c->lock);
 	return 0;
 
 out_slots:
 	spin_lock_irq(&c->lock);
 	c->used &= ~slots;
+	c->binding--;
 	spin_unlock_irq(&c->lock);
 out_free:
 	kfree(b);
@@ -352,19 +362,33 @@ struct fid *kofi_fid_slot(const struct fid *fid, enum kofi_bind_slot slot,
 }
 
 /*
- * fi_enable() of @fid succeeded: refuse bindings from now on.  Returns
- * @ret.
+ * fi_enable() of endpoint @fid: the provider's enable runs with no
+ * binding in progress and none admitted until it returns; once it
+ * succeeds, none is admitted again.  -EBUSY while a binding or another
+ * enable is in progress.
  */
-static int kofi_fid_enabled(struct fid *fid, int ret)
+static int kofi_fid_enable(struct fid *fid, void *arg)
 {
 	struct kofi_fid_core *c = kofi_fid_core(fid);
+	int ret = 0;
 
-	if (ret || !c)
-		return ret;
+	if (!c)
+		return fid->ops->control(fid, FI_ENABLE, arg);
 	spin_lock_irq(&c->lock);
-	c->enabled = true;
+	if (c->binding || c->enabling)
+		ret = -EBUSY;
+	else
+		c->enabling = true;
 	spin_unlock_irq(&c->lock);
-	return 0;
+	if (ret)
+		return ret;
+	ret = fid->ops->control(fid, FI_ENABLE, arg);
+	spin_lock_irq(&c->lock);
+	c->enabling = false;
+	if (!ret)
+		c->enabled = true;
+	spin_unlock_irq(&c->lock);
+	return ret;
 }
 
 /*
@@ -474,7 +498,9 @@ EXPORT_SYMBOL_GPL(fi_close);
  *
  * Context: process context, may sleep (providers may document less).
  * Return: 0 or the provider's result; -EINVAL if @fid is not an open
- * object; -FI_ENOSYS if the provider has no control operation.
+ * object; -FI_ENOSYS if the provider has no control operation; for
+ * FI_ENABLE of an endpoint, -EBUSY while an fi_ep_bind() of it or another
+ * FI_ENABLE is in progress.
  */
 int fi_control(struct fid *fid, int command, void *arg)
 {
@@ -484,8 +510,7 @@ int fi_control(struct fid *fid, int command, void *arg)
 	if (!fid->ops->control)
 		return -FI_ENOSYS;
 	if (fid->fclass == FI_CLASS_EP && command == FI_ENABLE)
-		return kofi_fid_enabled(fid, fid->ops->control(fid, command,
-							       arg));
+		return kofi_fid_enable(fid, arg);
 	return fid->ops->control(fid, command, arg);
 }
 EXPORT_SYMBOL_GPL(fi_control);

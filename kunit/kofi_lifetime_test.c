@@ -451,12 +451,14 @@ static void kl_bind_rules_test(struct kunit *test)
 	struct fid_domain *dom2;
 	struct fid_cq *cq2, *cq3;
 	struct ktp_stack s;
+	struct ktp_ep *tep;
 	struct fid_av *av;
 	struct fid_ep *ep;
 	u64 f = 1;
 
 	ktp_stack_open(test, &s, false);
 	KUNIT_ASSERT_EQ(test, fi_endpoint(s.domain, s.info, &ep, NULL), 0);
+	tep = container_of(ep, struct ktp_ep, ep);
 	KUNIT_ASSERT_EQ(test, fi_cq_open(s.domain, &cq_attr, &cq2, NULL), 0);
 	KUNIT_ASSERT_EQ(test, fi_domain(s.fabric, s.info, &dom2, NULL), 0);
 	KUNIT_ASSERT_EQ(test, fi_cq_open(dom2, &cq_attr, &cq3, NULL), 0);
@@ -490,17 +492,26 @@ static void kl_bind_rules_test(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, kofi_ep_cq(ep, FI_RECV, &f), cq2);
 	KUNIT_EXPECT_EQ(test, f, FI_RECV);
 	KUNIT_EXPECT_PTR_EQ(test, kofi_ep_cq(ep, FI_SEND, NULL), s.cq);
-	/* one EQ */
+	/* one EQ; no fi_enable() while a binding is in progress */
+	tep->bind_enables = true;
 	KUNIT_ASSERT_EQ(test, fi_ep_bind(ep, &s.eq->fid, 0), 0);
+	tep->bind_enables = false;
+	KUNIT_EXPECT_EQ(test, tep->bind_enable_ret, -EBUSY);
+	KUNIT_EXPECT_FALSE(test, tep->enabled);
 	KUNIT_EXPECT_PTR_EQ(test, kofi_ep_eq(ep), s.eq);
 	KUNIT_EXPECT_EQ(test, fi_ep_bind(ep, &s.eq->fid, 0), -EINVAL);
 	KUNIT_EXPECT_PTR_EQ(test, kofi_ep_eq(ep), s.eq);
 	/* a bound CQ is busy */
 	KUNIT_EXPECT_EQ(test, fi_close(&cq2->fid), -EBUSY);
 
-	/* nothing binds once enabled */
+	/* nothing binds while the provider enables, nor once enabled */
 	KUNIT_ASSERT_EQ(test, fi_av_open(s.domain, &av_attr, &av, NULL), 0);
+	tep->enable_binds = &av->fid;
 	KUNIT_ASSERT_EQ(test, fi_enable(ep), 0);
+	tep->enable_binds = NULL;
+	KUNIT_EXPECT_EQ(test, tep->enable_bind_ret, -EINVAL);
+	KUNIT_EXPECT_TRUE(test, tep->enabled);
+	KUNIT_EXPECT_NULL(test, kofi_ep_av(ep));
 	KUNIT_EXPECT_EQ(test, fi_ep_bind(ep, &av->fid, 0), -EINVAL);
 	KUNIT_EXPECT_NULL(test, kofi_ep_av(ep));
 

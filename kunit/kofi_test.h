@@ -105,6 +105,11 @@ struct ktp_ep {
 	struct ktp_call last;
 	bool enabled;
 	struct kofi_oplist ops;
+	/* calls made from inside the provider's operations, and their answers */
+	struct fid *enable_binds;	/* the enable op binds it (flags 0) */
+	int enable_bind_ret;
+	bool bind_enables;		/* the bind op calls fi_enable() */
+	int bind_enable_ret;
 };
 
 struct ktp_mr {

@@ -116,10 +116,21 @@ static int ktp_ep_control(struct fid *fid, int command, void *arg)
 
 	if (command != FI_ENABLE)
 		return -FI_ENOSYS;
+	if (ep->enable_binds)
+		ep->enable_bind_ret = fi_ep_bind(&ep->ep, ep->enable_binds, 0);
 	if (!kofi_ep_cq(&ep->ep, FI_TRANSMIT, NULL) ||
 	    !kofi_ep_cq(&ep->ep, FI_RECV, NULL))
 		return -EINVAL;
 	ep->enabled = true;
+	return 0;
+}
+
+static int ktp_ep_bind(struct fid *fid, struct fid *bfid, u64 flags)
+{
+	struct ktp_ep *ep = container_of(fid, struct ktp_ep, ep.fid);
+
+	if (ep->bind_enables)
+		ep->bind_enable_ret = fi_enable(&ep->ep);
 	return 0;
 }
 
@@ -255,6 +266,7 @@ static ssize_t ktp_writemsg(struct fid_ep *fep, const struct fi_msg_rma *msg,
 
 static const struct fi_ops ktp_ep_fi_ops = {
 	.close = ktp_ep_close,
+	.bind = ktp_ep_bind,
 	.control = ktp_ep_control,
 };
 
