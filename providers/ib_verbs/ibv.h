@@ -67,6 +67,24 @@
 			 FI_REMOTE_CQ_DATA | FI_LOCAL_COMM | FI_REMOTE_COMM)
 #define IBV_MR_MODE	(FI_MR_VIRT_ADDR | FI_MR_PROV_KEY | FI_MR_ALLOCATED)
 
+/**
+ * ibv_caps() - the capabilities the provider offers on a port
+ * @ibdev: the device
+ * @port: the port
+ *
+ * IBV_CAPS, without FI_REMOTE_CQ_DATA on iWARP, which has no immediate
+ * data (no SEND_WITH_IMM, no RDMA_WRITE_WITH_IMM).
+ *
+ * Context: any context.
+ * Return: the capability bits.
+ */
+static inline u64 ibv_caps(struct ib_device *ibdev, u32 port)
+{
+	if (rdma_protocol_iwarp(ibdev, port))
+		return IBV_CAPS & ~FI_REMOTE_CQ_DATA;
+	return IBV_CAPS;
+}
+
 /* Module parameters (ibv_main.c). */
 extern char *ibv_iface;
 extern unsigned int ibv_inline_size;
@@ -115,6 +133,8 @@ struct ibv_fabric {
  * @domain: the kOFI object
  * @dev: the device, referenced
  * @port: the port number
+ * @caps: ibv_caps() of the port
+ * @iwarp: the port speaks iWARP
  * @pd: protection domain, NULL once the device is removed
  * @lock: protects @eps, @removed, @pd, @reg_qp
  * @eps: endpoints opened on the domain
@@ -140,6 +160,8 @@ struct ibv_domain {
 	struct fid_domain domain;
 	struct ibv_dev *dev;
 	u32 port;
+	u64 caps;
+	bool iwarp;
 	struct ib_pd *pd;
 	struct mutex lock;	/* protects eps, removed, pd */
 	struct list_head eps;

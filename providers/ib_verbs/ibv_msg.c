@@ -13,6 +13,8 @@
  *
  * A send posts a plain SEND with no provider header, SEND_WITH_IMM
  * (htonl(data)) with FI_REMOTE_CQ_DATA, as libfabric's verbs provider.
+ * Where the domain has no FI_REMOTE_CQ_DATA (iWARP: no immediate data) a
+ * send or write with that flag is refused with -EOPNOTSUPP, nothing posted.
  *
  * Every call here may be made from process or softirq context (not from
  * hardirq context or with interrupts disabled) and never sleeps.
@@ -190,7 +192,8 @@ static int ibv_build_sgl(struct ibv_ep *ep, struct ibv_req *req,
  * Context: process or softirq context; does not sleep.
  * Return: 0; -EAGAIN if the send queue is full; -ENOTCONN if not
  * connected; -EINVAL for a bad vector or too many entries; -EMSGSIZE for
- * an inject above the inject size or a message above max_msg_size.
+ * an inject above the inject size or a message above max_msg_size;
+ * -EOPNOTSUPP for FI_REMOTE_CQ_DATA on a domain without it (iWARP).
  */
 ssize_t ibv_post_tx(struct ibv_ep *ep, const struct ibv_xfer *x)
 {
@@ -206,6 +209,8 @@ ssize_t ibv_post_tx(struct ibv_ep *ep, const struct ibv_xfer *x)
 
 	if (x->count > ep->info->tx_attr->iov_limit || (!x->vec && x->count))
 		return -EINVAL;
+	if (imm && !(ep->dom->caps & FI_REMOTE_CQ_DATA))
+		return -EOPNOTSUPP;
 	len = ibv_vec_len(x->type, x->vec, x->count);
 	if (len > ep->info->ep_attr->max_msg_size)
 		return -EMSGSIZE;
