@@ -52,6 +52,9 @@
 #define IBV_MAX_SGE		16
 /* Longest keepalive interval (FI_OPT_KEEPALIVE_MS): one day. */
 #define IBV_KEEPALIVE_MAX_MS	86400000U
+/* MRs of an iWARP endpoint's RDMA READ sink pool, and their pages. */
+#define IBV_SINK_MRS		16
+#define IBV_SINK_PAGES		256
 /* Largest message / RMA transfer (IB: 2 GiB). */
 #define IBV_MAX_MSG_SIZE	BIT(31)
 /*
@@ -240,6 +243,7 @@ struct ibv_ep;
  * @done: for internal requests: completed, with @status
  * @status: completion status of an internal request
  * @busy: taken from its free list (posted)
+ * @sink_mr: an iWARP RDMA READ's sink MR (ibv_sink.c), or NULL
  * @next: free list linkage
  */
 struct ibv_req {
@@ -259,6 +263,7 @@ struct ibv_req {
 	struct completion *done;
 	int status;
 	bool busy;
+	struct ib_mr *sink_mr;
 	struct ibv_req *next;
 };
 
@@ -306,6 +311,8 @@ struct ibv_req {
  * @max_sge: SGEs per work request the QP was created with
  * @max_sge_rd: SGEs per RDMA read
  * @cm_raw: FI_OPT_CM_DATA_RAW: connection data without the size byte
+ * @sink_cqe: completion of the sink registrations of iWARP RDMA READs
+ * @sink_pages: pages a sink MR maps (iWARP)
  */
 struct ibv_ep {
 	struct fid_ep ep;
@@ -346,6 +353,8 @@ struct ibv_ep {
 	u32 max_sge;
 	u32 max_sge_rd;
 	bool cm_raw;
+	struct ib_cqe sink_cqe;
+	u32 sink_pages;
 };
 
 /**
@@ -464,6 +473,14 @@ struct ibv_xfer {
 /* ibv_msg.c */
 extern const struct fi_ops_msg ibv_msg_ops;
 ssize_t ibv_post_tx(struct ibv_ep *ep, const struct ibv_xfer *x);
+
+/* ibv_sink.c */
+u32 ibv_sink_pages(const struct ib_device_attr *a);
+int ibv_sink_init(struct ibv_ep *ep, u32 n);
+void ibv_sink_fini(struct ibv_ep *ep);
+void ibv_sink_put(struct ibv_ep *ep, struct ibv_req *req, bool ok);
+int ibv_sink_post(struct ibv_ep *ep, struct ibv_req *req,
+		  struct ib_rdma_wr *rd, u32 n);
 
 /* ibv_rma.c */
 extern const struct fi_ops_rma ibv_rma_ops;

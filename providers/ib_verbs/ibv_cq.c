@@ -129,6 +129,8 @@ void ibv_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 	bool keepalive = req == &ep->reqs[ep->nreqs - 1];
 	int err = ibv_wc_errno(wc->status);
 
+	if (req->sink_mr)
+		ibv_sink_put(ep, req, !err);
 	ibv_req_unmap(ep, req);
 	spin_lock_bh(&ep->lock);
 	if (keepalive)
