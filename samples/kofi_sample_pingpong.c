@@ -234,12 +234,13 @@ static int pp_run_size(struct ks_conn *c, size_t size, bool client)
 	}
 	if (ret)
 		return ret;
-	/* The server of a read learns the end from the client. */
+	/*
+	 * The server of a read learns the end from the client, and answers:
+	 * the client's next message must not arrive before the server has
+	 * posted its receive again (iWARP has no receiver-not-ready retry).
+	 */
 	if (pp_op == KS_OP_READ) {
-		if (client)
-			ret = ks_send_wait(c, 0);
-		else
-			ret = ks_recv_wait(c, 0, true);
+		ret = ks_sync(c, client, false);
 		if (ret || !client)
 			return ret;
 	}
