@@ -304,11 +304,17 @@ static inline int ks_open_active(struct ks_conn *c)
 	return ks_post_recv(c, c->half);
 }
 
-/* Tell the peer where our buffer is and learn where its buffer is. */
-static inline int ks_exchange_keys(struct ks_conn *c)
+/*
+ * Tell the peer where our buffer is and learn where its buffer is.  The
+ * client speaks first and the server answers once it has posted its
+ * receive again, as every exchange of the samples does: a message must
+ * not reach a peer with no receive posted (iWARP has no receiver-not-ready
+ * retry: the connection ends), and on iWARP the connecting side sends
+ * first.
+ */
+static inline int ks_exchange_keys(struct ks_conn *c, bool server)
 {
 	u64 *tx = (u64 *)ks_tx(c), *rx = (u64 *)ks_rx(c);
-	struct fi_cq_data_entry e;
 	u64 base = 0;
 	int ret;
 
@@ -316,16 +322,20 @@ static inline int ks_exchange_keys(struct ks_conn *c)
 		base = (u64)(uintptr_t)c->buf;
 	tx[0] = base;
 	tx[1] = fi_mr_key(c->mr);
-	ret = ks_send_wait(c, 2 * sizeof(u64));
-	if (!ret)
-		ret = ks_cq_wait(c, c->rxcq, &e);
+	if (!server) {
+		ret = ks_send_wait(c, 2 * sizeof(u64));
+		if (ret)
+			return ret;
+	}
+	ret = ks_recv_wait(c, 2 * sizeof(u64), false);
 	if (ret)
 		return ret;
-	if (e.len != 2 * sizeof(u64))
-		return -EBADMSG;
 	c->raddr = rx[0];
 	c->rkey = rx[1];
-	return ks_post_recv(c, c->half);
+	ret = ks_post_recv(c, c->half);
+	if (!ret && server)
+		ret = ks_send_wait(c, 2 * sizeof(u64));
+	return ret;
 }
 
 /**
@@ -426,7 +436,7 @@ static inline int ks_connect(struct ks_conn *c, const char *prov,
 	ret = ks_start(c, prov, server, node, service);
 	if (!ret)
 		ret = ks_establish(c, server);
-	return ret ? ret : ks_exchange_keys(c);
+	return ret ? ret : ks_exchange_keys(c, server);
 }
 
 static inline void ks_close_fid(struct fid *fid)
