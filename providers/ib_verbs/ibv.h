@@ -295,6 +295,9 @@ struct ibv_req {
  * @keepalive_ms: keepalive interval, 0 = off
  * @keepalive: keepalive timer work
  * @ka_pending: a keepalive write is outstanding
+ * @may_probe: keepalive probes may go out: not before the peer has sent
+ *	or the user has, on a passive iWARP endpoint (there the connecting
+ *	side sends first); under @lock
  * @drained: QP drained (no more completions)
  * @conn_data: CM data to send
  * @conn_len: bytes of @conn_data
@@ -339,6 +342,7 @@ struct ibv_ep {
 	unsigned int keepalive_ms;
 	struct delayed_work keepalive;
 	bool ka_pending;
+	bool may_probe;
 	bool drained;
 	u8 conn_data[IBV_CM_RAW_REP_MAX];
 	u8 conn_len;

@@ -241,6 +241,7 @@ void ibv_ep_set_connected(struct ibv_ep *ep)
 	ep->state = IBV_EP_CONNECTED;
 	spin_lock_bh(&ep->lock);
 	ep->can_send = true;
+	ep->may_probe = !ep->passive || !ep->dom->iwarp;
 	spin_unlock_bh(&ep->lock);
 	if (ep->keepalive_ms)
 		schedule_delayed_work(&ep->keepalive,
@@ -270,7 +271,9 @@ void ibv_ep_stop(struct ibv_ep *ep)
  * A zero-length RDMA write needs no remote key (IB spec C9-88) and is
  * acknowledged by the peer's HCA; if the peer is gone it fails with
  * IB_WC_RETRY_EXC_ERR after the transport retries, and the endpoint
- * reports ETIMEDOUT on its EQ.
+ * reports ETIMEDOUT on its EQ.  On iWARP the connecting side must send
+ * first (MPA): a passive endpoint probes only once a message came in or
+ * the user sent one.
  *
  * Context: workqueue.
  */
@@ -285,7 +288,7 @@ void ibv_ep_keepalive_work(struct work_struct *work)
 
 	spin_lock_bh(&ep->lock);
 	again = ep->can_send && ms;
-	if (again && !ep->ka_pending) {
+	if (again && !ep->ka_pending && ep->may_probe) {
 		req = &ep->reqs[ep->nreqs - 1];
 		req->cq = NULL;
 		req->nmap = 0;
