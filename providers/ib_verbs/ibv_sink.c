@@ -156,14 +156,21 @@ int ibv_sink_post(struct ibv_ep *ep, struct ibv_req *req,
 	struct ib_mr *mr;
 	int ret;
 
+	/*
+	 * Under the lock, with posting allowed: ibv_ep_release() stops
+	 * posting under it before it drains the QP and frees the pool.
+	 */
+	spin_lock_bh(&ep->lock);
+	ret = -ENOTCONN;
+	if (!ep->can_send)
+		goto out;
+	ret = -EAGAIN;
 	mr = ib_mr_pool_get(ep->qp, &ep->qp->rdma_mrs);
 	if (!mr)
-		return -EAGAIN;
+		goto out;
 	ret = ibv_sink_map(ep, mr, sge, n);
-	if (ret) {
-		ib_mr_pool_put(ep->qp, &ep->qp->rdma_mrs, mr);
-		return ret;
-	}
+	if (ret)
+		goto put;
 	first = &reg.wr;
 	if (mr->need_inval) {
 		inv.opcode = IB_WR_LOCAL_INV;
@@ -191,15 +198,16 @@ int ibv_sink_post(struct ibv_ep *ep, struct ibv_req *req,
 	/* Before the post: the completion may run at once. */
 	req->sink_mr = mr;
 	mr->need_inval = false;
-	spin_lock_bh(&ep->lock);
-	ret = ep->can_send ? ib_post_send(ep->qp, first, &bad) : -ENOTCONN;
-	spin_unlock_bh(&ep->lock);
+	ret = ib_post_send(ep->qp, first, &bad);
 	if (!ret)
-		return 0;
+		goto out;
 	/* Part of the chain went out: the MR may end up registered. */
 	req->sink_mr = NULL;
 	if (bad && bad != first)
 		mr->need_inval = true;
+put:
 	ib_mr_pool_put(ep->qp, &ep->qp->rdma_mrs, mr);
+out:
+	spin_unlock_bh(&ep->lock);
 	return ret;
 }
