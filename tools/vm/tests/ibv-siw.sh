@@ -9,7 +9,9 @@
 # with a zero-byte message) and op=read, kstream refusing ib_verbs on the
 # iWARP device, Debian's fi_pingpong -p verbs against the sample in both
 # roles, and a clean unload.  Only the debug kernel has siw.ko (Debian's
-# 6.1 and 6.12 kernels are built without CONFIG_RDMA_SIW).
+# 6.1 and 6.12 kernels are built without CONFIG_RDMA_SIW).  The waits
+# for listeners are long: the debug kernel under TCG starts userspace
+# verbs programs slowly.
 . ./lib.sh
 
 M=/kofi/modules
@@ -39,7 +41,7 @@ module_loaded libcrc32c || check "insmod libcrc32c" insmod $K/libcrc32c.ko
 check "insmod siw" insmod $K/siw.ko
 check "rdma link add siw0 on $KOFI_DEV" \
 	rdma link add siw0 type siw netdev "$KOFI_DEV"
-check "siw0 is ACTIVE" wait_for 10 siw_active
+check "siw0 is ACTIVE" wait_for 30 siw_active
 check "insmod kofi" insmod $M/kofi.ko
 check "insmod kofi_ib_verbs" insmod $M/kofi_ib_verbs.ko
 check "insmod kofi_kstream" insmod $M/kofi_kstream.ko
@@ -49,7 +51,7 @@ barrier "siw0 up"
 if [ "$KOFI_HOST" = 0 ]; then
 	rping -s -a "$server" -p 7174 -C 10 -V -v > /tmp/rping-s.out 2>&1 &
 	rping_pid=$!
-	wait_for 30 listening 7174 || fail "rping server is not listening"
+	wait_for 120 listening 7174 || fail "rping server is not listening"
 fi
 barrier "rping-server"
 if [ "$KOFI_HOST" = 1 ]; then
@@ -67,13 +69,13 @@ if [ "$KOFI_HOST" = 0 ]; then
 	insmod $M/kofi_sample_rping.ko server=1 addr="$server" port=7175 \
 		count=10 size=128 verbose=1 > /tmp/kofi-s.out 2>&1 &
 	kofi_pid=$!
-	check "kOFI server listens" wait_for 30 listening 7175
+	check "kOFI server listens" wait_for 60 listening 7175
 fi
 barrier "kofi-server"
 if [ "$KOFI_HOST" = 1 ]; then
 	check_output "rping -c -V -> kOFI server: 10 validated pings" \
 		'ping data: rdma-ping-9' \
-		limited 120 rping -c -a "$server" -p 7175 -C 10 -S 128 -V -v
+		limited 300 rping -c -a "$server" -p 7175 -C 10 -S 128 -V -v
 else
 	wait "$kofi_pid"
 	check "kOFI server served 10 pings from rping" sample_ok kofi_sample_rping
@@ -89,7 +91,7 @@ pp() {
 		insmod $M/kofi_sample_pingpong.ko prov=ib_verbs role=server \
 			addr="$KOFI_SELF" port="$pp_port" "$@" > /tmp/pp.out 2>&1 &
 		pid=$!
-		wait_for 30 listening "$pp_port" ||
+		wait_for 60 listening "$pp_port" ||
 			fail "$pp_name: server is not listening"
 		barrier "$pp_name"
 		wait "$pid"
@@ -133,7 +135,7 @@ fipp_ok() {
 fipp_args="-p verbs -e msg -I 10 -S 4096 -c"
 fipp_wait() { wait "$fipp_pid" && fipp_ok; }
 fipp_client() {
-	limited 120 env $FIPP_ENV fi_pingpong $fipp_args "$KOFI_PEER" \
+	limited 300 env $FIPP_ENV fi_pingpong $fipp_args "$KOFI_PEER" \
 		> /tmp/fipp.out 2>&1 && fipp_ok
 }
 kernel_client() {
@@ -142,9 +144,9 @@ kernel_client() {
 		sample_ok kofi_sample_pingpong
 }
 if [ "$KOFI_HOST" = 0 ]; then
-	limited 120 env $FIPP_ENV fi_pingpong $fipp_args > /tmp/fipp.out 2>&1 &
+	limited 300 env $FIPP_ENV fi_pingpong $fipp_args > /tmp/fipp.out 2>&1 &
 	fipp_pid=$!
-	wait_for 30 listening 47592 || fail "fi_pingpong server: not listening"
+	wait_for 120 listening 47592 || fail "fi_pingpong server: not listening"
 	barrier "fipp server up"
 	check "fi_pingpong -p verbs server vs kernel client: 4 KiB, verified" \
 		fipp_wait
@@ -159,7 +161,7 @@ if [ "$KOFI_HOST" = 0 ]; then
 	insmod $M/kofi_sample_pingpong.ko prov=ib_verbs fipp=1 role=server \
 		addr="$KOFI_SELF" sizes=4096 iters=10 > /tmp/server.out 2>&1 &
 	server_pid=$!
-	wait_for 30 listening 47592 || fail "kernel server: not listening"
+	wait_for 60 listening 47592 || fail "kernel server: not listening"
 	barrier "kernel server up"
 	wait "$server_pid"
 	check "kernel server vs fi_pingpong -p verbs client" \
