@@ -545,6 +545,26 @@ static inline int ks_linger(struct ks_conn *c)
 	return n < 0 ? n : -EPROTO;
 }
 
+/*
+ * The client's end of a run: the server sent the last message and ends
+ * the connection once that send has completed; the client waits for
+ * that (FI_SHUTDOWN) before it closes, as a connection taken down first
+ * by the receiver can fail the last send (iWARP: the sender's send may
+ * still be in progress when the receiver has its data).  A peer that
+ * does not end it within the wait changes nothing: the client closes.
+ */
+static inline void ks_await_shutdown(struct ks_conn *c)
+{
+	struct fi_eq_err_entry err = {};
+	struct fi_eq_cm_entry e;
+	u32 event;
+	ssize_t n;
+
+	n = fi_eq_sread(c->eq, &event, &e, sizeof(e), c->timeout_ms, 0);
+	if (n == -FI_EAVAIL)
+		fi_eq_readerr(c->eq, &err, 0);
+}
+
 /**
  * ks_run() - the body of a timing sample
  * @c: zeroed connection with @half and @timeout_ms set
@@ -557,8 +577,9 @@ static inline int ks_linger(struct ks_conn *c)
  * @run_size: times one size; the client prints its row
  *
  * Connects, prints the header (client), runs every size, says goodbye in
- * step with the peer, lingers if asked to (@c->linger_ms) and closes the
- * connection.  The outcome is logged.
+ * step with the peer, lingers if asked to (@c->linger_ms), else (client)
+ * waits for the server to end the connection, and closes the connection.
+ * The outcome is logged.
  *
  * Context: process context; sleeps.
  * Return: 0 or the first negative errno.
@@ -583,6 +604,8 @@ static inline int ks_run(struct ks_conn *c, const char *prov, bool client,
 		ret = run_size(c, sizes[i], client);
 	if (!ret)
 		ret = ks_sync(c, client, true);
+	if (!ret && client && !c->linger_ms)
+		ks_await_shutdown(c);
 	if (ret)
 		pr_err("failed: %d\n", ret);
 	else
