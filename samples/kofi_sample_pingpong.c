@@ -58,6 +58,10 @@ static bool verify = true;
 module_param(verify, bool, 0444);
 MODULE_PARM_DESC(verify, "check the data of every transfer (default 1)");
 
+static bool writedata;
+module_param(writedata, bool, 0444);
+MODULE_PARM_DESC(writedata, "op=write: fi_writedata() even where the provider has no FI_REMOTE_CQ_DATA, which it must refuse (default 0)");
+
 static bool fipp;
 module_param(fipp, bool, 0444);
 MODULE_PARM_DESC(fipp, "speak fi_pingpong's control protocol (msg only; the peer is Debian's fi_pingpong -e msg: -p tcp against ksocket, -p verbs against ib_verbs)");
@@ -107,7 +111,7 @@ static int pp_check(struct ks_conn *c, const u8 *buf, size_t len,
 /* Writes carry their notification as remote CQ data (else a message). */
 static bool pp_cq_data(struct ks_conn *c)
 {
-	return c->info->caps & FI_REMOTE_CQ_DATA;
+	return writedata || (c->info->caps & FI_REMOTE_CQ_DATA);
 }
 
 /* One message from the tx half to the peer (msg, or write into its rx). */

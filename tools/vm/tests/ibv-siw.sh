@@ -6,9 +6,9 @@
 # rping in both roles against the kOFI rping sample (its server RDMA-reads
 # the client's buffer), the pingpong sample over ib_verbs with op=msg,
 # op=write (no remote CQ data on iWARP: the sample notifies each write
-# with a zero-byte message) and op=read, kstream refusing ib_verbs on the
-# iWARP device, Debian's fi_pingpong -p verbs against the sample in both
-# roles, and a clean unload.  Only the debug kernel has siw.ko (Debian's
+# with a zero-byte message; fi_writedata() refused) and op=read, kstream
+# refusing ib_verbs on the iWARP device, Debian's fi_pingpong -p verbs
+# against the sample in both roles, and a clean unload.  Only the debug kernel has siw.ko (Debian's
 # 6.1 and 6.12 kernels are built without CONFIG_RDMA_SIW).  The waits
 # for listeners are long: the debug kernel under TCG starts userspace
 # verbs programs slowly.
@@ -113,6 +113,29 @@ check_output "writes notified by a message: no FI_REMOTE_CQ_DATA offered" \
 	'writes notified by a zero-byte message' \
 	sh -c "dmesg | tail -n +$((from_write + 1))"
 pp "ib_verbs read" 7473 op=read sizes=64,4096,65536 iters=10
+
+# fi_writedata() all the same: refused with -EOPNOTSUPP (-95), nothing
+# posted; the server then sees the connection end.
+if [ "$KOFI_HOST" = 0 ]; then
+	insmod $M/kofi_sample_pingpong.ko prov=ib_verbs role=server \
+		addr="$KOFI_SELF" port=7476 op=write writedata=1 sizes=64 \
+		iters=1 > /tmp/pp.out 2>&1 &
+	pid=$!
+	wait_for 60 listening 7476 || fail "writedata: server is not listening"
+	barrier "writedata"
+	wait "$pid"
+	rmmod kofi_sample_pingpong
+else
+	barrier "writedata"
+	from=$(dmesg | wc -l)
+	insmod $M/kofi_sample_pingpong.ko prov=ib_verbs role=client \
+		addr="$KOFI_PEER" port=7476 op=write writedata=1 sizes=64 iters=1
+	r=$(result_of kofi_sample_pingpong)
+	rmmod kofi_sample_pingpong
+	rows "$from" 'kofi_sample_pingpong:'
+	check "fi_writedata() on siw0: -EOPNOTSUPP" [ "$r" = -95 ]
+fi
+barrier "writedata: done"
 
 # 4. kstream needs writes with immediate: not offered over siw0.
 if [ "$KOFI_HOST" = 0 ]; then
