@@ -304,11 +304,17 @@ static inline int ks_open_active(struct ks_conn *c)
 	return ks_post_recv(c, c->half);
 }
 
-/* Tell the peer where our buffer is and learn where its buffer is. */
-static inline int ks_exchange_keys(struct ks_conn *c)
+/*
+ * Tell the peer where our buffer is and learn where its buffer is.  The
+ * client speaks first and the server answers once it has posted its
+ * receive again, as every exchange of the samples does: a message must
+ * not reach a peer with no receive posted (iWARP has no receiver-not-ready
+ * retry: the connection ends), and on iWARP the connecting side sends
+ * first.
+ */
+static inline int ks_exchange_keys(struct ks_conn *c, bool server)
 {
 	u64 *tx = (u64 *)ks_tx(c), *rx = (u64 *)ks_rx(c);
-	struct fi_cq_data_entry e;
 	u64 base = 0;
 	int ret;
 
@@ -316,16 +322,20 @@ static inline int ks_exchange_keys(struct ks_conn *c)
 		base = (u64)(uintptr_t)c->buf;
 	tx[0] = base;
 	tx[1] = fi_mr_key(c->mr);
-	ret = ks_send_wait(c, 2 * sizeof(u64));
-	if (!ret)
-		ret = ks_cq_wait(c, c->rxcq, &e);
+	if (!server) {
+		ret = ks_send_wait(c, 2 * sizeof(u64));
+		if (ret)
+			return ret;
+	}
+	ret = ks_recv_wait(c, 2 * sizeof(u64), false);
 	if (ret)
 		return ret;
-	if (e.len != 2 * sizeof(u64))
-		return -EBADMSG;
 	c->raddr = rx[0];
 	c->rkey = rx[1];
-	return ks_post_recv(c, c->half);
+	ret = ks_post_recv(c, c->half);
+	if (!ret && server)
+		ret = ks_send_wait(c, 2 * sizeof(u64));
+	return ret;
 }
 
 /**
@@ -426,7 +436,7 @@ static inline int ks_connect(struct ks_conn *c, const char *prov,
 	ret = ks_start(c, prov, server, node, service);
 	if (!ret)
 		ret = ks_establish(c, server);
-	return ret ? ret : ks_exchange_keys(c);
+	return ret ? ret : ks_exchange_keys(c, server);
 }
 
 static inline void ks_close_fid(struct fid *fid)
@@ -535,6 +545,26 @@ static inline int ks_linger(struct ks_conn *c)
 	return n < 0 ? n : -EPROTO;
 }
 
+/*
+ * The client's end of a run: the server sent the last message and ends
+ * the connection once that send has completed; the client waits for
+ * that (FI_SHUTDOWN) before it closes, as a connection taken down first
+ * by the receiver can fail the last send (iWARP: the sender's send may
+ * still be in progress when the receiver has its data).  A peer that
+ * does not end it within the wait changes nothing: the client closes.
+ */
+static inline void ks_await_shutdown(struct ks_conn *c)
+{
+	struct fi_eq_err_entry err = {};
+	struct fi_eq_cm_entry e;
+	u32 event;
+	ssize_t n;
+
+	n = fi_eq_sread(c->eq, &event, &e, sizeof(e), c->timeout_ms, 0);
+	if (n == -FI_EAVAIL)
+		fi_eq_readerr(c->eq, &err, 0);
+}
+
 /**
  * ks_run() - the body of a timing sample
  * @c: zeroed connection with @half and @timeout_ms set
@@ -547,8 +577,9 @@ static inline int ks_linger(struct ks_conn *c)
  * @run_size: times one size; the client prints its row
  *
  * Connects, prints the header (client), runs every size, says goodbye in
- * step with the peer, lingers if asked to (@c->linger_ms) and closes the
- * connection.  The outcome is logged.
+ * step with the peer, lingers if asked to (@c->linger_ms), else (client)
+ * waits for the server to end the connection, and closes the connection.
+ * The outcome is logged.
  *
  * Context: process context; sleeps.
  * Return: 0 or the first negative errno.
@@ -573,6 +604,8 @@ static inline int ks_run(struct ks_conn *c, const char *prov, bool client,
 		ret = run_size(c, sizes[i], client);
 	if (!ret)
 		ret = ks_sync(c, client, true);
+	if (!ret && client && !c->linger_ms)
+		ks_await_shutdown(c);
 	if (ret)
 		pr_err("failed: %d\n", ret);
 	else

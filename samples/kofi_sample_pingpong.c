@@ -6,7 +6,9 @@
  * same sizes and iters on both), it connects one FI_EP_MSG endpoint and for
  * each size bounces a message back and forth iters times, then prints a
  * fabtests-style row.  op=msg uses fi_send/fi_recv; op=write bounces RMA
- * writes with remote CQ data (fi_writedata) into the peer's buffer; op=read
+ * writes with remote CQ data (fi_writedata) into the peer's buffer, or,
+ * where the provider has no FI_REMOTE_CQ_DATA (ib_verbs on iWARP), an
+ * fi_write followed by a zero-byte message that tells the peer; op=read
  * has the client fi_read() the server's buffer.  With verify=1 every
  * transfer carries a pattern that the receiver checks.
  *
@@ -56,6 +58,10 @@ static bool verify = true;
 module_param(verify, bool, 0444);
 MODULE_PARM_DESC(verify, "check the data of every transfer (default 1)");
 
+static bool writedata;
+module_param(writedata, bool, 0444);
+MODULE_PARM_DESC(writedata, "op=write: fi_writedata() even where the provider has no FI_REMOTE_CQ_DATA, which it must refuse (default 0)");
+
 static bool fipp;
 module_param(fipp, bool, 0444);
 MODULE_PARM_DESC(fipp, "speak fi_pingpong's control protocol (msg only; the peer is Debian's fi_pingpong -e msg: -p tcp against ksocket, -p verbs against ib_verbs)");
@@ -102,6 +108,12 @@ static int pp_check(struct ks_conn *c, const u8 *buf, size_t len,
 	return -EBADMSG;
 }
 
+/* Writes carry their notification as remote CQ data (else a message). */
+static bool pp_cq_data(struct ks_conn *c)
+{
+	return writedata || (c->info->caps & FI_REMOTE_CQ_DATA);
+}
+
 /* One message from the tx half to the peer (msg, or write into its rx). */
 static int pp_put(struct ks_conn *c, size_t size, unsigned int k)
 {
@@ -113,15 +125,22 @@ static int pp_put(struct ks_conn *c, size_t size, unsigned int k)
 	if (pp_op == KS_OP_MSG)
 		ret = fi_send(c->ep, ks_tx(c), size, c->desc, FI_ADDR_UNSPEC,
 			      c);
-	else
+	else if (pp_cq_data(c))
 		ret = fi_writedata(c->ep, ks_tx(c), size, c->desc, k,
 				   FI_ADDR_UNSPEC, c->raddr + c->half,
 				   c->rkey, c);
+	else
+		ret = fi_write(c->ep, ks_tx(c), size, c->desc, FI_ADDR_UNSPEC,
+			       c->raddr + c->half, c->rkey, c);
 	if (ret) {
 		pr_err("post: %d\n", ret);
 		return ret;
 	}
-	return ks_cq_wait(c, c->txcq, &e);
+	ret = ks_cq_wait(c, c->txcq, &e);
+	/* Delivered after the write has landed (RC order). */
+	if (!ret && pp_op == KS_OP_WRITE && !pp_cq_data(c))
+		ret = ks_send_wait(c, 0);
+	return ret;
 }
 
 /* Wait for the peer's message (or write notification) number @k. */
@@ -137,10 +156,16 @@ static int pp_get(struct ks_conn *c, size_t size, unsigned int k)
 		pr_err("received %zu bytes, expected %zu\n", e.len, size);
 		return -EBADMSG;
 	}
-	if (pp_op == KS_OP_WRITE &&
+	if (pp_op == KS_OP_WRITE && pp_cq_data(c) &&
 	    (!(e.flags & FI_REMOTE_CQ_DATA) || e.data != k)) {
 		pr_err("write notification: flags %llx data %llu, expected %u\n",
 		       e.flags, e.data, k);
+		return -EBADMSG;
+	}
+	if (pp_op == KS_OP_WRITE && !pp_cq_data(c) &&
+	    (e.len || (e.flags & FI_REMOTE_CQ_DATA))) {
+		pr_err("write notification: flags %llx len %zu, expected a zero-byte message\n",
+		       e.flags, e.len);
 		return -EBADMSG;
 	}
 	ret = pp_check(c, ks_rx(c), size, k);
@@ -185,6 +210,10 @@ static int pp_run_size(struct ks_conn *c, size_t size, bool client)
 	 */
 	if (pp_op == KS_OP_READ && !client && verify)
 		ks_fill(ks_tx(c), size, 0);
+	if (pp_op == KS_OP_WRITE && !pp_seq)
+		pr_info("writes notified by %s\n", pp_cq_data(c) ?
+			"remote CQ data" :
+			"a zero-byte message (no FI_REMOTE_CQ_DATA)");
 	/* Both sides in step: a zero-byte message each way. */
 	ret = ks_sync(c, client, false);
 	if (ret)
@@ -209,12 +238,13 @@ static int pp_run_size(struct ks_conn *c, size_t size, bool client)
 	}
 	if (ret)
 		return ret;
-	/* The server of a read learns the end from the client. */
+	/*
+	 * The server of a read learns the end from the client, and answers:
+	 * the client's next message must not arrive before the server has
+	 * posted its receive again (iWARP has no receiver-not-ready retry).
+	 */
 	if (pp_op == KS_OP_READ) {
-		if (client)
-			ret = ks_send_wait(c, 0);
-		else
-			ret = ks_recv_wait(c, 0, true);
+		ret = ks_sync(c, client, false);
 		if (ret || !client)
 			return ret;
 	}

@@ -52,6 +52,9 @@
 #define IBV_MAX_SGE		16
 /* Longest keepalive interval (FI_OPT_KEEPALIVE_MS): one day. */
 #define IBV_KEEPALIVE_MAX_MS	86400000U
+/* MRs of an iWARP endpoint's RDMA READ sink pool, and their pages. */
+#define IBV_SINK_MRS		16
+#define IBV_SINK_PAGES		256
 /* Largest message / RMA transfer (IB: 2 GiB). */
 #define IBV_MAX_MSG_SIZE	BIT(31)
 /*
@@ -66,6 +69,24 @@
 			 FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE | \
 			 FI_REMOTE_CQ_DATA | FI_LOCAL_COMM | FI_REMOTE_COMM)
 #define IBV_MR_MODE	(FI_MR_VIRT_ADDR | FI_MR_PROV_KEY | FI_MR_ALLOCATED)
+
+/**
+ * ibv_caps() - the capabilities the provider offers on a port
+ * @ibdev: the device
+ * @port: the port
+ *
+ * IBV_CAPS, without FI_REMOTE_CQ_DATA on iWARP, which has no immediate
+ * data (no SEND_WITH_IMM, no RDMA_WRITE_WITH_IMM).
+ *
+ * Context: any context.
+ * Return: the capability bits.
+ */
+static inline u64 ibv_caps(struct ib_device *ibdev, u32 port)
+{
+	if (rdma_protocol_iwarp(ibdev, port))
+		return IBV_CAPS & ~FI_REMOTE_CQ_DATA;
+	return IBV_CAPS;
+}
 
 /* Module parameters (ibv_main.c). */
 extern char *ibv_iface;
@@ -115,6 +136,8 @@ struct ibv_fabric {
  * @domain: the kOFI object
  * @dev: the device, referenced
  * @port: the port number
+ * @caps: ibv_caps() of the port
+ * @iwarp: the port speaks iWARP
  * @pd: protection domain, NULL once the device is removed
  * @lock: protects @eps, @removed, @pd, @reg_qp
  * @eps: endpoints opened on the domain
@@ -140,6 +163,8 @@ struct ibv_domain {
 	struct fid_domain domain;
 	struct ibv_dev *dev;
 	u32 port;
+	u64 caps;
+	bool iwarp;
 	struct ib_pd *pd;
 	struct mutex lock;	/* protects eps, removed, pd */
 	struct list_head eps;
@@ -218,6 +243,7 @@ struct ibv_ep;
  * @done: for internal requests: completed, with @status
  * @status: completion status of an internal request
  * @busy: taken from its free list (posted)
+ * @sink_mr: an iWARP RDMA READ's sink MR (ibv_sink.c), or NULL
  * @next: free list linkage
  */
 struct ibv_req {
@@ -237,6 +263,7 @@ struct ibv_req {
 	struct completion *done;
 	int status;
 	bool busy;
+	struct ib_mr *sink_mr;
 	struct ibv_req *next;
 };
 
@@ -268,6 +295,9 @@ struct ibv_req {
  * @keepalive_ms: keepalive interval, 0 = off
  * @keepalive: keepalive timer work
  * @ka_pending: a keepalive write is outstanding
+ * @may_probe: keepalive probes may go out: not before the peer has sent
+ *	or the user has, on a passive iWARP endpoint (there the connecting
+ *	side sends first); under @lock
  * @drained: QP drained (no more completions)
  * @conn_data: CM data to send
  * @conn_len: bytes of @conn_data
@@ -284,6 +314,8 @@ struct ibv_req {
  * @max_sge: SGEs per work request the QP was created with
  * @max_sge_rd: SGEs per RDMA read
  * @cm_raw: FI_OPT_CM_DATA_RAW: connection data without the size byte
+ * @sink_cqe: completion of the sink registrations of iWARP RDMA READs
+ * @sink_pages: pages a sink MR maps (iWARP)
  */
 struct ibv_ep {
 	struct fid_ep ep;
@@ -310,6 +342,7 @@ struct ibv_ep {
 	unsigned int keepalive_ms;
 	struct delayed_work keepalive;
 	bool ka_pending;
+	bool may_probe;
 	bool drained;
 	u8 conn_data[IBV_CM_RAW_REP_MAX];
 	u8 conn_len;
@@ -324,6 +357,8 @@ struct ibv_ep {
 	u32 max_sge;
 	u32 max_sge_rd;
 	bool cm_raw;
+	struct ib_cqe sink_cqe;
+	u32 sink_pages;
 };
 
 /**
@@ -442,6 +477,14 @@ struct ibv_xfer {
 /* ibv_msg.c */
 extern const struct fi_ops_msg ibv_msg_ops;
 ssize_t ibv_post_tx(struct ibv_ep *ep, const struct ibv_xfer *x);
+
+/* ibv_sink.c */
+u32 ibv_sink_pages(const struct ib_device_attr *a);
+int ibv_sink_init(struct ibv_ep *ep, u32 n);
+void ibv_sink_fini(struct ibv_ep *ep);
+void ibv_sink_put(struct ibv_ep *ep, struct ibv_req *req, bool ok);
+int ibv_sink_post(struct ibv_ep *ep, struct ibv_req *req,
+		  struct ib_rdma_wr *rd, u32 n);
 
 /* ibv_rma.c */
 extern const struct fi_ops_rma ibv_rma_ops;

@@ -129,12 +129,16 @@ void ibv_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 	bool keepalive = req == &ep->reqs[ep->nreqs - 1];
 	int err = ibv_wc_errno(wc->status);
 
+	if (req->sink_mr)
+		ibv_sink_put(ep, req, !err);
 	ibv_req_unmap(ep, req);
 	spin_lock_bh(&ep->lock);
 	if (keepalive)
 		ep->ka_pending = false;
 	else
 		ibv_req_put(ep, req, true);
+	if (!err)
+		ep->may_probe = true;
 	if (!ucq && err && err != -ECANCELED && !keepalive)
 		/* failed inject: still reported */
 		ucq = kofi_ep_cq(&ep->ep, FI_TRANSMIT, NULL);
@@ -174,6 +178,8 @@ void ibv_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	ibv_req_unmap(ep, req);
 	spin_lock_bh(&ep->lock);
 	ibv_req_put(ep, req, false);
+	if (!err)
+		ep->may_probe = true;
 	spin_unlock_bh(&ep->lock);
 	if (!ucq)
 		return;

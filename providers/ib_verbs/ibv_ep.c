@@ -30,20 +30,26 @@ int ibv_ep_setup_qp(struct ibv_ep *ep)
 	struct ibv_domain *dom = ep->dom;
 	const struct ib_device_attr *a = &dom->attr;
 	struct ib_qp_init_attr ia = {};
-	u32 sq, rq, i, n;
+	u32 sq, rq, i, n, nsink;
 	int ret;
 
 	sq = ep->info->tx_attr->size ? ep->info->tx_attr->size : ibv_tx_size;
 	rq = ep->info->rx_attr->size ? ep->info->rx_attr->size : ibv_rx_size;
-	sq = clamp_t(u32, sq, 1, a->max_qp_wr - 2);
+	/*
+	 * Send queue slots beyond the user's: memory registration and
+	 * keepalive, and on iWARP a LOCAL_INV and a REG_MR per READ sink MR.
+	 */
+	nsink = dom->iwarp ? IBV_SINK_MRS : 0;
+	sq = clamp_t(u32, sq, 1, a->max_qp_wr - 2 - 2 * nsink);
+	nsink = min(nsink, sq);
 	rq = clamp_t(u32, rq, 1, a->max_qp_wr);
 	ep->max_sge = min_t(u32, IBV_MAX_SGE, a->max_send_sge);
 	ep->max_sge_rd = min_t(u32, ep->max_sge, a->max_sge_rd);
 	if (!ep->max_sge_rd)
 		ep->max_sge_rd = 1;
 
-	ep->cq = ib_alloc_cq_any(ep->cm_id->device, ep, sq + 2 + rq,
-				 IB_POLL_SOFTIRQ);
+	ep->cq = ib_alloc_cq_any(ep->cm_id->device, ep,
+				 sq + 2 + 2 * nsink + rq, IB_POLL_SOFTIRQ);
 	if (IS_ERR(ep->cq)) {
 		ret = PTR_ERR(ep->cq);
 		ep->cq = NULL;
@@ -53,7 +59,7 @@ int ibv_ep_setup_qp(struct ibv_ep *ep)
 	ia.qp_context = ep;
 	ia.send_cq = ep->cq;
 	ia.recv_cq = ep->cq;
-	ia.cap.max_send_wr = sq + 2;	/* + memory registration, keepalive */
+	ia.cap.max_send_wr = sq + 2 + 2 * nsink;
 	ia.cap.max_recv_wr = rq;
 	ia.cap.max_send_sge = ep->max_sge;
 	ia.cap.max_recv_sge = min_t(u32, IBV_MAX_SGE, a->max_recv_sge);
@@ -64,12 +70,17 @@ int ibv_ep_setup_qp(struct ibv_ep *ep)
 	if (ret)
 		goto err_cq;
 	ep->qp = ep->cm_id->qp;
+	if (nsink) {
+		ret = ibv_sink_init(ep, nsink);
+		if (ret)
+			goto err_qp;
+	}
 
 	n = sq + rq + 2;
 	ep->reqs = kcalloc(n, sizeof(*ep->reqs), GFP_KERNEL);
 	if (!ep->reqs) {
 		ret = -ENOMEM;
-		goto err_qp;
+		goto err_sink;
 	}
 	ep->nreqs = n;
 	ibv_credit_init(&ep->sq, sq);
@@ -96,6 +107,8 @@ int ibv_ep_setup_qp(struct ibv_ep *ep)
 	}
 	return 0;
 
+err_sink:
+	ibv_sink_fini(ep);
 err_qp:
 	rdma_destroy_qp(ep->cm_id);
 	ep->qp = NULL;
@@ -169,6 +182,7 @@ struct rdma_cm_id *ibv_ep_release(struct ibv_ep *ep)
 		 * flushes posted receives through the CQ.
 		 */
 		ib_drain_qp(ep->qp);
+		ibv_sink_fini(ep);
 		/* A timed-out registration may still stop it: see ibv_mr.c. */
 		mutex_lock(&ep->dom->mr_lock);
 		ep->qp = NULL;
@@ -227,6 +241,7 @@ void ibv_ep_set_connected(struct ibv_ep *ep)
 	ep->state = IBV_EP_CONNECTED;
 	spin_lock_bh(&ep->lock);
 	ep->can_send = true;
+	ep->may_probe = !ep->passive || !ep->dom->iwarp;
 	spin_unlock_bh(&ep->lock);
 	if (ep->keepalive_ms)
 		schedule_delayed_work(&ep->keepalive,
@@ -256,7 +271,9 @@ void ibv_ep_stop(struct ibv_ep *ep)
  * A zero-length RDMA write needs no remote key (IB spec C9-88) and is
  * acknowledged by the peer's HCA; if the peer is gone it fails with
  * IB_WC_RETRY_EXC_ERR after the transport retries, and the endpoint
- * reports ETIMEDOUT on its EQ.
+ * reports ETIMEDOUT on its EQ.  On iWARP the connecting side must send
+ * first (MPA): a passive endpoint probes only once a message came in or
+ * the user sent one.
  *
  * Context: workqueue.
  */
@@ -271,7 +288,7 @@ void ibv_ep_keepalive_work(struct work_struct *work)
 
 	spin_lock_bh(&ep->lock);
 	again = ep->can_send && ms;
-	if (again && !ep->ka_pending) {
+	if (again && !ep->ka_pending && ep->may_probe) {
 		req = &ep->reqs[ep->nreqs - 1];
 		req->cq = NULL;
 		req->nmap = 0;

@@ -196,7 +196,9 @@ static struct fi_info *ibv_info_alloc(struct ibv_dev *dev, u32 port,
 	const struct ib_device_attr *a = &ibdev->attrs;
 	struct ib_port_attr pattr;
 	struct fi_info *info;
+	bool iwarp = rdma_protocol_iwarp(ibdev, port);
 	u32 max_inline;
+	u64 caps;
 
 	if (ib_query_port(ibdev, port, &pattr))
 		return NULL;
@@ -204,7 +206,9 @@ static struct fi_info *ibv_info_alloc(struct ibv_dev *dev, u32 port,
 	info = fi_allocinfo(GFP_KERNEL);
 	if (!info)
 		return NULL;
-	info->caps = IBV_CAPS;
+	/* iWARP has no immediate data: no remote CQ data there. */
+	caps = ibv_caps(ibdev, port);
+	info->caps = caps;
 	info->mode = 0;
 	if (src->ss_family == AF_INET) {
 		info->addr_format = FI_SOCKADDR_IN;
@@ -219,20 +223,30 @@ static struct fi_info *ibv_info_alloc(struct ibv_dev *dev, u32 port,
 			goto err;
 	}
 
-	info->tx_attr->caps = IBV_CAPS;
+	info->tx_attr->caps = caps;
 	info->tx_attr->op_flags = FI_TRANSMIT_COMPLETE;
 	info->tx_attr->msg_order = 0;
 	info->tx_attr->inject_size = min(ibv_inline_size, max_inline);
-	/* One send queue slot stays reserved for keepalive probes. */
-	info->tx_attr->size = min_t(u32, ibv_tx_size, a->max_qp_wr - 1);
+	/*
+	 * Send queue slots stay reserved for registration and keepalive,
+	 * and on iWARP for the registration of read sinks (ibv_ep.c).
+	 */
+	info->tx_attr->size = min_t(u32, ibv_tx_size, a->max_qp_wr - 2 -
+				    (iwarp ? 2 * IBV_SINK_MRS : 0));
 	info->tx_attr->iov_limit = min_t(u32, ibv_iov_limit, a->max_send_sge);
 	info->tx_attr->rma_iov_limit = 1;
-	info->rx_attr->caps = IBV_CAPS;
+	info->rx_attr->caps = caps;
 	info->rx_attr->size = min_t(u32, ibv_rx_size, a->max_qp_wr);
 	info->rx_attr->iov_limit = min_t(u32, ibv_iov_limit, a->max_recv_sge);
 	info->ep_attr->type = FI_EP_MSG;
 	info->ep_attr->max_msg_size = min_t(u64, IBV_MAX_MSG_SIZE,
 					    pattr.max_msg_sz);
+	/* An iWARP read sink is one MR (ibv_sink.c), at any alignment. */
+	if (iwarp)
+		info->ep_attr->max_msg_size =
+			min_t(u64, info->ep_attr->max_msg_size,
+			      (u64)(max(ibv_sink_pages(a), 1U) - 1) *
+			      PAGE_SIZE);
 	info->ep_attr->max_cm_data_size = IBV_CM_DATA_MAX;
 	info->ep_attr->tx_ctx_cnt = 1;
 	info->ep_attr->rx_ctx_cnt = 1;
@@ -242,7 +256,8 @@ static struct fi_info *ibv_info_alloc(struct ibv_dev *dev, u32 port,
 	info->domain_attr->resource_mgmt = FI_RM_ENABLED;
 	info->domain_attr->mr_mode = IBV_MR_MODE;
 	info->domain_attr->mr_key_size = sizeof(u32);
-	info->domain_attr->cq_data_size = sizeof(u32);
+	info->domain_attr->cq_data_size = caps & FI_REMOTE_CQ_DATA ?
+					  sizeof(u32) : 0;
 	info->domain_attr->cq_cnt = a->max_cq;
 	info->domain_attr->ep_cnt = a->max_qp;
 	info->domain_attr->mr_cnt = a->max_mr;

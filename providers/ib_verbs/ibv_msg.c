@@ -13,6 +13,10 @@
  *
  * A send posts a plain SEND with no provider header, SEND_WITH_IMM
  * (htonl(data)) with FI_REMOTE_CQ_DATA, as libfabric's verbs provider.
+ * Where the domain has no FI_REMOTE_CQ_DATA (iWARP: no immediate data) a
+ * send or write with that flag is refused with -EOPNOTSUPP, nothing posted.
+ * The local buffer of an RDMA READ on iWARP is registered for the read
+ * (ibv_sink.c).
  *
  * Every call here may be made from process or softirq context (not from
  * hardirq context or with interrupts disabled) and never sleeps.
@@ -190,13 +194,16 @@ static int ibv_build_sgl(struct ibv_ep *ep, struct ibv_req *req,
  * Context: process or softirq context; does not sleep.
  * Return: 0; -EAGAIN if the send queue is full; -ENOTCONN if not
  * connected; -EINVAL for a bad vector or too many entries; -EMSGSIZE for
- * an inject above the inject size or a message above max_msg_size.
+ * an inject above the inject size or a message above max_msg_size;
+ * -EOPNOTSUPP for FI_REMOTE_CQ_DATA on a domain without it (iWARP); for
+ * an iWARP read also the errors of ibv_sink_post().
  */
 ssize_t ibv_post_tx(struct ibv_ep *ep, const struct ibv_xfer *x)
 {
 	struct ib_sge sge[IBV_MAX_SGE];
 	struct ibv_sgl s = { .sge = sge };
 	bool read = x->opcode == IB_WR_RDMA_READ;
+	bool sink = read && ep->dom->iwarp;
 	bool imm = x->op_flags & FI_REMOTE_CQ_DATA;
 	struct ib_rdma_wr wr = {};
 	struct ibv_req *req;
@@ -206,6 +213,8 @@ ssize_t ibv_post_tx(struct ibv_ep *ep, const struct ibv_xfer *x)
 
 	if (x->count > ep->info->tx_attr->iov_limit || (!x->vec && x->count))
 		return -EINVAL;
+	if (imm && !(ep->dom->caps & FI_REMOTE_CQ_DATA))
+		return -EOPNOTSUPP;
 	len = ibv_vec_len(x->type, x->vec, x->count);
 	if (len > ep->info->ep_attr->max_msg_size)
 		return -EMSGSIZE;
@@ -222,14 +231,15 @@ ssize_t ibv_post_tx(struct ibv_ep *ep, const struct ibv_xfer *x)
 	if (!req)
 		return ret;
 
-	s.max = read ? ep->max_sge_rd : ep->max_sge;
+	/* An iWARP sink is DMA-mapped here and registered by ibv_sink.c. */
+	s.max = read && !sink ? ep->max_sge_rd : ep->max_sge;
 	req->dir = read ? DMA_FROM_DEVICE : DMA_TO_DEVICE;
 	if (inl)
 		ret = ibv_inline_kvec(&s, x->vec, x->count,
 				      ep->dom->pd->local_dma_lkey);
 	else
 		ret = ibv_build_sgl(ep, req, &s, x->type, x->vec, x->count,
-				    x->desc);
+				    sink ? NULL : x->desc);
 	if (ret)
 		goto err_put;
 
@@ -263,9 +273,14 @@ ssize_t ibv_post_tx(struct ibv_ep *ep, const struct ibv_xfer *x)
 	wr.remote_addr = x->raddr;
 	wr.rkey = x->rkey;
 
-	spin_lock_bh(&ep->lock);
-	ret = ep->can_send ? ib_post_send(ep->qp, &wr.wr, NULL) : -ENOTCONN;
-	spin_unlock_bh(&ep->lock);
+	if (sink && s.n) {
+		ret = ibv_sink_post(ep, req, &wr, s.n);
+	} else {
+		spin_lock_bh(&ep->lock);
+		ret = ep->can_send ? ib_post_send(ep->qp, &wr.wr, NULL) :
+		      -ENOTCONN;
+		spin_unlock_bh(&ep->lock);
+	}
 	if (!ret)
 		return 0;
 	ibv_req_unmap(ep, req);

@@ -7,7 +7,8 @@
  * receive at the peer and completes there with FI_RMA | FI_REMOTE_WRITE |
  * FI_REMOTE_CQ_DATA and the data.  Remote addresses are the peer region's
  * addresses (FI_MR_VIRT_ADDR), keys its fi_mr_key().  Local memory is as
- * for messages (see ibv_msg.c).  One remote segment per operation.
+ * for messages (see ibv_msg.c).  One remote segment per operation.  On
+ * iWARP, which has no immediate data, fi_writedata() answers -EOPNOTSUPP.
  *
  * Every call here may be made from process or softirq context and never
  * sleeps.

@@ -120,10 +120,15 @@ module_param_cb(wake_up_interval, &kstream_param_ops, &kstream_p_wake_up_interva
 MODULE_PARM_DESC(wake_up_interval,
 		 "Longest sleep of the socket layer's waits in ms before it re-checks the stream (1..3600000, default 5000)");
 
-/* Hints for the core query: MSG endpoints with RMA and 32-bit CQ data. */
+/*
+ * Hints for the core query: MSG endpoints with RMA and 32-bit remote CQ
+ * data, which the stream protocol carries its messages in (RDMA writes
+ * with immediate).  A core info without FI_REMOTE_CQ_DATA (ib_verbs on an
+ * iWARP device) is not one kstream can run over, so it is not asked for.
+ */
 static void kstream_core_hints(struct fi_info *h)
 {
-	h->caps = FI_MSG | FI_RMA;
+	h->caps = FI_MSG | FI_RMA | FI_REMOTE_CQ_DATA;
 	h->mode = FI_RX_CQ_DATA;
 	h->handle = NULL;
 	memset(h->tx_attr, 0, sizeof(*h->tx_attr));

@@ -7,8 +7,9 @@
 # first), the rdma tool, and the userspace peers kOFI interoperates with
 # (rping, rstream, riostream, fi_pingpong, fi_info, perftest) with their
 # libraries, and the project's own userspace peers built here (rds-peer,
-# tools/rds).  Modules the tests load themselves (RDS: rds, rds_tcp) are
-# carried in /lib/modules/KVER but not loaded at boot.  The project's own modules and test scripts are added per run
+# tools/rds).  Modules the tests load themselves (RDS: rds, rds_tcp; siw,
+# where the kernel has it) are carried in /lib/modules/KVER but not loaded
+# at boot.  The project's own modules and test scripts are added per run
 # by tools/vm/run.sh as a second cpio archive.
 #
 # usage: tools/vm/mkinitramfs.sh SERIES   (6.1, 6.12 or debug)
@@ -24,8 +25,9 @@ kroot=$(kofi_kroot "$series")
 # Kernel modules the guest loads at boot, in this order.
 MODULES="crc32_generic crc32c_generic virtio_pci virtio_net dummy
 	ib_core ib_uverbs rdma_cm rdma_ucm rdma_rxe"
-# Kernel modules carried but loaded by the tests that need them.
-TEST_MODULES="rds_tcp"
+# Kernel modules carried but loaded by the tests that need them (siw:
+# only where the kernel has it, the debug kernel).
+TEST_MODULES="rds_tcp siw"
 # Userspace programs copied with their libraries.
 PROGRAMS="rdma ibv_devices ibv_devinfo rping rstream riostream ucmatose
 	fi_info fi_pingpong ib_write_bw ib_send_lat ib_read_bw ib_send_bw"
@@ -97,9 +99,11 @@ done
 # The project's own peers, built for the host's C library.
 cc -O2 -Wall -o "$work/usr/bin/rds-peer" "$peers"
 add_libs "$work/usr/bin/rds-peer"
-# Userspace verbs: the rxe provider is loaded by libibverbs at run time.
+# Userspace verbs: the rxe and siw providers are loaded by libibverbs at
+# run time.
 multiarch=/usr/lib/x86_64-linux-gnu
 for f in $multiarch/libibverbs/librxe-rdmav*.so /etc/libibverbs.d/rxe.driver \
+	 $multiarch/libibverbs/libsiw-rdmav*.so /etc/libibverbs.d/siw.driver \
 	 $multiarch/libgcc_s.so.1 /lib/x86_64-linux-gnu/libgcc_s.so.1; do
 	[ -e "$f" ] || continue
 	add_file "$f"

@@ -1,0 +1,204 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# ib_verbs over soft-iWARP (siw) across the two-guest link (guest 0
+# serving, guest 1 connecting), every transfer verified: rxe0 is deleted
+# (rdma_cm would pick it for the address) and siw0 added on the NIC; then
+# rping in both roles against the kOFI rping sample (its server RDMA-reads
+# the client's buffer), the pingpong sample over ib_verbs with op=msg,
+# op=write (no remote CQ data on iWARP: the sample notifies each write
+# with a zero-byte message; fi_writedata() refused) and op=read, kstream
+# refusing ib_verbs on the iWARP device, Debian's fi_pingpong -p verbs
+# against the sample in both roles, and a clean unload.  Only the debug kernel has siw.ko (Debian's
+# 6.1 and 6.12 kernels are built without CONFIG_RDMA_SIW).  The waits
+# for listeners are long: the debug kernel under TCG starts userspace
+# verbs programs slowly.
+. ./lib.sh
+
+M=/kofi/modules
+K=/lib/modules/$(uname -r)
+server=$KOFI_SELF
+[ "$KOFI_HOST" = 0 ] || server=$KOFI_PEER
+FIPP_ENV="FI_VERBS_IFACE=$KOFI_DEV FI_LOG_LEVEL=warn"
+
+siw_active() { rdma link show | grep -q 'siw0.*ACTIVE'; }
+result_of() { cat "/sys/module/$1/parameters/result"; }
+# sample_ok MODULE: it reports success; then unload it.
+sample_ok() { r=$(result_of "$1") && rmmod "$1" && echo "result $r" && [ "$r" = 0 ]; }
+rp() { insmod $M/kofi_sample_rping.ko "$@" && sample_ok kofi_sample_rping; }
+pings_ok() {
+	n=$(grep -c '^server ping data: rdma-ping-[0-9]*: [A-Za-z]' "$1")
+	echo "$n pings"
+	[ "$n" = "$2" ] && grep -q 'server DISCONNECT EVENT' "$1"
+}
+rows() {
+	dmesg | tail -n +"$(($1 + 1))" | grep "$2" | sed 's/^\[[^]]*\] //' |
+		while IFS= read -r l; do say "$l"; done
+}
+
+check "link to the peer" wait_for 180 ping -c 1 -W 1 "$KOFI_PEER"
+check "rdma link delete rxe0" rdma link delete rxe0
+module_loaded libcrc32c || check "insmod libcrc32c" insmod $K/libcrc32c.ko
+check "insmod siw" insmod $K/siw.ko
+check "rdma link add siw0 on $KOFI_DEV" \
+	rdma link add siw0 type siw netdev "$KOFI_DEV"
+check "siw0 is ACTIVE" wait_for 30 siw_active
+check "insmod kofi" insmod $M/kofi.ko
+check "insmod kofi_ib_verbs" insmod $M/kofi_ib_verbs.ko
+check "insmod kofi_kstream" insmod $M/kofi_kstream.ko
+barrier "siw0 up"
+
+# 1. rping server, kOFI client.
+if [ "$KOFI_HOST" = 0 ]; then
+	rping -s -a "$server" -p 7174 -C 10 -V -v > /tmp/rping-s.out 2>&1 &
+	rping_pid=$!
+	wait_for 120 listening 7174 || fail "rping server is not listening"
+fi
+barrier "rping-server"
+if [ "$KOFI_HOST" = 1 ]; then
+	check "kOFI client -> rping -s: 10 validated pings" \
+		rp addr="$server" port=7174 count=10 size=64 verbose=1
+else
+	wait "$rping_pid"
+	check_output "rping -s served 10 pings from kOFI" '10 pings' \
+		pings_ok /tmp/rping-s.out 10
+fi
+barrier "rping-server done"
+
+# 2. kOFI server (RDMA READ into its sink), rping client.
+if [ "$KOFI_HOST" = 0 ]; then
+	insmod $M/kofi_sample_rping.ko server=1 addr="$server" port=7175 \
+		count=10 size=128 verbose=1 > /tmp/kofi-s.out 2>&1 &
+	kofi_pid=$!
+	check "kOFI server listens" wait_for 60 listening 7175
+fi
+barrier "kofi-server"
+if [ "$KOFI_HOST" = 1 ]; then
+	check_output "rping -c -V -> kOFI server: 10 validated pings" \
+		'ping data: rdma-ping-9' \
+		limited 300 rping -c -a "$server" -p 7175 -C 10 -S 128 -V -v
+else
+	wait "$kofi_pid"
+	check "kOFI server served 10 pings from rping" sample_ok kofi_sample_rping
+fi
+barrier "kofi-server done"
+
+# 3. The pingpong sample: NAME PORT ARGS...
+pp() {
+	pp_name=$1 pp_port=$2
+	shift 2
+	from=$(dmesg | wc -l)
+	if [ "$KOFI_HOST" = 0 ]; then
+		insmod $M/kofi_sample_pingpong.ko prov=ib_verbs role=server \
+			addr="$KOFI_SELF" port="$pp_port" "$@" > /tmp/pp.out 2>&1 &
+		pid=$!
+		wait_for 60 listening "$pp_port" ||
+			fail "$pp_name: server is not listening"
+		barrier "$pp_name"
+		wait "$pid"
+		check "$pp_name: server" sample_ok kofi_sample_pingpong
+	else
+		barrier "$pp_name"
+		check "$pp_name: client" sh -c "insmod $M/kofi_sample_pingpong.ko \
+			prov=ib_verbs role=client addr=$KOFI_PEER port=$pp_port $* && \
+			r=\$(cat /sys/module/kofi_sample_pingpong/parameters/result) && \
+			rmmod kofi_sample_pingpong && [ \$r = 0 ]"
+		rows "$from" 'kofi_sample_pingpong:'
+	fi
+	barrier "$pp_name: done"
+}
+pp "ib_verbs msg" 7471 op=msg sizes=64,4096,65536 iters=10
+from_write=$(dmesg | wc -l)
+pp "ib_verbs write" 7472 op=write sizes=64,4096,65536 iters=10
+check_output "writes notified by a message: no FI_REMOTE_CQ_DATA offered" \
+	'writes notified by a zero-byte message' \
+	sh -c "dmesg | tail -n +$((from_write + 1))"
+pp "ib_verbs read" 7473 op=read sizes=64,4096,65536 iters=10
+
+# fi_writedata() all the same: refused with -EOPNOTSUPP (-95), nothing
+# posted; the server then sees the connection end.
+if [ "$KOFI_HOST" = 0 ]; then
+	insmod $M/kofi_sample_pingpong.ko prov=ib_verbs role=server \
+		addr="$KOFI_SELF" port=7476 op=write writedata=1 sizes=64 \
+		iters=1 > /tmp/pp.out 2>&1 &
+	pid=$!
+	wait_for 60 listening 7476 || fail "writedata: server is not listening"
+	barrier "writedata"
+	wait "$pid"
+	rmmod kofi_sample_pingpong
+else
+	barrier "writedata"
+	from=$(dmesg | wc -l)
+	insmod $M/kofi_sample_pingpong.ko prov=ib_verbs role=client \
+		addr="$KOFI_PEER" port=7476 op=write writedata=1 sizes=64 iters=1
+	r=$(result_of kofi_sample_pingpong)
+	rmmod kofi_sample_pingpong
+	rows "$from" 'kofi_sample_pingpong:'
+	check "fi_writedata() on siw0: -EOPNOTSUPP" [ "$r" = -95 ]
+fi
+barrier "writedata: done"
+
+# 4. kstream needs writes with immediate: not offered over siw0.
+if [ "$KOFI_HOST" = 0 ]; then
+	from=$(dmesg | wc -l)
+	insmod $M/kofi_sample_stream_echo.ko prov=ib_verbs addr="$KOFI_SELF" \
+		port=7520 timeout_ms=2000 connections=1
+	r=$(result_of kofi_sample_stream_echo)
+	rmmod kofi_sample_stream_echo
+	rows "$from" 'kofi_sample_stream_echo:'
+	check "no ib_verbs;kstream on siw0: kstream_sock_create() -ENODATA" \
+		[ "$r" = -61 ]
+fi
+barrier "kstream done"
+
+# 5. Debian's fi_pingpong -p verbs (libsiw) against the sample, one size.
+fipp_ok() {
+	! grep -q 'Error at iteration' /tmp/fipp.out &&
+		grep -q '^4k ' /tmp/fipp.out
+}
+fipp_args="-p verbs -e msg -I 10 -S 4096 -c"
+fipp_wait() { wait "$fipp_pid" && fipp_ok; }
+fipp_client() {
+	limited 300 env $FIPP_ENV fi_pingpong $fipp_args "$KOFI_PEER" \
+		> /tmp/fipp.out 2>&1 && fipp_ok
+}
+kernel_client() {
+	insmod $M/kofi_sample_pingpong.ko prov=ib_verbs fipp=1 role=client \
+		addr="$KOFI_PEER" sizes=4096 iters=10 &&
+		sample_ok kofi_sample_pingpong
+}
+if [ "$KOFI_HOST" = 0 ]; then
+	limited 300 env $FIPP_ENV fi_pingpong $fipp_args > /tmp/fipp.out 2>&1 &
+	fipp_pid=$!
+	wait_for 120 listening 47592 || fail "fi_pingpong server: not listening"
+	barrier "fipp server up"
+	check "fi_pingpong -p verbs server vs kernel client: 4 KiB, verified" \
+		fipp_wait
+else
+	barrier "fipp server up"
+	from=$(dmesg | wc -l)
+	check "kernel client vs fi_pingpong -p verbs server" kernel_client
+	rows "$from" 'kofi_sample_pingpong:'
+fi
+barrier "fipp part 1 done"
+if [ "$KOFI_HOST" = 0 ]; then
+	insmod $M/kofi_sample_pingpong.ko prov=ib_verbs fipp=1 role=server \
+		addr="$KOFI_SELF" sizes=4096 iters=10 > /tmp/server.out 2>&1 &
+	server_pid=$!
+	wait_for 60 listening 47592 || fail "kernel server: not listening"
+	barrier "kernel server up"
+	wait "$server_pid"
+	check "kernel server vs fi_pingpong -p verbs client" \
+		sample_ok kofi_sample_pingpong
+else
+	barrier "kernel server up"
+	check "fi_pingpong -p verbs client vs kernel server: 4 KiB, verified" \
+		fipp_client
+fi
+barrier "fipp part 2 done"
+
+check "rmmod kofi_kstream" rmmod kofi_kstream
+check "rmmod kofi_ib_verbs" rmmod kofi_ib_verbs
+check "rmmod kofi" rmmod kofi
+check "rdma link delete siw0" rdma link delete siw0
+check "rmmod siw" rmmod siw
+finish
