@@ -26,6 +26,9 @@
  * otherwise - is the read-only parameter "result"; the count of -EAGAIN
  * answers seen in the burst is "eagain".
  *
+ * domain=tcp or domain=ib asks for that RDS transport (the rds provider's
+ * domain); without it the provider's default transport is used.
+ *
  * Example:  insmod kofi_sample_rds.ko role=echo addr=10.0.0.1 peer=10.0.0.2
  *           insmod kofi_sample_rds.ko role=send addr=10.0.0.2 peer=10.0.0.1
  */
@@ -42,6 +45,10 @@
 static char *role = "echo";
 module_param(role, charp, 0444);
 MODULE_PARM_DESC(role, "send or echo");
+
+static char *domain;
+module_param(domain, charp, 0444);
+MODULE_PARM_DESC(domain, "the rds domain, that is the RDS transport: tcp or ib (default: the provider's)");
 
 static char *addr;
 module_param(addr, charp, 0444);
@@ -137,7 +144,10 @@ static int sr_open(struct sr_ctx *s)
 	hints->caps = FI_MSG | FI_SOURCE;
 	hints->ep_attr->type = FI_EP_RDM;
 	hints->fabric_attr->prov_name = kstrdup("rds", GFP_KERNEL);
-	ret = hints->fabric_attr->prov_name ?
+	if (domain)
+		hints->domain_attr->name = kstrdup(domain, GFP_KERNEL);
+	ret = hints->fabric_attr->prov_name &&
+	      (!domain || hints->domain_attr->name) ?
 	      fi_getinfo(FI_VERSION(FI_MAJOR_VERSION, FI_MINOR_VERSION), addr,
 			 port, FI_SOURCE, hints, &c->info) : -ENOMEM;
 	fi_freeinfo(hints);
@@ -367,9 +377,10 @@ static int __init sr_init(void)
 	if (s->rx && i == SR_RING)
 		ret = sr_open(s);
 	if (!ret) {
-		pr_info("%s %s:%s <-> %s:%u, %u sizes x %u, burst %u x %u\n",
-			role, addr, port, peer, peer_port, nsizes, iters,
-			burst, burst_size);
+		pr_info("%s %s:%s <-> %s:%u over %s, %u sizes x %u, burst %u x %u\n",
+			role, addr, port, peer, peer_port,
+			s->c.info->domain_attr->name, nsizes, iters, burst,
+			burst_size);
 		ret = send ? sr_run_send(s) : sr_run_echo(s);
 	}
 	sr_close(s);
