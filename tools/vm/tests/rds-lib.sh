@@ -32,31 +32,42 @@ sample_result() {
 echo_done() { wait "$echo_pid" && sample_result; }
 peer_done() { wait "$echo_pid"; }
 
-# sample_bound SINCE: the sample logged its endpoint after dmesg line SINCE.
+# sample_bound SINCE ROLE: the sample of ROLE logged its endpoint after
+# dmesg line SINCE.
 sample_bound() {
-	dmesg | tail -n +"$(($1 + 1))" | grep -q 'kofi_sample_rds: echo '
+	dmesg | tail -n +"$(($1 + 1))" | grep -q "kofi_sample_rds: $2 "
 }
 
-# sample_echo ARGS...: start the echoing sample in the background
-# ($echo_pid) with ARGS; return once its endpoint is bound.
-sample_echo() {
+# sample_start ROLE ARGS...: start the sample of ROLE (echo, fanin-recv)
+# in the background ($echo_pid) with ARGS; return once its endpoint is
+# bound.
+sample_start() {
 	from=$(dmesg | wc -l)
-	insmod $M/kofi_sample_rds.ko role=echo addr="$KOFI_SELF" \
+	_kofi_role=$1
+	shift
+	insmod $M/kofi_sample_rds.ko role="$_kofi_role" addr="$KOFI_SELF" \
 		peer="$KOFI_PEER" "$@" &
 	echo_pid=$!
-	wait_for 60 sample_bound "$from"
+	wait_for 60 sample_bound "$from" "$_kofi_role"
 }
 
-# sample_send ARGS...: the sample sends to the peer; show its burst line.
-sample_send() {
+sample_echo() { sample_start echo "$@"; }
+
+# sample_run ROLE ARGS...: run the sample of ROLE (send, fanin-send) to
+# the peer; show its log lines.
+sample_run() {
 	from=$(dmesg | wc -l)
-	insmod $M/kofi_sample_rds.ko role=send addr="$KOFI_SELF" \
+	_kofi_role=$1
+	shift
+	insmod $M/kofi_sample_rds.ko role="$_kofi_role" addr="$KOFI_SELF" \
 		peer="$KOFI_PEER" "$@" && sample_result
 	rc=$?
 	dmesg | tail -n +"$((from + 1))" | grep 'kofi_sample_rds:' |
 		sed 's/^\[[^]]*\] //' | while IFS= read -r l; do say "$l"; done
 	return $rc
 }
+
+sample_send() { sample_run send "$@"; }
 
 unload_sample() { rmmod kofi_sample_rds 2> /dev/null; }
 

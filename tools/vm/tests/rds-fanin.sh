@@ -1,0 +1,40 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Fan-in over RDS/TCP: eight endpoints of the rds sample on guest 1
+# (role=fanin-send) send 48 messages of 64 KiB each, all at once, to one
+# endpoint on guest 0 (role=fanin-recv), which checks every message's
+# length, data and order per sender.  The receiver stops receiving for a
+# second after the first message: the senders meet RDS's back-pressure,
+# the provider answers -EAGAIN once their queues are full, they retry,
+# and still every message arrives.  Then the modules unload.
+. ./lib.sh
+. ./rds-lib.sh
+
+FANIN="eps=8 burst=48 burst_size=65536"
+
+# eagain_seen: the senders met -EAGAIN.
+eagain_seen() {
+	n=$(cat /sys/module/kofi_sample_rds/parameters/eagain) &&
+		echo "eagain $n" && [ "$n" -gt 0 ]
+}
+
+check "link to the peer" wait_for 180 ping -c 1 -W 1 "$KOFI_PEER"
+rds_load rds_tcp
+
+if [ "$KOFI_HOST" = 0 ]; then
+	check "receiving endpoint bound" sample_start fanin-recv \
+		port=18201 peer_port=18211 stall_ms=1000 $FANIN
+	barrier "fan-in"
+	check "every message of the eight senders arrived, verified" \
+		echo_done
+else
+	barrier "fan-in"
+	check "eight endpoints sent, the receiver confirmed" sample_run \
+		fanin-send port=18211 peer_port=18201 $FANIN
+	check "the senders met -EAGAIN and retried" eagain_seen
+fi
+unload_sample
+barrier "fan-in: done"
+
+rds_unload
+finish
