@@ -120,7 +120,6 @@ enum {
 	KRDS_EP_CLOSING,
 };
 
-const char *krds_transport_name(int transport);
 int krds_transport_parse(const char *name);
 int krds_sock_create(struct net *net, int transport,
 		     const struct sockaddr_in *src, struct socket **sockp);

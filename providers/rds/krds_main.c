@@ -35,18 +35,6 @@ static const char * const krds_transport_names[] = {
 };
 
 /**
- * krds_transport_name() - the domain name of an RDS transport
- * @transport: RDS_TRANS_TCP or RDS_TRANS_IB
- *
- * Context: any context.
- * Return: "tcp" or "ib".
- */
-const char *krds_transport_name(int transport)
-{
-	return krds_transport_names[transport];
-}
-
-/**
  * krds_transport_parse() - the RDS transport a domain name names
  * @name: "tcp" or "ib" (any case), or NULL for the default transport
  *
@@ -92,8 +80,8 @@ static struct fi_info *krds_info_alloc(int trans)
 	info->domain_attr->data_progress = FI_PROGRESS_AUTO;
 	info->domain_attr->cq_cnt = 256;
 	info->domain_attr->ep_cnt = 4096;
-	info->domain_attr->name = kstrdup(krds_transport_name(trans),
-				      GFP_KERNEL);
+	info->domain_attr->name = kstrdup(krds_transport_names[trans],
+					  GFP_KERNEL);
 	info->fabric_attr->name = kstrdup(KRDS_PROV_NAME, GFP_KERNEL);
 	info->fabric_attr->prov_name = kstrdup(KRDS_PROV_NAME, GFP_KERNEL);
 	info->fabric_attr->prov_version = KRDS_PROV_VERSION;
