@@ -121,6 +121,8 @@ MODULE_PARM_DESC(eagain, "-EAGAIN answers to sends in the burst or the fan-in (r
  * queue holds, so the buffer filled next is never one still queued.
  */
 #define SR_TX_DEPTH	16
+/* A fan-in sender's: the senders meet -EAGAIN soon. */
+#define SR_FANIN_TX_DEPTH	8
 #define SR_RING		(SR_TX_DEPTH + 1)
 #define SR_MAX_SIZE	(1024 * 1024)
 #define SR_LINGER_MS	1000
@@ -171,11 +173,12 @@ static int sr_av_insert(struct sr_ctx *s, u16 pport, unsigned int npeers,
 }
 
 /*
- * Open @s's endpoint on addr:@service with an AV of the @npeers peers at
- * peer:@pport, peer:@pport + 1, ...; their handles go to @peers.
+ * Open @s's endpoint on addr:@service, with a transmit queue of @depth,
+ * and an AV of the @npeers peers at peer:@pport, peer:@pport + 1, ...;
+ * their handles go to @peers.
  */
-static int sr_open(struct sr_ctx *s, const char *service, u16 pport,
-		   unsigned int npeers, fi_addr_t *peers)
+static int sr_open(struct sr_ctx *s, const char *service, size_t depth,
+		   u16 pport, unsigned int npeers, fi_addr_t *peers)
 {
 	struct fi_cq_attr cq_attr = {
 		.format = FI_CQ_FORMAT_DATA,
@@ -201,7 +204,7 @@ static int sr_open(struct sr_ctx *s, const char *service, u16 pport,
 	fi_freeinfo(hints);
 	if (ret)
 		return ret;
-	c->info->tx_attr->size = SR_TX_DEPTH;
+	c->info->tx_attr->size = depth;
 	ret = fi_fabric(c->info->fabric_attr, &c->fabric, NULL);
 	if (!ret)
 		ret = fi_domain(c->fabric, c->info, &c->domain, NULL);
@@ -638,8 +641,9 @@ static int sr_fanin_send(void)
 		ss[e].rx_size = 1;
 		ss[e].rx = kvmalloc(ss[e].rx_size, GFP_KERNEL);
 		snprintf(service, sizeof(service), "%u", base + e);
-		ret = ss[e].rx ? sr_open(&ss[e], service, peer_port, 1,
-					 &ss[e].peer_addr) : -ENOMEM;
+		ret = ss[e].rx ? sr_open(&ss[e], service, SR_FANIN_TX_DEPTH,
+					 peer_port, 1, &ss[e].peer_addr) :
+				 -ENOMEM;
 	}
 	if (!ret) {
 		pr_info("fanin-send %s:%u..%u -> %s:%u over %s, %u x %u bytes each\n",
@@ -670,7 +674,7 @@ static int sr_fanin_recv(void)
 	s->rx_size = SR_MAX_SIZE;
 	s->rx = kvmalloc(s->rx_size, GFP_KERNEL);
 	if (s->rx)
-		ret = sr_open(s, port, peer_port, eps, from);
+		ret = sr_open(s, port, SR_TX_DEPTH, peer_port, eps, from);
 	if (!ret) {
 		pr_info("fanin-recv %s:%s <- %s:%u..%u over %s, %u x %u bytes each\n",
 			addr, port, peer, peer_port, peer_port + eps - 1,
@@ -704,7 +708,8 @@ static int sr_pair(bool send)
 	for (i = 0; i < SR_RING && s->ring[i]; i++)
 		;
 	if (s->rx && i == SR_RING)
-		ret = sr_open(s, port, peer_port, 1, &s->peer_addr);
+		ret = sr_open(s, port, SR_TX_DEPTH, peer_port, 1,
+			      &s->peer_addr);
 	if (!ret) {
 		pr_info("%s %s:%s <-> %s:%u over %s, %u sizes x %u, burst %u x %u\n",
 			role, addr, port, peer, peer_port,

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # Fan-in over RDS/TCP: eight endpoints of the rds sample on guest 1
-# (role=fanin-send) send 48 messages of 64 KiB each, all at once, to one
+# (role=fanin-send) send 32 messages of 64 KiB each, all at once, to one
 # endpoint on guest 0 (role=fanin-recv), which checks every message's
 # length, data and order per sender.  The receiver stops receiving for a
 # second after the first message: the senders meet RDS's back-pressure,
@@ -10,7 +10,7 @@
 . ./lib.sh
 . ./rds-lib.sh
 
-FANIN="eps=8 burst=48 burst_size=65536"
+FANIN="eps=8 burst=32 burst_size=65536"
 
 # eagain_seen: the senders met -EAGAIN.
 eagain_seen() {
