@@ -31,12 +31,15 @@
  * endpoint of role=fanin-recv at peer:peer_port, all at once, as fast as
  * the provider takes them; message k of endpoint e carries the pattern of
  * e * burst + k.  The receiver takes the senders at peer:peer_port ..
- * peer_port + eps - 1 into its AV and checks every message's length, data
- * and order per sender (by its source), receiving one at a time; after
- * the first message it stops receiving for stall_ms, so that the senders
- * meet RDS's back-pressure and the provider's -EAGAIN, which they count
- * and retry.  At the end the receiver sends each sender an empty message,
- * which the sender waits for before it closes.
+ * peer_port + eps - 1 into its AV and checks every message's length and
+ * data against the messages of its sender (by its source) not received
+ * yet, receiving one at a time, and logs how many overtook an earlier one
+ * (RDS/TCP reorders while a connection is set up, see
+ * Documentation/rds.rst); after the first message it stops receiving for
+ * stall_ms, so that the senders meet RDS's back-pressure and the
+ * provider's -EAGAIN, which they count and retry.  At the end the
+ * receiver sends each sender an empty message, which the sender waits for
+ * before it closes.
  *
  * domain=tcp or domain=ib asks for that RDS transport (the rds provider's
  * domain); without it the provider's default transport is used.

@@ -46,10 +46,10 @@ void krds_ep_kick(struct krds_ep *ep)
  * bind, as RDS requires, and sizes the buffers for 1 MiB messages.
  *
  * Context: process context, may sleep.
- * Return: 0; -ENOPROTOOPT if the transport's module cannot be loaded;
- * -EPROTOTYPE for RDS/IB outside the initial namespace; -EADDRNOTAVAIL if
- * the transport cannot use @src's address (RDS/IB: no RDMA device has it);
- * another errno of the socket calls.
+ * Return: 0; -ENOPROTOOPT if the transport's module cannot be loaded or
+ * the transport cannot use @src's address (RDS/IB: no RDMA device has
+ * it); -EPROTOTYPE for RDS/IB outside the initial namespace; another
+ * errno of the socket calls.
  */
 int krds_sock_create(struct net *net, int transport,
 		     const struct sockaddr_in *src, struct socket **sockp)
