@@ -125,7 +125,7 @@ MODULE_PARM_DESC(eagain, "-EAGAIN answers to sends in the burst or the fan-in (r
  */
 #define SR_TX_DEPTH	16
 /* A fan-in sender's: the senders meet -EAGAIN soon. */
-#define SR_FANIN_TX_DEPTH	8
+#define SR_FANIN_TX_DEPTH	4
 #define SR_RING		(SR_TX_DEPTH + 1)
 #define SR_MAX_SIZE	(1024 * 1024)
 #define SR_LINGER_MS	1000
