@@ -26,11 +26,30 @@
  * otherwise - is the read-only parameter "result"; the count of -EAGAIN
  * answers seen in the burst is "eagain".
  *
+ * Fan-in: role=fanin-send opens eps endpoints, on ports port .. port +
+ * eps - 1, and each sends burst messages of burst_size bytes to the one
+ * endpoint of role=fanin-recv at peer:peer_port, all at once, as fast as
+ * the provider takes them; message k of endpoint e carries the pattern of
+ * e * burst + k.  The receiver takes the senders at peer:peer_port ..
+ * peer_port + eps - 1 into its AV and checks every message's length and
+ * data against the messages of its sender (by its source) not received
+ * yet, receiving one at a time, and logs how many overtook an earlier one
+ * (RDS/TCP reorders while a connection is set up, see
+ * Documentation/rds.rst); after the first message it stops receiving for
+ * stall_ms, so that the senders meet RDS's back-pressure and the
+ * provider's -EAGAIN, which they count and retry.  At the end the
+ * receiver sends each sender an empty message, which the sender waits for
+ * before it closes.
+ *
+ * domain=tcp or domain=ib asks for that RDS transport (the rds provider's
+ * domain); without it the provider's default transport is used.
+ *
  * Example:  insmod kofi_sample_rds.ko role=echo addr=10.0.0.1 peer=10.0.0.2
  *           insmod kofi_sample_rds.ko role=send addr=10.0.0.2 peer=10.0.0.1
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/bitmap.h>
 #include <linux/in.h>
 #include <linux/delay.h>
 #include <linux/inet.h>
@@ -41,7 +60,11 @@
 
 static char *role = "echo";
 module_param(role, charp, 0444);
-MODULE_PARM_DESC(role, "send or echo");
+MODULE_PARM_DESC(role, "send, echo, fanin-send or fanin-recv");
+
+static char *domain;
+module_param(domain, charp, 0444);
+MODULE_PARM_DESC(domain, "the rds domain, that is the RDS transport: tcp or ib (default: the provider's)");
 
 static char *addr;
 module_param(addr, charp, 0444);
@@ -76,6 +99,14 @@ static unsigned int burst_size = 65536;
 module_param(burst_size, uint, 0444);
 MODULE_PARM_DESC(burst_size, "size of the burst's messages (default 65536)");
 
+static unsigned int eps = 8;
+module_param(eps, uint, 0444);
+MODULE_PARM_DESC(eps, "fan-in: sending endpoints (default 8)");
+
+static unsigned int stall_ms;
+module_param(stall_ms, uint, 0444);
+MODULE_PARM_DESC(stall_ms, "fan-in: the receiver stops receiving this long after the first message (default 0)");
+
 static int timeout_ms = 60000;
 module_param(timeout_ms, int, 0444);
 MODULE_PARM_DESC(timeout_ms, "limit of each wait (default 60000)");
@@ -86,24 +117,31 @@ MODULE_PARM_DESC(result, "outcome of the run: 0 or a negative errno (read only)"
 
 static unsigned int eagain;
 module_param(eagain, uint, 0444);
-MODULE_PARM_DESC(eagain, "-EAGAIN answers to sends in the burst (read only)");
+MODULE_PARM_DESC(eagain, "-EAGAIN answers to sends in the burst or the fan-in (read only)");
 
 /*
  * The transmit queue's depth, and the burst's buffers: one more than the
  * queue holds, so the buffer filled next is never one still queued.
  */
 #define SR_TX_DEPTH	16
+/* A fan-in sender's: the senders meet -EAGAIN soon. */
+#define SR_FANIN_TX_DEPTH	4
 #define SR_RING		(SR_TX_DEPTH + 1)
 #define SR_MAX_SIZE	(1024 * 1024)
 #define SR_LINGER_MS	1000
+#define SR_FANIN_MAX	64
+/* The pattern repeats every this many bytes (ks_pattern()'s alphabet). */
+#define SR_PERIOD	62
 
 struct sr_ctx {
 	struct ks_conn c;
 	struct fid_av *av;
 	fi_addr_t peer_addr;
 	u8 *rx;
+	size_t rx_size;
 	u8 *ring[SR_RING];
-	unsigned int inflight;	/* burst sends not completed */
+	unsigned int inflight;	/* burst or fan-in sends not completed */
+	unsigned int next;	/* fan-in: the next message to send */
 };
 
 /* Message @k's size; the last message, after the burst, is empty. */
@@ -114,36 +152,62 @@ static size_t sr_size(unsigned int k)
 	return k < nsizes * iters + burst ? burst_size : 0;
 }
 
-static int sr_open(struct sr_ctx *s)
+/* Insert peer:@pport .. peer:@pport + @npeers - 1 into @s's AV. */
+static int sr_av_insert(struct sr_ctx *s, u16 pport, unsigned int npeers,
+			fi_addr_t *peers)
+{
+	struct sockaddr_in *sin;
+	unsigned int i;
+	int ret = 0;
+
+	sin = kcalloc(npeers, sizeof(*sin), GFP_KERNEL);
+	if (!sin)
+		return -ENOMEM;
+	for (i = 0; i < npeers && !ret; i++) {
+		sin[i].sin_family = AF_INET;
+		sin[i].sin_port = htons(pport + i);
+		if (!in4_pton(peer, -1, (u8 *)&sin[i].sin_addr, -1, NULL))
+			ret = -EINVAL;
+	}
+	if (!ret)
+		ret = fi_av_insert(s->av, sin, npeers, peers, 0, NULL);
+	kfree(sin);
+	return ret == npeers ? 0 : (ret < 0 ? ret : -EINVAL);
+}
+
+/*
+ * Open @s's endpoint on addr:@service, with a transmit queue of @depth,
+ * and an AV of the @npeers peers at peer:@pport, peer:@pport + 1, ...;
+ * their handles go to @peers.
+ */
+static int sr_open(struct sr_ctx *s, const char *service, size_t depth,
+		   u16 pport, unsigned int npeers, fi_addr_t *peers)
 {
 	struct fi_cq_attr cq_attr = {
 		.format = FI_CQ_FORMAT_DATA,
 		.size = 1024,
 	};
 	struct fi_av_attr av_attr = { .type = FI_AV_TABLE };
-	struct sockaddr_in sin = {
-		.sin_family = AF_INET,
-		.sin_port = htons(peer_port),
-	};
 	struct ks_conn *c = &s->c;
 	struct fi_info *hints;
 	int ret;
 
-	if (!in4_pton(peer, -1, (u8 *)&sin.sin_addr, -1, NULL))
-		return -EINVAL;
 	hints = fi_allocinfo(GFP_KERNEL);
 	if (!hints)
 		return -ENOMEM;
 	hints->caps = FI_MSG | FI_SOURCE;
 	hints->ep_attr->type = FI_EP_RDM;
 	hints->fabric_attr->prov_name = kstrdup("rds", GFP_KERNEL);
-	ret = hints->fabric_attr->prov_name ?
+	if (domain)
+		hints->domain_attr->name = kstrdup(domain, GFP_KERNEL);
+	ret = hints->fabric_attr->prov_name &&
+	      (!domain || hints->domain_attr->name) ?
 	      fi_getinfo(FI_VERSION(FI_MAJOR_VERSION, FI_MINOR_VERSION), addr,
-			 port, FI_SOURCE, hints, &c->info) : -ENOMEM;
+			 service, FI_SOURCE, hints, &c->info) : -ENOMEM;
 	fi_freeinfo(hints);
 	if (ret)
 		return ret;
-	c->info->tx_attr->size = SR_TX_DEPTH;
+	c->info->tx_attr->size = depth;
 	ret = fi_fabric(c->info->fabric_attr, &c->fabric, NULL);
 	if (!ret)
 		ret = fi_domain(c->fabric, c->info, &c->domain, NULL);
@@ -165,8 +229,7 @@ static int sr_open(struct sr_ctx *s)
 		ret = fi_enable(c->ep);
 	if (ret)
 		return ret;
-	ret = fi_av_insert(s->av, &sin, 1, &s->peer_addr, 0, NULL);
-	return ret == 1 ? 0 : (ret < 0 ? ret : -EINVAL);
+	return sr_av_insert(s, pport, npeers, peers);
 }
 
 static void sr_close(struct sr_ctx *s)
@@ -182,10 +245,13 @@ static void sr_close(struct sr_ctx *s)
 	kvfree(s->rx);
 }
 
-/* Receive message @k into s->rx (fi_recvmsg for odd @k) and check it. */
-static int sr_recv(struct sr_ctx *s, unsigned int k)
+/*
+ * Receive message @k into s->rx (fi_recvmsg for odd @k).  Return: its
+ * length, its source in @src; or a negative errno.
+ */
+static ssize_t sr_recv_from(struct sr_ctx *s, unsigned int k, fi_addr_t *src)
 {
-	struct kvec iov = { .iov_base = s->rx, .iov_len = SR_MAX_SIZE };
+	struct kvec iov = { .iov_base = s->rx, .iov_len = s->rx_size };
 	struct fi_msg msg = {
 		.iov_type = FI_IOV_KVEC,
 		.msg_iov = &iov,
@@ -193,16 +259,15 @@ static int sr_recv(struct sr_ctx *s, unsigned int k)
 		.addr = FI_ADDR_UNSPEC,
 	};
 	struct fi_cq_data_entry e;
-	size_t len = sr_size(k), bad;
-	fi_addr_t src = FI_ADDR_NOTAVAIL;
 	ssize_t ret;
 
+	*src = FI_ADDR_NOTAVAIL;
 	ret = k & 1 ? fi_recvmsg(s->c.ep, &msg, 0) :
-		      fi_recv(s->c.ep, s->rx, SR_MAX_SIZE, NULL,
+		      fi_recv(s->c.ep, s->rx, s->rx_size, NULL,
 			      FI_ADDR_UNSPEC, NULL);
 	if (ret)
 		return ret;
-	ret = fi_cq_sreadfrom(s->c.rxcq, &e, 1, &src, NULL, s->c.timeout_ms);
+	ret = fi_cq_sreadfrom(s->c.rxcq, &e, 1, src, NULL, s->c.timeout_ms);
 	if (ret != 1) {
 		struct fi_cq_err_entry err;
 
@@ -211,20 +276,47 @@ static int sr_recv(struct sr_ctx *s, unsigned int k)
 		pr_err("message %u: receive failed: %zd\n", k, ret);
 		return ret < 0 ? ret : -EIO;
 	}
-	if (e.len != len || src != s->peer_addr ||
-	    !(e.flags & FI_RECV) || !(e.flags & FI_MSG)) {
-		pr_err("message %u: %zu bytes (want %zu) from %llu (want %llu), flags %#llx\n",
-		       k, e.len, len, (unsigned long long)src,
-		       (unsigned long long)s->peer_addr,
+	if (!(e.flags & FI_RECV) || !(e.flags & FI_MSG)) {
+		pr_err("message %u: flags %#llx\n", k,
 		       (unsigned long long)e.flags);
 		return -EPROTO;
 	}
-	bad = ks_check(s->rx, len, k);
+	return e.len;
+}
+
+/* Check that s->rx holds @len bytes, @want of them, of pattern @seq. */
+static int sr_verify(struct sr_ctx *s, unsigned int k, size_t len,
+		     size_t want, unsigned int seq)
+{
+	size_t bad;
+
+	if (len != want) {
+		pr_err("message %u: %zu bytes (want %zu)\n", k, len, want);
+		return -EPROTO;
+	}
+	bad = ks_check(s->rx, len, seq);
 	if (bad) {
 		pr_err("message %u: bad data at byte %zu\n", k, bad - 1);
 		return -EBADMSG;
 	}
 	return 0;
+}
+
+/* Receive message @k from the peer into s->rx and check it. */
+static int sr_recv(struct sr_ctx *s, unsigned int k)
+{
+	fi_addr_t src;
+	ssize_t len = sr_recv_from(s, k, &src);
+
+	if (len < 0)
+		return len;
+	if (src != s->peer_addr) {
+		pr_err("message %u: from %llu (want %llu)\n", k,
+		       (unsigned long long)src,
+		       (unsigned long long)s->peer_addr);
+		return -EPROTO;
+	}
+	return sr_verify(s, k, len, sr_size(k), k);
 }
 
 /* Wait for the next send completion. */
@@ -340,40 +432,318 @@ static int sr_run_echo(struct sr_ctx *s)
 	return sr_recv(s, k);
 }
 
-static int __init sr_init(void)
+/* ---- fan-in ---- */
+
+/* The pattern of fan-in message @k of sender @e. */
+static unsigned int sr_fanin_seq(unsigned int e, unsigned int k)
 {
-	bool send = !strcmp(role, "send");
+	return e * burst + k;
+}
+
+/* Count @s's send completions that are there, without waiting. */
+static int sr_reap(struct sr_ctx *s)
+{
+	struct fi_cq_data_entry e;
+	ssize_t ret;
+
+	while (s->inflight) {
+		ret = fi_cq_read(s->c.txcq, &e, 1);
+		if (ret == -EAGAIN)
+			return 0;
+		if (ret != 1) {
+			/* an error entry: say which */
+			ret = sr_send_wait(s);
+			if (ret)
+				return ret;
+		}
+		s->inflight--;
+	}
+	return 0;
+}
+
+/* Wait for one send completion of the first of @ss with one to come. */
+static int sr_fanin_wait(struct sr_ctx *ss)
+{
+	unsigned int e;
+	int ret;
+
+	for (e = 0; e < eps && !ss[e].inflight; e++)
+		;
+	if (e == eps)
+		return -EIO;	/* refused with nothing outstanding */
+	ret = sr_send_wait(&ss[e]);
+	if (!ret)
+		ss[e].inflight--;
+	return ret;
+}
+
+/*
+ * The eps senders @ss send their burst messages, in turn while the
+ * provider takes them; @pat holds the pattern of message 0 and a period
+ * more, so that message k of sender e is @pat at an offset.  When every
+ * sender is refused (-EAGAIN), wait for a send to complete.
+ */
+static int sr_run_fanin_send(struct sr_ctx *ss, const u8 *pat)
+{
+	unsigned int e, done = 0;
+	bool moved;
+	int ret;
+
+	while (done < eps) {
+		moved = false;
+		done = 0;
+		for (e = 0; e < eps; e++) {
+			struct sr_ctx *s = &ss[e];
+			unsigned int seq = sr_fanin_seq(e, s->next);
+
+			if (s->next == burst) {
+				done++;
+				continue;
+			}
+			ret = sr_reap(s);
+			if (ret)
+				return ret;
+			ret = fi_send(s->c.ep, pat + (seq * 7) % SR_PERIOD,
+				      burst_size, NULL, s->peer_addr, NULL);
+			if (ret == -EAGAIN) {
+				eagain++;
+				continue;
+			}
+			if (ret) {
+				pr_err("sender %u, message %u: send failed: %d\n",
+				       e, s->next, ret);
+				return ret;
+			}
+			s->next++;
+			s->inflight++;
+			moved = true;
+		}
+		if (!moved && done < eps) {
+			ret = sr_fanin_wait(ss);
+			if (ret)
+				return ret;
+		}
+	}
+	for (e = 0; e < eps; e++) {
+		for (; ss[e].inflight; ss[e].inflight--) {
+			ret = sr_send_wait(&ss[e]);
+			if (ret)
+				return ret;
+		}
+	}
+	pr_info("fan-in of %u x %u x %u bytes: %u sends answered -EAGAIN\n",
+		eps, burst, burst_size, eagain);
+	/* the receiver's empty message to each sender (sr_size() 0) */
+	for (e = 0; e < eps; e++) {
+		ret = sr_recv(&ss[e], UINT_MAX);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * Which of sender @e's messages not received yet (@got) s->rx holds, as
+ * @len bytes; -1 if none.
+ */
+static int sr_fanin_which(struct sr_ctx *s, unsigned int e, size_t len,
+			  const unsigned long *got)
+{
+	unsigned int k;
+
+	if (len != burst_size)
+		return -1;
+	for (k = 0; k < burst; k++)
+		if (!test_bit(e * burst + k, got) &&
+		    !ks_check(s->rx, len, sr_fanin_seq(e, k)))
+			return k;
+	return -1;
+}
+
+/*
+ * Receive the burst messages of each of the eps senders @from and check
+ * each against the messages of its sender not received yet; count those
+ * that overtook an earlier one of their sender.  Stop receiving for
+ * stall_ms after the first.  Then send each sender an empty message.
+ */
+static int sr_run_fanin_recv(struct sr_ctx *s, const fi_addr_t *from)
+{
+	unsigned int *next, n, e, late = 0;
+	unsigned long *got;
+	fi_addr_t src;
+	ssize_t len;
+	int ret = 0, k;
+
+	next = kcalloc(eps, sizeof(*next), GFP_KERNEL);
+	got = bitmap_zalloc(eps * burst, GFP_KERNEL);
+	if (!next || !got) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (n = 0; n < eps * burst; n++) {
+		len = sr_recv_from(s, n, &src);
+		if (len < 0) {
+			ret = len;
+			goto out;
+		}
+		for (e = 0; e < eps && from[e] != src; e++)
+			;
+		k = e < eps ? sr_fanin_which(s, e, len, got) : -1;
+		if (k < 0) {
+			pr_err("message %u: %zd bytes from %llu: no message of a sender's\n",
+			       n, len, (unsigned long long)src);
+			ret = -EBADMSG;
+			goto out;
+		}
+		set_bit(e * burst + k, got);
+		if (k != next[e])
+			late++;
+		while (next[e] < burst && test_bit(e * burst + next[e], got))
+			next[e]++;
+		if (!n && stall_ms) {
+			pr_info("stopping to receive for %u ms\n", stall_ms);
+			msleep(stall_ms);
+		}
+	}
+	pr_info("%u messages overtook an earlier one of their sender\n",
+		late);
+	for (e = 0; e < eps && !ret; e++) {
+		ret = fi_send(s->c.ep, s->rx, 0, NULL, from[e], NULL);
+		if (!ret)
+			ret = sr_send_wait(s);
+	}
+	if (!ret)
+		msleep(SR_LINGER_MS);
+out:
+	bitmap_free(got);
+	kfree(next);
+	return ret;
+}
+
+/* role=fanin-send: eps endpoints on ports port, port + 1, ... */
+static int sr_fanin_send(void)
+{
+	struct sr_ctx *ss;
+	char service[8];
+	unsigned int e;
+	u8 *pat;
+	u16 base;
+	int ret;
+
+	ret = kstrtou16(port, 0, &base);
+	if (ret)
+		return ret;
+	ss = kcalloc(eps, sizeof(*ss), GFP_KERNEL);
+	pat = kvmalloc(burst_size + SR_PERIOD, GFP_KERNEL);
+	ret = -ENOMEM;
+	if (!ss || !pat)
+		goto out;
+	ks_fill(pat, burst_size + SR_PERIOD, 0);
+	for (e = 0, ret = 0; e < eps && !ret; e++) {
+		ss[e].c.timeout_ms = timeout_ms;
+		ss[e].rx_size = 1;
+		ss[e].rx = kvmalloc(ss[e].rx_size, GFP_KERNEL);
+		snprintf(service, sizeof(service), "%u", base + e);
+		ret = ss[e].rx ? sr_open(&ss[e], service, SR_FANIN_TX_DEPTH,
+					 peer_port, 1, &ss[e].peer_addr) :
+				 -ENOMEM;
+	}
+	if (!ret) {
+		pr_info("fanin-send %s:%u..%u -> %s:%u over %s, %u x %u bytes each\n",
+			addr, base, base + eps - 1, peer, peer_port,
+			ss[0].c.info->domain_attr->name, burst, burst_size);
+		ret = sr_run_fanin_send(ss, pat);
+	}
+	for (e = 0; e < eps; e++)
+		sr_close(&ss[e]);
+out:
+	kvfree(pat);
+	kfree(ss);
+	return ret;
+}
+
+/* role=fanin-recv: one endpoint, the eps senders at peer:peer_port + e */
+static int sr_fanin_recv(void)
+{
+	fi_addr_t *from;
+	struct sr_ctx *s;
+	int ret = -ENOMEM;
+
+	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	from = kcalloc(eps, sizeof(*from), GFP_KERNEL);
+	if (!s || !from)
+		goto out;
+	s->c.timeout_ms = timeout_ms;
+	s->rx_size = SR_MAX_SIZE;
+	s->rx = kvmalloc(s->rx_size, GFP_KERNEL);
+	if (s->rx)
+		ret = sr_open(s, port, SR_TX_DEPTH, peer_port, eps, from);
+	if (!ret) {
+		pr_info("fanin-recv %s:%s <- %s:%u..%u over %s, %u x %u bytes each\n",
+			addr, port, peer, peer_port, peer_port + eps - 1,
+			s->c.info->domain_attr->name, burst, burst_size);
+		ret = sr_run_fanin_recv(s, from);
+	}
+	sr_close(s);
+out:
+	kfree(from);
+	kfree(s);
+	return ret;
+}
+
+/* role=send or role=echo */
+static int sr_pair(bool send)
+{
 	struct sr_ctx *s;
 	unsigned int i;
 	int ret;
 
-	if ((!send && strcmp(role, "echo")) || !addr || !peer ||
-	    burst_size > SR_MAX_SIZE)
-		return -EINVAL;
-	for (i = 0; i < nsizes; i++)
-		if (sizes[i] > SR_MAX_SIZE)
-			return -EINVAL;
 	s = kzalloc(sizeof(*s), GFP_KERNEL);
 	if (!s)
 		return -ENOMEM;
 	s->c.timeout_ms = timeout_ms;
 	ret = -ENOMEM;
-	s->rx = kvmalloc(SR_MAX_SIZE, GFP_KERNEL);
+	s->rx_size = SR_MAX_SIZE;
+	s->rx = kvmalloc(s->rx_size, GFP_KERNEL);
 	for (i = 0; i < SR_RING; i++)
 		s->ring[i] = kvmalloc(i ? max(burst_size, 1U) : SR_MAX_SIZE,
 				      GFP_KERNEL);
 	for (i = 0; i < SR_RING && s->ring[i]; i++)
 		;
 	if (s->rx && i == SR_RING)
-		ret = sr_open(s);
+		ret = sr_open(s, port, SR_TX_DEPTH, peer_port, 1,
+			      &s->peer_addr);
 	if (!ret) {
-		pr_info("%s %s:%s <-> %s:%u, %u sizes x %u, burst %u x %u\n",
-			role, addr, port, peer, peer_port, nsizes, iters,
-			burst, burst_size);
+		pr_info("%s %s:%s <-> %s:%u over %s, %u sizes x %u, burst %u x %u\n",
+			role, addr, port, peer, peer_port,
+			s->c.info->domain_attr->name, nsizes, iters, burst,
+			burst_size);
 		ret = send ? sr_run_send(s) : sr_run_echo(s);
 	}
 	sr_close(s);
 	kfree(s);
+	return ret;
+}
+
+static int __init sr_init(void)
+{
+	unsigned int i;
+	int ret;
+
+	if (!addr || !peer || burst_size > SR_MAX_SIZE || !eps ||
+	    eps > SR_FANIN_MAX)
+		return -EINVAL;
+	for (i = 0; i < nsizes; i++)
+		if (sizes[i] > SR_MAX_SIZE)
+			return -EINVAL;
+	if (!strcmp(role, "send") || !strcmp(role, "echo"))
+		ret = sr_pair(!strcmp(role, "send"));
+	else if (!strcmp(role, "fanin-send"))
+		ret = sr_fanin_send();
+	else if (!strcmp(role, "fanin-recv"))
+		ret = sr_fanin_recv();
+	else
+		return -EINVAL;
 	result = ret;
 	if (ret)
 		pr_err("%s failed: %d\n", role, ret);

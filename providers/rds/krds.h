@@ -2,9 +2,10 @@
 /*
  * kOFI rds provider: internal definitions.
  *
- * rds runs FI_EP_RDM endpoints on kernel AF_RDS sockets (RDS over TCP).
- * A message is the bare payload, so any AF_RDS program exchanges messages
- * with a kOFI endpoint.  See Documentation/rds.rst.
+ * rds runs FI_EP_RDM endpoints on kernel AF_RDS sockets, over RDS's TCP
+ * or InfiniBand transport (the domain "tcp" or "ib").  A message is the
+ * bare payload, so any AF_RDS program exchanges messages with a kOFI
+ * endpoint.  See Documentation/rds.rst.
  */
 #ifndef _KOFI_RDS_H
 #define _KOFI_RDS_H
@@ -42,6 +43,16 @@
 extern struct workqueue_struct *krds_wq;
 
 /**
+ * struct krds_domain - a domain: one RDS transport
+ * @domain: the public domain
+ * @transport: RDS_TRANS_TCP or RDS_TRANS_IB, for every endpoint of it
+ */
+struct krds_domain {
+	struct fid_domain domain;
+	int transport;
+};
+
+/**
  * struct krds_req - a posted send or receive
  * @op: outstanding-operation record (CQ, context, completion flags)
  * @node: on the endpoint's free list or its send or receive queue
@@ -71,6 +82,7 @@ struct krds_req {
  * @ep: the public endpoint
  * @info: the endpoint's own copy of its info
  * @net: network namespace of the creator, where the socket lives
+ * @transport: the RDS transport of the socket: its domain's
  * @sock: the bound AF_RDS socket, from fi_enable() on
  * @lock: protects the lists and @state
  * @state: KRDS_EP_*
@@ -88,6 +100,7 @@ struct krds_ep {
 	struct fid_ep ep;
 	struct fi_info *info;
 	struct net *net;
+	int transport;
 	struct socket *sock;
 	spinlock_t lock;	/* protects the lists and state */
 	int state;
@@ -107,7 +120,9 @@ enum {
 	KRDS_EP_CLOSING,
 };
 
-struct fi_info *krds_info_alloc(void);
+int krds_transport_parse(const char *name);
+int krds_sock_create(struct net *net, int transport,
+		     const struct sockaddr_in *src, struct socket **sockp);
 int krds_ep_open(struct fid_domain *domain, struct fi_info *info,
 		 struct fid_ep **fep, void *context);
 void krds_ep_kick(struct krds_ep *ep);

@@ -3,9 +3,10 @@
  * kOFI rds provider: endpoints - lifetime, bindings, the AF_RDS socket.
  *
  * fi_enable() creates the endpoint's AF_RDS socket in the creator's
- * network namespace, selects RDS's TCP transport, sizes its buffers for
- * 1 MiB messages and binds it to the info's source address (a concrete
- * IPv4 address; port 0 picks one, fi_getname() tells which).  The
+ * network namespace, selects its domain's RDS transport (TCP or IB),
+ * sizes its buffers for 1 MiB messages and binds it to the info's source
+ * address (a concrete IPv4 address; port 0 picks one, fi_getname() tells
+ * which).  The
  * endpoint hooks the socket's wait queue, which RDS wakes when a message
  * arrives and when acknowledged sends free send space: the hook queues
  * the endpoint's progress work (krds_msg.c).
@@ -34,14 +35,30 @@ void krds_ep_kick(struct krds_ep *ep)
 	mod_delayed_work(krds_wq, &ep->work, 0);
 }
 
-static int krds_sock_open(struct krds_ep *ep, const struct sockaddr_in *src)
+/**
+ * krds_sock_create() - an AF_RDS socket over one transport
+ * @net: the network namespace of the socket
+ * @transport: RDS_TRANS_TCP or RDS_TRANS_IB
+ * @src: bind to this address (port 0: any free port); NULL: leave unbound
+ * @sockp: the socket
+ *
+ * Selects the transport (RDS loads its module if need be) before the
+ * bind, as RDS requires, and sizes the buffers for 1 MiB messages.
+ *
+ * Context: process context, may sleep.
+ * Return: 0; -ENOPROTOOPT if the transport's module cannot be loaded or
+ * the transport cannot use @src's address (RDS/IB: no RDMA device has
+ * it); -EPROTOTYPE for RDS/IB outside the initial namespace; another
+ * errno of the socket calls.
+ */
+int krds_sock_create(struct net *net, int transport,
+		     const struct sockaddr_in *src, struct socket **sockp)
 {
-	int transport = RDS_TRANS_TCP;
 	struct socket *sock;
 	struct sock *sk;
 	int ret;
 
-	ret = sock_create_kern(ep->net, AF_RDS, SOCK_SEQPACKET, 0, &sock);
+	ret = sock_create_kern(net, AF_RDS, SOCK_SEQPACKET, 0, &sock);
 	if (ret)
 		return ret;
 	sk = sock->sk;
@@ -55,10 +72,12 @@ static int krds_sock_open(struct krds_ep *ep, const struct sockaddr_in *src)
 	WRITE_ONCE(sk->sk_sndbuf, KRDS_SNDBUF);
 	WRITE_ONCE(sk->sk_rcvbuf, KRDS_RCVBUF);
 	release_sock(sk);
-	ret = kernel_bind(sock, (struct sockaddr *)src, sizeof(*src));
-	if (ret)
-		goto err;
-	ep->sock = sock;
+	if (src) {
+		ret = kernel_bind(sock, (struct sockaddr *)src, sizeof(*src));
+		if (ret)
+			goto err;
+	}
+	*sockp = sock;
 	return 0;
 err:
 	sock_release(sock);
@@ -88,7 +107,7 @@ static int krds_ep_enable(struct krds_ep *ep)
 	pool = kvcalloc(ntx + nrx, sizeof(*pool), GFP_KERNEL);
 	if (!pool)
 		return -ENOMEM;
-	ret = krds_sock_open(ep, src);
+	ret = krds_sock_create(ep->net, ep->transport, src, &ep->sock);
 	if (ret) {
 		kvfree(pool);
 		return ret;
@@ -176,22 +195,30 @@ static const struct fi_ops_cm krds_ep_cm_ops = {
  * krds_ep_open() - fi_endpoint() of rds
  * @domain: the domain
  * @info: the endpoint's info: FI_EP_RDM, src_addr the local IPv4 address
- *	(needed by fi_enable())
+ *	(needed by fi_enable()); a domain name, if any, the domain's
+ *	transport
  * @fep: the new endpoint
  * @context: user context
  *
- * The endpoint's socket lives in the network namespace of the caller.
+ * The endpoint's socket lives in the network namespace of the caller and
+ * runs over the domain's transport.
  *
  * Context: process context, may sleep.
- * Return: 0; -EINVAL for another endpoint type; -ENOMEM.
+ * Return: 0; -EINVAL for another endpoint type or an info naming another
+ * transport than the domain's; -ENOMEM.
  */
 int krds_ep_open(struct fid_domain *domain, struct fi_info *info,
 		 struct fid_ep **fep, void *context)
 {
+	struct krds_domain *dom = container_of(domain, struct krds_domain,
+					       domain);
 	struct krds_ep *ep;
 
 	if (info->ep_attr && info->ep_attr->type != FI_EP_RDM &&
 	    info->ep_attr->type != FI_EP_UNSPEC)
+		return -EINVAL;
+	if (info->domain_attr && info->domain_attr->name &&
+	    krds_transport_parse(info->domain_attr->name) != dom->transport)
 		return -EINVAL;
 	ep = kzalloc(sizeof(*ep), GFP_KERNEL);
 	if (!ep)
@@ -202,6 +229,7 @@ int krds_ep_open(struct fid_domain *domain, struct fi_info *info,
 		return -ENOMEM;
 	}
 	ep->net = get_net(current->nsproxy->net_ns);
+	ep->transport = dom->transport;
 	spin_lock_init(&ep->lock);
 	INIT_LIST_HEAD(&ep->tx_queue);
 	INIT_LIST_HEAD(&ep->rx_queue);

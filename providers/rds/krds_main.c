@@ -3,28 +3,60 @@
  * kOFI rds provider: module, registration, fi_getinfo(), fabric and
  * domain objects.
  *
- * rds runs FI_EP_RDM endpoints on kernel AF_RDS sockets over RDS's TCP
- * transport, IPv4.  See Documentation/rds.rst.
+ * rds runs FI_EP_RDM endpoints on kernel AF_RDS sockets, IPv4, over one
+ * of RDS's transports: TCP or InfiniBand (rds_rdma, on any RDMA device).
+ * Each transport is a domain, named "tcp" or "ib"; fi_getinfo() returns
+ * the default transport's info first (module parameter "transport") and
+ * the InfiniBand info only when an RDS/IB socket can be made (and bound to
+ * the source address, when there is one).  See Documentation/rds.rst.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
+#include <linux/nsproxy.h>
+#include <linux/rds.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include "krds.h"
 
 struct workqueue_struct *krds_wq;
 
+static char *transport = "tcp";
+module_param(transport, charp, 0444);
+MODULE_PARM_DESC(transport,
+		 "RDS transport of a domain whose info names none: tcp (default) or ib");
+
+/* The default transport: "transport", parsed at load. */
+static int krds_default_transport;
+
+static const char * const krds_transport_names[] = {
+	[RDS_TRANS_IB] = "ib",
+	[RDS_TRANS_TCP] = "tcp",
+};
+
+/**
+ * krds_transport_parse() - the RDS transport a domain name names
+ * @name: "tcp" or "ib" (any case), or NULL for the default transport
+ *
+ * Context: any context.
+ * Return: RDS_TRANS_TCP or RDS_TRANS_IB; -EINVAL for another name.
+ */
+int krds_transport_parse(const char *name)
+{
+	if (!name)
+		return krds_default_transport;
+	if (!strcasecmp(name, krds_transport_names[RDS_TRANS_TCP]))
+		return RDS_TRANS_TCP;
+	if (!strcasecmp(name, krds_transport_names[RDS_TRANS_IB]))
+		return RDS_TRANS_IB;
+	return -EINVAL;
+}
+
 #define KRDS_CAPS	(FI_MSG | FI_SEND | FI_RECV | FI_SOURCE | \
 			 FI_REMOTE_COMM)
 
-/**
- * krds_info_alloc() - a fresh info describing what rds offers
- *
- * Context: process context, may sleep.
- * Return: the info, or NULL.
- */
-struct fi_info *krds_info_alloc(void)
+/* A fresh info describing what rds offers over @trans; NULL if no memory. */
+static struct fi_info *krds_info_alloc(int trans)
 {
 	struct fi_info *info = fi_allocinfo(GFP_KERNEL);
 
@@ -48,7 +80,8 @@ struct fi_info *krds_info_alloc(void)
 	info->domain_attr->data_progress = FI_PROGRESS_AUTO;
 	info->domain_attr->cq_cnt = 256;
 	info->domain_attr->ep_cnt = 4096;
-	info->domain_attr->name = kstrdup(KRDS_PROV_NAME, GFP_KERNEL);
+	info->domain_attr->name = kstrdup(krds_transport_names[trans],
+					  GFP_KERNEL);
 	info->fabric_attr->name = kstrdup(KRDS_PROV_NAME, GFP_KERNEL);
 	info->fabric_attr->prov_name = kstrdup(KRDS_PROV_NAME, GFP_KERNEL);
 	info->fabric_attr->prov_version = KRDS_PROV_VERSION;
@@ -60,22 +93,70 @@ struct fi_info *krds_info_alloc(void)
 	return info;
 }
 
+/*
+ * Can an RDS socket over @trans be made in the caller's namespace - and
+ * bound to @src's address, if given?  The socket option loads the
+ * transport's module if need be.  TCP is taken as usable: what stops it
+ * stops every RDS socket, and fi_enable() says so.
+ */
+static bool krds_transport_usable(int trans, const struct fi_info *hints)
+{
+	const struct sockaddr_in *src = hints->src_addr;
+	struct sockaddr_in any;
+	struct socket *sock;
+
+	if (trans == RDS_TRANS_TCP)
+		return true;
+	if (src && (hints->src_addrlen < sizeof(*src) ||
+		    src->sin_family != AF_INET))
+		src = NULL;
+	if (src) {
+		/* any port: the one asked for may be taken already */
+		any = *src;
+		any.sin_port = 0;
+		src = &any;
+	}
+	if (krds_sock_create(current->nsproxy->net_ns, trans, src, &sock))
+		return false;
+	sock_release(sock);
+	return true;
+}
+
 static int krds_getinfo(u32 version, const struct fi_info *hints, u64 flags,
 			struct fi_info **info)
 {
+	const char *want = hints->domain_attr ? hints->domain_attr->name : NULL;
+	int order[] = { krds_default_transport,
+			krds_default_transport == RDS_TRANS_TCP ?
+			RDS_TRANS_IB : RDS_TRANS_TCP };
+	struct fi_info *head = NULL, **tail = &head;
+	unsigned int i;
+
 	if (hints->addr_format != FI_FORMAT_UNSPEC &&
 	    hints->addr_format != FI_SOCKADDR &&
 	    hints->addr_format != FI_SOCKADDR_IN)
 		return -ENODATA;
-	*info = krds_info_alloc();
-	return *info ? 0 : -ENOMEM;
+	for (i = 0; i < ARRAY_SIZE(order); i++) {
+		if (want && krds_transport_parse(want) != order[i])
+			continue;
+		if (!krds_transport_usable(order[i], hints))
+			continue;
+		*tail = krds_info_alloc(order[i]);
+		if (!*tail) {
+			fi_freeinfo(head);
+			return -ENOMEM;
+		}
+		tail = &(*tail)->next;
+	}
+	*info = head;
+	return head ? 0 : -ENODATA;
 }
 
 /* ---- domain ---- */
 
 static int krds_domain_close(struct fid *fid)
 {
-	kfree(container_of(fid, struct fid_domain, fid));
+	kfree(container_of(fid, struct krds_domain, domain.fid));
 	return 0;
 }
 
@@ -98,20 +179,24 @@ static const struct fi_ops_domain krds_domain_ops = {
 static int krds_domain_open(struct fid_fabric *fabric, struct fi_info *info,
 			    struct fid_domain **domain, void *context)
 {
-	struct fid_domain *dom;
+	struct krds_domain *dom;
+	int trans;
 
-	if (info->domain_attr && info->domain_attr->name &&
-	    strcmp(info->domain_attr->name, KRDS_PROV_NAME))
-		return -EINVAL;
+	trans = krds_transport_parse(info->domain_attr ?
+				     info->domain_attr->name : NULL);
+	if (trans < 0)
+		return trans;
 	if (info->addr_format != FI_FORMAT_UNSPEC &&
 	    info->addr_format != FI_SOCKADDR_IN)
 		return -EINVAL;
 	dom = kzalloc(sizeof(*dom), GFP_KERNEL);
 	if (!dom)
 		return -ENOMEM;
-	kofi_fid_init(&dom->fid, FI_CLASS_DOMAIN, &krds_domain_fi_ops, context);
-	dom->ops = &krds_domain_ops;
-	*domain = dom;
+	kofi_fid_init(&dom->domain.fid, FI_CLASS_DOMAIN, &krds_domain_fi_ops,
+		      context);
+	dom->domain.ops = &krds_domain_ops;
+	dom->transport = trans;
+	*domain = &dom->domain;
 	return 0;
 }
 
@@ -160,6 +245,12 @@ static int __init krds_init(void)
 {
 	int ret;
 
+	ret = transport ? krds_transport_parse(transport) : -EINVAL;
+	if (ret < 0) {
+		pr_err("transport=%s: tcp or ib\n", transport);
+		return ret;
+	}
+	krds_default_transport = ret;
 	krds_wq = alloc_workqueue("kofi_rds", 0, 0);
 	if (!krds_wq)
 		return -ENOMEM;

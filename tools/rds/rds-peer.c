@@ -4,7 +4,8 @@
  * (samples/kofi_sample_rds.c), built on the host and carried into the test
  * guests by tools/vm/mkinitramfs.sh.
  *
- * It binds an RDS/TCP socket to ADDR:PORT and follows the sample's
+ * It binds an RDS socket over TCP (or, with -T ib, over InfiniBand: any
+ * RDMA device, soft-RoCE included) to ADDR:PORT and follows the sample's
  * schedule with the peer PEER:PPORT: message k (from 0) has sizes[k / iters]
  * bytes for the first nsizes * iters messages, then burst_size bytes for
  * burst more, and byte i of it is the samples' pattern of k.  -r send
@@ -21,7 +22,7 @@
  * sender meets RDS's congestion control.  -c prints RDS's counter NAME of
  * this host (as "NAME VALUE") and exits.
  *
- * usage: rds-peer -r send|echo -b ADDR:PORT -p PEER:PPORT
+ * usage: rds-peer -r send|echo -b ADDR:PORT -p PEER:PPORT [-T tcp|ib]
  *                 [-s SIZE,SIZE...] [-i ITERS] [-n BURST] [-z BURST_SIZE]
  *                 [-t SECONDS] [-R RCVBUF] [-d MS]
  *        rds-peer -c NAME
@@ -221,7 +222,7 @@ static int parse_sizes(char *s)
 static void usage(const char *prog)
 {
 	fprintf(stderr,
-		"%s: -r send|echo -b ADDR:PORT -p PEER:PPORT [-s SIZES] [-i ITERS] [-n BURST] [-z BURST_SIZE] [-t SECONDS] [-R RCVBUF] [-d MS] | -c NAME\n",
+		"%s: -r send|echo -b ADDR:PORT -p PEER:PPORT [-T tcp|ib] [-s SIZES] [-i ITERS] [-n BURST] [-z BURST_SIZE] [-t SECONDS] [-R RCVBUF] [-d MS] | -c NAME\n",
 		prog);
 	exit(2);
 }
@@ -234,7 +235,7 @@ int main(int argc, char **argv)
 	const char *role = NULL, *counter = NULL;
 	int have_self = 0, have_peer = 0;
 
-	while ((opt = getopt(argc, argv, "r:b:p:s:i:n:z:t:R:d:c:")) != -1) {
+	while ((opt = getopt(argc, argv, "r:b:p:T:s:i:n:z:t:R:d:c:")) != -1) {
 		switch (opt) {
 		case 'r':
 			role = optarg;
@@ -248,6 +249,14 @@ int main(int argc, char **argv)
 			if (parse_addr(optarg, &peer))
 				usage(argv[0]);
 			have_peer = 1;
+			break;
+		case 'T':
+			if (!strcmp(optarg, "tcp"))
+				transport = RDS_TRANS_TCP;
+			else if (!strcmp(optarg, "ib"))
+				transport = RDS_TRANS_IB;
+			else
+				usage(argv[0]);
 			break;
 		case 's':
 			if (parse_sizes(optarg))
@@ -316,8 +325,9 @@ int main(int argc, char **argv)
 		perror("bind");
 		return 1;
 	}
-	printf("rds-peer: %s, %u sizes x %u, burst %u x %u\n", role, nsizes,
-	       iters, burst, burst_size);
+	printf("rds-peer: %s over %s, %u sizes x %u, burst %u x %u\n", role,
+	       transport == RDS_TRANS_IB ? "ib" : "tcp", nsizes, iters, burst,
+	       burst_size);
 	fflush(stdout);
 	ret = !strcmp(role, "send") ? run_send(fd) : run_echo(fd);
 	close(fd);

@@ -7,9 +7,10 @@
 # first), the rdma tool, and the userspace peers kOFI interoperates with
 # (rping, rstream, riostream, fi_pingpong, fi_info, perftest) with their
 # libraries, and the project's own userspace peers built here (rds-peer,
-# tools/rds).  Modules the tests load themselves (RDS: rds, rds_tcp; siw,
-# where the kernel has it) are carried in /lib/modules/KVER but not loaded
-# at boot.  The project's own modules and test scripts are added per run
+# tools/rds).  Modules the tests load themselves (RDS: rds, rds_tcp,
+# rds_rdma; siw, where the kernel has it) are carried in /lib/modules/KVER
+# but not loaded at boot.  The project's own modules and test scripts are
+# added per run
 # by tools/vm/run.sh as a second cpio archive.
 #
 # usage: tools/vm/mkinitramfs.sh SERIES   (6.1, 6.12 or debug)
@@ -27,7 +28,7 @@ MODULES="crc32_generic crc32c_generic virtio_pci virtio_net dummy
 	ib_core ib_uverbs rdma_cm rdma_ucm rdma_rxe"
 # Kernel modules carried but loaded by the tests that need them (siw:
 # only where the kernel has it, the debug kernel).
-TEST_MODULES="rds_tcp siw"
+TEST_MODULES="rds_tcp rds_rdma siw"
 # Userspace programs copied with their libraries.
 PROGRAMS="rdma ibv_devices ibv_devinfo rping rstream riostream ucmatose
 	fi_info fi_pingpong ib_write_bw ib_send_lat ib_read_bw ib_send_bw"

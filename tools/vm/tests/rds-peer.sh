@@ -12,39 +12,10 @@
 # message arrives.
 # Then the modules unload cleanly.
 . ./lib.sh
-
-M=/kofi/modules
-K=/lib/modules/$(uname -r)
-
-# sample_result: the sample's outcome, and success.
-sample_result() {
-	r=$(cat /sys/module/kofi_sample_rds/parameters/result) &&
-		echo "result $r" && [ "$r" = 0 ]
-}
-
-echo_done() { wait "$echo_pid" && sample_result; }
-peer_done() { wait "$echo_pid"; }
-
-# sample_bound SINCE: the sample logged its endpoint after dmesg line SINCE.
-sample_bound() {
-	dmesg | tail -n +"$(($1 + 1))" | grep -q 'kofi_sample_rds: echo '
-}
-
-# sample_send ARGS...: the sample sends to the peer; show its burst line.
-sample_send() {
-	from=$(dmesg | wc -l)
-	insmod $M/kofi_sample_rds.ko role=send addr="$KOFI_SELF" \
-		peer="$KOFI_PEER" "$@" && sample_result
-	rc=$?
-	dmesg | tail -n +"$((from + 1))" | grep 'kofi_sample_rds:' |
-		sed 's/^\[[^]]*\] //' | while IFS= read -r l; do say "$l"; done
-	return $rc
-}
-
-unload_sample() { rmmod kofi_sample_rds 2> /dev/null; }
+. ./rds-lib.sh
 
 # cong_errors: RDS's count of this host's sends refused for congestion.
-cong_errors() { n=$(rds-peer -c cong_send_error) && echo "${n#* }"; }
+cong_errors() { rds_counter cong_send_error; }
 
 # congested: more sends were refused for congestion than $cong_before.
 congested() {
@@ -53,19 +24,11 @@ congested() {
 }
 
 check "link to the peer" wait_for 180 ping -c 1 -W 1 "$KOFI_PEER"
-module_loaded rds || check "insmod rds" insmod $K/rds.ko
-module_loaded rds_tcp || check "insmod rds_tcp" insmod $K/rds_tcp.ko
-check "insmod kofi" insmod $M/kofi.ko
-check "insmod kofi_rds" insmod $M/kofi_rds.ko
-check_output "rds is registered" rds cat /sys/kernel/debug/kofi/providers
+rds_load rds_tcp
 
 # 1. rds-peer sends, the sample echoes (guest 0).
 if [ "$KOFI_HOST" = 0 ]; then
-	from=$(dmesg | wc -l)
-	insmod $M/kofi_sample_rds.ko role=echo addr="$KOFI_SELF" port=18001 \
-		peer="$KOFI_PEER" peer_port=18002 &
-	echo_pid=$!
-	check "sample endpoint bound" wait_for 60 sample_bound "$from"
+	check "sample endpoint bound" sample_echo port=18001 peer_port=18002
 	barrier "user to kernel"
 	check "sample echoed rds-peer's messages, all verified" echo_done
 	unload_sample
@@ -100,11 +63,7 @@ barrier "kernel to user: done"
 
 # 3. Sample to sample.
 if [ "$KOFI_HOST" = 0 ]; then
-	from=$(dmesg | wc -l)
-	insmod $M/kofi_sample_rds.ko role=echo addr="$KOFI_SELF" port=18021 \
-		peer="$KOFI_PEER" peer_port=18022 &
-	echo_pid=$!
-	check "sample endpoint bound" wait_for 60 sample_bound "$from"
+	check "sample endpoint bound" sample_echo port=18021 peer_port=18022
 	barrier "kernel to kernel"
 	check "sample echoed the other sample's messages, all verified" \
 		echo_done
@@ -116,6 +75,5 @@ fi
 unload_sample
 barrier "kernel to kernel: done"
 
-check "rmmod kofi_rds" rmmod kofi_rds
-check "rmmod kofi" rmmod kofi
+rds_unload
 finish
