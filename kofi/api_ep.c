@@ -184,12 +184,15 @@ EXPORT_SYMBOL_GPL(kofi_pep_eq);
  *
  * Equivalent to fi_control(&ep->fid, FI_ENABLE, NULL).
  *
+ * The core runs the provider's enable operation (struct fi_ops_ep); an
+ * endpoint whose provider has none needs no setup, and enabling it
+ * succeeds.  Once enabled, the endpoint takes no binding.
+ *
  * Context: process context, may sleep.
  * Return: 0; -EINVAL if @ep is not an endpoint; -EBUSY while an
  * fi_ep_bind() of @ep or another fi_enable() of it is in progress (no
- * binding is admitted while the provider enables @ep); -FI_ENOSYS; the
- * provider's error (e.g. -ENOTCONN/-EINVAL when a required CQ is not
- * bound).
+ * binding is admitted while the provider enables @ep); the provider's
+ * error (e.g. -ENOTCONN/-EINVAL when a required CQ is not bound).
  */
 int fi_enable(struct fid_ep *ep)
 {

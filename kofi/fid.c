@@ -361,19 +361,27 @@ struct fid *kofi_fid_slot(const struct fid *fid, enum kofi_bind_slot slot,
 	return bfid;
 }
 
+/* The provider's enable of endpoint @fid; without one, none is needed. */
+static int kofi_fid_ep_enable(struct fid *fid)
+{
+	struct fid_ep *ep = container_of(fid, struct fid_ep, fid);
+
+	return ep->ops && ep->ops->enable ? ep->ops->enable(ep) : 0;
+}
+
 /*
  * fi_enable() of endpoint @fid: the provider's enable runs with no
  * binding in progress and none admitted until it returns; once it
  * succeeds, none is admitted again.  -EBUSY while a binding or another
  * enable is in progress.
  */
-static int kofi_fid_enable(struct fid *fid, void *arg)
+static int kofi_fid_enable(struct fid *fid)
 {
 	struct kofi_fid_core *c = kofi_fid_core(fid);
 	int ret = 0;
 
 	if (!c)
-		return fid->ops->control(fid, FI_ENABLE, arg);
+		return kofi_fid_ep_enable(fid);
 	spin_lock_irq(&c->lock);
 	if (c->binding || c->enabling)
 		ret = -EBUSY;
@@ -382,7 +390,7 @@ static int kofi_fid_enable(struct fid *fid, void *arg)
 	spin_unlock_irq(&c->lock);
 	if (ret)
 		return ret;
-	ret = fid->ops->control(fid, FI_ENABLE, arg);
+	ret = kofi_fid_ep_enable(fid);
 	spin_lock_irq(&c->lock);
 	c->enabling = false;
 	if (!ret)
@@ -496,21 +504,23 @@ EXPORT_SYMBOL_GPL(fi_close);
  * @command: FI_ENABLE, FI_BACKLOG, FI_GETOPSFLAG ...
  * @arg: command argument
  *
+ * FI_ENABLE of an endpoint is fi_enable(): the core runs the provider's
+ * enable operation (struct fi_ops_ep), never its control operation.
+ *
  * Context: process context, may sleep (providers may document less).
  * Return: 0 or the provider's result; -EINVAL if @fid is not an open
  * object; -FI_ENOSYS if the provider has no control operation; for
- * FI_ENABLE of an endpoint, -EBUSY while an fi_ep_bind() of it or another
- * FI_ENABLE is in progress.
+ * FI_ENABLE of an endpoint, what fi_enable() returns.
  */
 int fi_control(struct fid *fid, int command, void *arg)
 {
 	if (!fid || !fid->ops || fid->fclass == FI_CLASS_UNSPEC ||
 	    fid->fclass >= FI_CLASS_MAX)
 		return -EINVAL;
+	if (fid->fclass == FI_CLASS_EP && command == FI_ENABLE)
+		return kofi_fid_enable(fid);
 	if (!fid->ops->control)
 		return -FI_ENOSYS;
-	if (fid->fclass == FI_CLASS_EP && command == FI_ENABLE)
-		return kofi_fid_enable(fid, arg);
 	return fid->ops->control(fid, command, arg);
 }
 EXPORT_SYMBOL_GPL(fi_control);

@@ -197,7 +197,11 @@ static int kd_ep_open(struct ktp_stack *s, enum ktp_ep_tables tables,
 	return ret;
 }
 
-/* A provider without data operations: every data call is -FI_ENOSYS. */
+/*
+ * A provider without data or control operations: every data call is
+ * -FI_ENOSYS, and so are fi_getopt() and fi_cancel(); fi_enable() needs
+ * no setup then: it succeeds, and the enabled endpoint takes no binding.
+ */
 static void kd_enosys_test(struct kunit *test)
 {
 	struct fi_rma_iov riov = { .len = 1 };
@@ -208,6 +212,7 @@ static void kd_enosys_test(struct kunit *test)
 	struct fi_msg_rma rmsg = { .iov_type = FI_IOV_KVEC, .msg_iov = &iov,
 				   .iov_count = 1, .rma_iov = &riov,
 				   .rma_iov_count = 1 };
+	size_t len = sizeof(buf);
 	struct ktp_stack s;
 	struct fid_ep *ep;
 
@@ -243,6 +248,12 @@ static void kd_enosys_test(struct kunit *test)
 					   NULL), -FI_ENOSYS);
 	KUNIT_EXPECT_EQ(test, fi_inject_writedata(ep, buf, 1, 1, 0, 0, 0),
 			-FI_ENOSYS);
+	KUNIT_EXPECT_EQ(test, fi_getopt(&ep->fid, FI_OPT_ENDPOINT,
+					FI_OPT_MIN_MULTI_RECV, buf, &len),
+			-FI_ENOSYS);
+	KUNIT_EXPECT_EQ(test, fi_cancel(&ep->fid, NULL), -FI_ENOSYS);
+	KUNIT_EXPECT_EQ(test, fi_enable(ep), 0);
+	KUNIT_EXPECT_EQ(test, fi_ep_bind(ep, &s.cq->fid, FI_TRANSMIT), -EINVAL);
 	KUNIT_EXPECT_EQ(test, fi_close(&ep->fid), 0);
 	ktp_stack_close(test, &s);
 }

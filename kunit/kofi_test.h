@@ -53,7 +53,7 @@ struct ktp_ep;
 /* The data operation tables ktp_ep_open() gives an endpoint. */
 enum ktp_ep_tables {
 	KTP_TABLES_ALL,		/* message and RMA, every operation */
-	KTP_TABLES_NONE,	/* ep->msg and ep->rma NULL */
+	KTP_TABLES_NONE,	/* ep->ops, ep->msg and ep->rma NULL */
 	KTP_TABLES_MSG_SEND,	/* a message table with sendmsg only */
 	KTP_TABLES_RMA_READ,	/* an RMA table with readmsg only */
 };

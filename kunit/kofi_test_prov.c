@@ -110,12 +110,10 @@ static int ktp_ep_close(struct fid *fid)
 	return 0;
 }
 
-static int ktp_ep_control(struct fid *fid, int command, void *arg)
+static int ktp_ep_enable(struct fid_ep *fep)
 {
-	struct ktp_ep *ep = container_of(fid, struct ktp_ep, ep.fid);
+	struct ktp_ep *ep = container_of(fep, struct ktp_ep, ep);
 
-	if (command != FI_ENABLE)
-		return -FI_ENOSYS;
 	if (ep->enable_binds)
 		ep->enable_bind_ret = fi_ep_bind(&ep->ep, ep->enable_binds, 0);
 	if (!kofi_ep_cq(&ep->ep, FI_TRANSMIT, NULL) ||
@@ -267,11 +265,11 @@ static ssize_t ktp_writemsg(struct fid_ep *fep, const struct fi_msg_rma *msg,
 static const struct fi_ops ktp_ep_fi_ops = {
 	.close = ktp_ep_close,
 	.bind = ktp_ep_bind,
-	.control = ktp_ep_control,
 };
 
 static const struct fi_ops_ep ktp_ep_ops = {
 	.getopt = ktp_ep_getopt,
+	.enable = ktp_ep_enable,
 };
 
 static const struct fi_ops_msg ktp_msg_ops = {
@@ -308,6 +306,7 @@ static int ktp_ep_open(struct fid_domain *domain, struct fi_info *info,
 		ep->ep.rma = &ktp_rma_ops;
 		break;
 	case KTP_TABLES_NONE:
+		ep->ep.ops = NULL;
 		break;
 	case KTP_TABLES_MSG_SEND:
 		ep->ep.msg = &ktp_msg_send_only_ops;

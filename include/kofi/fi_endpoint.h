@@ -111,6 +111,14 @@ struct fi_msg {
  * @cancel: see fi_cancel()
  * @getopt: see fi_getopt()
  * @setopt: see fi_setopt()
+ * @enable: make an active endpoint ready for data calls, see fi_enable();
+ *	the core calls it with no fi_ep_bind() of the endpoint in progress
+ *	and admits none until it returns (none at all once it succeeded).
+ *	An endpoint that needs no setup leaves it out: fi_enable() then
+ *	succeeds.  Not used for passive endpoints.
+ *
+ * Every member is optional; a call whose operation is left out answers
+ * -FI_ENOSYS unless its description says otherwise.
  */
 struct fi_ops_ep {
 	ssize_t (*cancel)(struct fid *fid, void *context);
@@ -118,6 +126,7 @@ struct fi_ops_ep {
 		      size_t *optlen);
 	int (*setopt)(struct fid *fid, int level, int optname,
 		      const void *optval, size_t optlen);
+	int (*enable)(struct fid_ep *ep);
 };
 
 /**

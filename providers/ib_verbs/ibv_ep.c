@@ -303,8 +303,9 @@ void ibv_ep_keepalive_work(struct work_struct *work)
 		schedule_delayed_work(&ep->keepalive, msecs_to_jiffies(ms));
 }
 
-static int ibv_ep_enable(struct ibv_ep *ep)
+static int ibv_ep_enable(struct fid_ep *fep)
 {
+	struct ibv_ep *ep = container_of(fep, struct ibv_ep, ep);
 	struct ibv_domain *dom = ep->dom;
 	struct sockaddr *src = ep->info->src_addr;
 	struct sockaddr *dst = ep->info->dest_addr;
@@ -378,18 +379,6 @@ out:
 	if (id)
 		rdma_destroy_id(id);
 	return ret;
-}
-
-static int ibv_ep_control(struct fid *fid, int command, void *arg)
-{
-	struct ibv_ep *ep = container_of(fid, struct ibv_ep, ep.fid);
-
-	switch (command) {
-	case FI_ENABLE:
-		return ibv_ep_enable(ep);
-	default:
-		return -FI_ENOSYS;
-	}
 }
 
 static int ibv_ep_bind(struct fid *fid, struct fid *bfid, u64 flags)
@@ -506,12 +495,12 @@ static int ibv_ep_setopt(struct fid *fid, int level, int optname,
 static const struct fi_ops ibv_ep_fi_ops = {
 	.close = ibv_ep_close,
 	.bind = ibv_ep_bind,
-	.control = ibv_ep_control,
 };
 
 static const struct fi_ops_ep ibv_ep_ops = {
 	.getopt = ibv_ep_getopt,
 	.setopt = ibv_ep_setopt,
+	.enable = ibv_ep_enable,
 };
 
 /**

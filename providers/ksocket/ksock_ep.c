@@ -650,8 +650,9 @@ static int ksock_ep_close(struct fid *fid)
 	return 0;
 }
 
-static int ksock_ep_enable(struct ksock_ep *ep)
+static int ksock_ep_enable(struct fid_ep *fep)
 {
+	struct ksock_ep *ep = container_of(fep, struct ksock_ep, ep);
 	size_t ntx = KSOCK_TX_SIZE, nrx = KSOCK_RX_SIZE, i;
 	unsigned long flags;
 	struct ksock_req *pool;
@@ -680,18 +681,6 @@ static int ksock_ep_enable(struct ksock_ep *ep)
 	ep->enabled = true;
 	spin_unlock_irqrestore(&ep->lock, flags);
 	return 0;
-}
-
-static int ksock_ep_control(struct fid *fid, int command, void *arg)
-{
-	struct ksock_ep *ep = container_of(fid, struct ksock_ep, ep.fid);
-
-	switch (command) {
-	case FI_ENABLE:
-		return ksock_ep_enable(ep);
-	default:
-		return -FI_ENOSYS;
-	}
 }
 
 static ssize_t ksock_ep_cancel(struct fid *fid, void *context)
@@ -804,13 +793,13 @@ static int ksock_ep_setopt(struct fid *fid, int level, int optname,
 
 static const struct fi_ops ksock_ep_fi_ops = {
 	.close = ksock_ep_close,
-	.control = ksock_ep_control,
 };
 
 static const struct fi_ops_ep ksock_ep_ops = {
 	.cancel = ksock_ep_cancel,
 	.getopt = ksock_ep_getopt,
 	.setopt = ksock_ep_setopt,
+	.enable = ksock_ep_enable,
 };
 
 /**

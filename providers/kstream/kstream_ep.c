@@ -199,8 +199,9 @@ static int kstream_open_core(struct kstream_ep *kep)
 			 FI_RECV | FI_REMOTE_WRITE, 0, 0, 0, &kep->tmr, NULL);
 }
 
-static int kstream_ep_enable(struct kstream_ep *kep)
+static int kstream_ep_enable(struct fid_ep *fep)
 {
+	struct kstream_ep *kep = container_of(fep, struct kstream_ep, ep);
 	struct fi_info *ci = kep->core_info;
 	int ret;
 
@@ -274,8 +275,6 @@ static int kstream_ep_control(struct fid *fid, int command, void *arg)
 	struct kstream_ep *kep = container_of(fid, struct kstream_ep, ep.fid);
 
 	switch (command) {
-	case FI_ENABLE:
-		return kstream_ep_enable(kep);
 	case FI_GETWAIT:
 		if (!arg)
 			return -EINVAL;
@@ -439,6 +438,7 @@ static const struct fi_ops kstream_ep_fi_ops = {
 static const struct fi_ops_ep kstream_ep_ops = {
 	.setopt = kstream_ep_setopt,
 	.getopt = kstream_ep_getopt,
+	.enable = kstream_ep_enable,
 };
 
 static size_t kstream_size_or(size_t v, size_t lo, size_t hi, size_t def)

@@ -84,8 +84,9 @@ err:
 	return ret;
 }
 
-static int krds_ep_enable(struct krds_ep *ep)
+static int krds_ep_enable(struct fid_ep *fep)
 {
+	struct krds_ep *ep = container_of(fep, struct krds_ep, ep);
 	size_t ntx = KRDS_TX_SIZE, nrx = KRDS_RX_SIZE, i;
 	const struct sockaddr_in *src = ep->info->src_addr;
 	struct krds_req *pool;
@@ -151,18 +152,6 @@ static int krds_ep_close(struct fid *fid)
 	return 0;
 }
 
-static int krds_ep_control(struct fid *fid, int command, void *arg)
-{
-	struct krds_ep *ep = container_of(fid, struct krds_ep, ep.fid);
-
-	switch (command) {
-	case FI_ENABLE:
-		return krds_ep_enable(ep);
-	default:
-		return -FI_ENOSYS;
-	}
-}
-
 static int krds_ep_getname(struct fid *fid, void *addr, size_t *addrlen)
 {
 	struct krds_ep *ep = container_of(fid, struct krds_ep, ep.fid);
@@ -184,7 +173,10 @@ static int krds_ep_getname(struct fid *fid, void *addr, size_t *addrlen)
 
 static const struct fi_ops krds_ep_fi_ops = {
 	.close = krds_ep_close,
-	.control = krds_ep_control,
+};
+
+static const struct fi_ops_ep krds_ep_ops = {
+	.enable = krds_ep_enable,
 };
 
 static const struct fi_ops_cm krds_ep_cm_ops = {
@@ -239,6 +231,7 @@ int krds_ep_open(struct fid_domain *domain, struct fi_info *info,
 	INIT_DELAYED_WORK(&ep->work, krds_ep_work);
 	init_waitqueue_func_entry(&ep->wait, krds_ep_wake);
 	kofi_fid_init(&ep->ep.fid, FI_CLASS_EP, &krds_ep_fi_ops, context);
+	ep->ep.ops = &krds_ep_ops;
 	ep->ep.cm = &krds_ep_cm_ops;
 	ep->ep.msg = &krds_msg_ops;
 	*fep = &ep->ep;
