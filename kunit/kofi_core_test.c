@@ -30,7 +30,7 @@ kunit_test_suites(&kofi_core_suite, &kofi_registry_suite, &kofi_getinfo_suite,
 		  &kofi_info_suite, &kofi_str_suite, &kofi_eq_suite,
 		  &kofi_cq_suite, &kofi_lifetime_suite, &kofi_misuse_suite,
 		  &kofi_keytable_suite, &kofi_data_suite, &kofi_av_suite,
-		  &kofi_util_suite);
+		  &kofi_util_suite, &kofi_match_suite);
 
 MODULE_DESCRIPTION("KUnit tests for the kOFI core");
 MODULE_LICENSE("Dual BSD/GPL");

@@ -153,5 +153,6 @@ extern struct kunit_suite kofi_data_suite;
 extern struct kunit_suite kofi_str_suite;
 extern struct kunit_suite kofi_av_suite;
 extern struct kunit_suite kofi_util_suite;
+extern struct kunit_suite kofi_match_suite;
 
 #endif /* _KOFI_TEST_H */
