@@ -16,13 +16,6 @@ ITERS=$(scaled 10 3)
 # fi_pingpong's verbs provider: the interface of rxe0, warnings logged.
 FIPP_ENV="FI_VERBS_IFACE=$KOFI_DEV FI_LOG_LEVEL=warn"
 
-sample_ok() {
-	r=$(cat /sys/module/kofi_sample_pingpong/parameters/result) &&
-		echo "result $r" && [ "$r" = 0 ]
-}
-
-show() { while IFS= read -r l; do say "$l"; done < "$1"; }
-
 # fipp_ok: fi_pingpong's output in /tmp/fipp.out has every size's row,
 # up to 1 MiB, and no data verification error.
 fipp_ok() {
@@ -37,14 +30,9 @@ fipp() {
 fipp_wait() { wait "$fipp_pid" && fipp_ok; }
 kernel_client() {
 	insmod $M/kofi_sample_pingpong.ko prov=ib_verbs fipp=1 role=client \
-		addr="$KOFI_PEER" sizes=$SIZES iters=$ITERS && sample_ok
+		addr="$KOFI_PEER" sizes=$SIZES iters=$ITERS && result_ok kofi_sample_pingpong
 }
-kernel_server_wait() { wait "$server_pid" && sample_ok; }
-kernel_rows() {
-	dmesg | tail -n +"$(($1 + 1))" | grep 'kofi_sample_pingpong:' |
-		sed 's/^\[[^]]*\] //' > /tmp/rows
-	show /tmp/rows
-}
+kernel_server_wait() { wait "$server_pid" && result_ok kofi_sample_pingpong; }
 
 check "link to the peer" wait_for 180 ping -c 1 -W 1 "$KOFI_PEER"
 check_output "rxe0 is ACTIVE" 'rxe0.*ACTIVE' rdma link show
@@ -59,12 +47,12 @@ if [ "$KOFI_HOST" = 0 ]; then
 	wait_for 30 listening 47592 || fail "fi_pingpong server: not listening"
 	barrier "fipp server up"
 	check "fi_pingpong -p verbs server vs kernel client" fipp_wait
-	show /tmp/fipp.out
+	say_cmd cat /tmp/fipp.out
 else
 	barrier "fipp server up"
 	from=$(dmesg | wc -l)
 	check "kernel client vs fi_pingpong -p verbs server" kernel_client
-	kernel_rows "$from"
+	rows "$from" 'kofi_sample_pingpong:'
 	rmmod kofi_sample_pingpong
 fi
 barrier "part 1 done"
@@ -79,12 +67,12 @@ if [ "$KOFI_HOST" = 0 ]; then
 	wait_for 30 listening 47592 || fail "kernel server: not listening"
 	barrier "kernel server up"
 	check "kernel server vs fi_pingpong -p verbs client" kernel_server_wait
-	kernel_rows "$from"
+	rows "$from" 'kofi_sample_pingpong:'
 	rmmod kofi_sample_pingpong
 else
 	barrier "kernel server up"
 	check "fi_pingpong -p verbs client vs kernel server" fipp "$KOFI_PEER"
-	show /tmp/fipp.out
+	say_cmd cat /tmp/fipp.out
 fi
 barrier "part 2 done"
 

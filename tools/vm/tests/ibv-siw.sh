@@ -21,7 +21,6 @@ server=$KOFI_SELF
 FIPP_ENV="FI_VERBS_IFACE=$KOFI_DEV FI_LOG_LEVEL=warn"
 
 siw_active() { rdma link show | grep -q 'siw0.*ACTIVE'; }
-result_of() { cat "/sys/module/$1/parameters/result"; }
 # sample_ok MODULE: it reports success; then unload it.
 sample_ok() { r=$(result_of "$1") && rmmod "$1" && echo "result $r" && [ "$r" = 0 ]; }
 rp() { insmod $M/kofi_sample_rping.ko "$@" && sample_ok kofi_sample_rping; }
@@ -29,10 +28,6 @@ pings_ok() {
 	n=$(grep -c '^server ping data: rdma-ping-[0-9]*: [A-Za-z]' "$1")
 	echo "$n pings"
 	[ "$n" = "$2" ] && grep -q 'server DISCONNECT EVENT' "$1"
-}
-rows() {
-	dmesg | tail -n +"$(($1 + 1))" | grep "$2" | sed 's/^\[[^]]*\] //' |
-		while IFS= read -r l; do say "$l"; done
 }
 
 check "link to the peer" wait_for 180 ping -c 1 -W 1 "$KOFI_PEER"
@@ -82,37 +77,17 @@ else
 fi
 barrier "kofi-server done"
 
-# 3. The pingpong sample: NAME PORT ARGS...
-pp() {
-	pp_name=$1 pp_port=$2
-	shift 2
-	from=$(dmesg | wc -l)
-	if [ "$KOFI_HOST" = 0 ]; then
-		insmod $M/kofi_sample_pingpong.ko prov=ib_verbs role=server \
-			addr="$KOFI_SELF" port="$pp_port" "$@" > /tmp/pp.out 2>&1 &
-		pid=$!
-		wait_for 60 listening "$pp_port" ||
-			fail "$pp_name: server is not listening"
-		barrier "$pp_name"
-		wait "$pid"
-		check "$pp_name: server" sample_ok kofi_sample_pingpong
-	else
-		barrier "$pp_name"
-		check "$pp_name: client" sh -c "insmod $M/kofi_sample_pingpong.ko \
-			prov=ib_verbs role=client addr=$KOFI_PEER port=$pp_port $* && \
-			r=\$(cat /sys/module/kofi_sample_pingpong/parameters/result) && \
-			rmmod kofi_sample_pingpong && [ \$r = 0 ]"
-		rows "$from" 'kofi_sample_pingpong:'
-	fi
-	barrier "$pp_name: done"
-}
-pp "ib_verbs msg" 7471 op=msg sizes=64,4096,65536 iters=10
+# 3. The pingpong sample.
+pp "ib_verbs msg" 7471 prov=ib_verbs addr="$server" op=msg \
+	sizes=64,4096,65536 iters=10
 from_write=$(dmesg | wc -l)
-pp "ib_verbs write" 7472 op=write sizes=64,4096,65536 iters=10
+pp "ib_verbs write" 7472 prov=ib_verbs addr="$server" op=write \
+	sizes=64,4096,65536 iters=10
 check_output "writes notified by a message: no FI_REMOTE_CQ_DATA offered" \
 	'writes notified by a zero-byte message' \
 	sh -c "dmesg | tail -n +$((from_write + 1))"
-pp "ib_verbs read" 7473 op=read sizes=64,4096,65536 iters=10
+pp "ib_verbs read" 7473 prov=ib_verbs addr="$server" op=read \
+	sizes=64,4096,65536 iters=10
 
 # fi_writedata() all the same: refused with -EOPNOTSUPP (-95), nothing
 # posted; the server then sees the connection end.

@@ -24,12 +24,8 @@ to_peer() {
 	grep -q "^ *[0-9]*: [0-9A-F]*:[0-9A-F]* [0-9A-F]*:$_h 01 " /proc/net/tcp
 }
 
-sample_ok() {
-	r=$(cat /sys/module/kofi_sample_pingpong/parameters/result) &&
-		echo "result $r" && [ "$r" = 0 ]
-}
-server_ok() { wait "$server_pid" && sample_ok; }
-client_ok() { insmod $M/kofi_sample_pingpong.ko "$@" && sample_ok; }
+server_ok() { wait "$server_pid" && result_ok kofi_sample_pingpong; }
+client_ok() { insmod $M/kofi_sample_pingpong.ko "$@" && result_ok kofi_sample_pingpong; }
 
 check "link to the peer" wait_for 180 ping -c 1 -W 1 "$KOFI_PEER"
 check "insmod kofi" insmod $M/kofi.ko

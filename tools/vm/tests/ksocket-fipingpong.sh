@@ -11,13 +11,6 @@ M=/kofi/modules
 SIZES=64,256,1024,4096,65536,1048576
 ITERS=$(scaled 10 3)
 
-sample_ok() {
-	r=$(cat /sys/module/kofi_sample_pingpong/parameters/result) &&
-		echo "result $r" && [ "$r" = 0 ]
-}
-
-show() { while IFS= read -r l; do say "$l"; done < "$1"; }
-
 # fi_pingpong ARGS...: run Debian's fi_pingpong, output in /tmp/fipp.out;
 # fails on a non-zero status or a data verification error.
 fipp() {
@@ -30,9 +23,9 @@ fipp_wait() { wait "$fipp_pid" && ! grep -q 'Error at iteration' /tmp/fipp.out &
 	grep -q '^1m ' /tmp/fipp.out; }
 kernel_client() {
 	insmod $M/kofi_sample_pingpong.ko fipp=1 role=client addr="$KOFI_PEER" \
-		sizes=$SIZES iters=$ITERS && sample_ok
+		sizes=$SIZES iters=$ITERS && result_ok kofi_sample_pingpong
 }
-kernel_server_wait() { wait "$server_pid" && sample_ok; }
+kernel_server_wait() { wait "$server_pid" && result_ok kofi_sample_pingpong; }
 
 check "link to the peer" wait_for 180 ping -c 1 -W 1 "$KOFI_PEER"
 check "insmod kofi" insmod $M/kofi.ko
@@ -46,14 +39,12 @@ if [ "$KOFI_HOST" = 0 ]; then
 	wait_for 30 listening 47592 || fail "fi_pingpong server: not listening"
 	barrier "fipp server up"
 	check "fi_pingpong server vs kernel client" fipp_wait
-	show /tmp/fipp.out
+	say_cmd cat /tmp/fipp.out
 else
 	barrier "fipp server up"
 	from=$(dmesg | wc -l)
 	check "kernel client vs fi_pingpong server" kernel_client
-	dmesg | tail -n +"$((from + 1))" | grep 'kofi_sample_pingpong:' |
-		sed 's/^\[[^]]*\] //' > /tmp/rows
-	show /tmp/rows
+	rows "$from" 'kofi_sample_pingpong:'
 	rmmod kofi_sample_pingpong
 fi
 barrier "part 1 done"
@@ -70,7 +61,7 @@ if [ "$KOFI_HOST" = 0 ]; then
 else
 	barrier "kernel server up"
 	check "fi_pingpong client vs kernel server" fipp "$KOFI_PEER"
-	show /tmp/fipp.out
+	say_cmd cat /tmp/fipp.out
 fi
 barrier "part 2 done"
 

@@ -10,43 +10,6 @@
 
 M=/kofi/modules
 
-# show_rows FROM: the sample's result lines logged after line FROM.
-show_rows() {
-	dmesg | tail -n +"$(($1 + 1))" | grep 'kofi_sample_pingpong:' |
-		sed 's/^\[[^]]*\] //' | while IFS= read -r l; do say "$l"; done
-}
-
-# sample_ok: the sample module ran and reports success.
-sample_ok() {
-	r=$(cat /sys/module/kofi_sample_pingpong/parameters/result) &&
-		echo "result $r" && [ "$r" = 0 ]
-}
-
-server_ok() { wait "$server_pid" && sample_ok; }
-client_ok() { insmod $M/kofi_sample_pingpong.ko "$@" && sample_ok; }
-
-# pp NAME PORT ARGS...: one sample run with ARGS on both sides.
-pp() {
-	pp_name=$1 pp_port=$2
-	shift 2
-	from=$(dmesg | wc -l)
-	if [ "$KOFI_HOST" = 0 ]; then
-		insmod $M/kofi_sample_pingpong.ko role=server port="$pp_port" \
-			"$@" > /tmp/server.out 2>&1 &
-		server_pid=$!
-		wait_for 30 listening "$pp_port" ||
-			fail "$pp_name: server is not listening"
-		barrier "$pp_name"
-		check "$pp_name: server" server_ok
-	else
-		barrier "$pp_name"
-		check "$pp_name: client" client_ok role=client port="$pp_port" "$@"
-		show_rows "$from"
-	fi
-	rmmod kofi_sample_pingpong 2> /dev/null
-	barrier "$pp_name: done"
-}
-
 check "link to the peer" wait_for 180 ping -c 1 -W 1 "$KOFI_PEER"
 check "IPv6 link to the peer" wait_for 180 ping -6 -c 1 -W 1 "$KOFI_PEER6"
 check "insmod kofi" insmod $M/kofi.ko

@@ -139,6 +139,57 @@ listening() {
 		grep -q "state LISTEN .* src-addr [^ ]*:$1 "
 }
 
+# A sample module reports its outcome, 0 or a negative errno, in its
+# parameter "result".
+# result_of MODULE: print the result MODULE reports.
+result_of() { cat "/sys/module/$1/parameters/result"; }
+# result_ok MODULE: MODULE reports success (it stays loaded).
+result_ok() {
+	_kofi_r=$(result_of "$1") && echo "result $_kofi_r" &&
+		[ "$_kofi_r" = 0 ]
+}
+
+# rows FROM PATTERN: show the kernel log lines after line FROM that match
+# PATTERN (a sample's rows of results), without their time stamps.
+rows() {
+	dmesg | tail -n +"$(($1 + 1))" | grep -e "$2" |
+		sed 's/^\[[^]]*\] //' |
+		while IFS= read -r _kofi_l; do say "$_kofi_l"; done
+}
+
+# pair MODULE NAME PORT ARGS...: one run of the two-sided sample MODULE
+# (role=server or role=client, port=) with ARGS (each guest passes its
+# own addr=, if any): guest 0 serves on PORT, guest 1 connects to it;
+# each checks its side's result and unloads the sample, and guest 1
+# shows its rows.  NAME names the checks and the barriers.
+pair() {
+	_kofi_mod=$1 _kofi_pair=$2 _kofi_port=$3
+	shift 3
+	_kofi_from=$(dmesg | wc -l)
+	if [ "$KOFI_HOST" = 0 ]; then
+		insmod "/kofi/modules/$_kofi_mod.ko" role=server \
+			port="$_kofi_port" "$@" > "/tmp/$_kofi_mod.out" 2>&1 &
+		_kofi_pid=$!
+		wait_for 60 listening "$_kofi_port" ||
+			fail "$_kofi_pair: server is not listening"
+		barrier "$_kofi_pair"
+		check "$_kofi_pair: server" pair_served
+	else
+		barrier "$_kofi_pair"
+		check "$_kofi_pair: client" pair_client role=client \
+			port="$_kofi_port" "$@"
+		rows "$_kofi_from" "$_kofi_mod:"
+	fi
+	rmmod "$_kofi_mod" 2> /dev/null
+	barrier "$_kofi_pair: done"
+}
+pair_served() { wait "$_kofi_pid" && result_ok "$_kofi_mod"; }
+pair_client() {
+	insmod "/kofi/modules/$_kofi_mod.ko" "$@" && result_ok "$_kofi_mod"
+}
+# pp NAME PORT ARGS...: one run of the pingpong sample (see pair).
+pp() { pair kofi_sample_pingpong "$@"; }
+
 # barrier_send NAME: tell guest 0 that guest 1 reached barrier NAME.
 barrier_send() { echo "$1" | nc "$KOFI_PEER" 7199; }
 
