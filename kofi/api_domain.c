@@ -43,6 +43,8 @@ int fi_endpoint(struct fid_domain *domain, struct fi_info *info,
 	ret = kofi_msg_ops_set(*ep);
 	if (!ret)
 		ret = kofi_rma_ops_set(*ep);
+	if (!ret)
+		ret = kofi_tagged_ops_set(*ep);
 	if (ret) {
 		WARN_ON(fi_close(&(*ep)->fid));
 		*ep = NULL;
@@ -77,7 +79,7 @@ int fi_cq_open(struct fid_domain *domain, struct fi_cq_attr *attr,
 	if (!KOFI_IS(domain, FI_CLASS_DOMAIN) || !attr || !cq ||
 	    (attr->flags & ~FI_CQ_CALLBACK) ||
 	    ((attr->flags & FI_CQ_CALLBACK) && attr->comp_handler) ||
-	    attr->format > FI_CQ_FORMAT_DATA ||
+	    attr->format > KOFI_CQ_FORMAT_LAST ||
 	    attr->wait_cond > FI_CQ_COND_THRESHOLD)
 		return -EINVAL;
 	if (!domain->ops || !domain->ops->cq_open)

@@ -32,6 +32,7 @@ struct kofi_cq_slot {
 	size_t len;
 	void *buf;
 	u64 data;
+	u64 tag;
 	fi_addr_t src;
 	size_t olen;
 	int err;
@@ -65,11 +66,21 @@ static struct kofi_cq *kofi_cq(struct fid_cq *cq_fid)
 static void kofi_cq_copy(struct kofi_cq *cq, void *buf, size_t i,
 			 const struct kofi_cq_slot *s)
 {
+	struct fi_cq_tagged_entry *t;
 	struct fi_cq_data_entry *d;
 	struct fi_cq_msg_entry *m;
 	struct fi_cq_entry *c;
 
 	switch (cq->format) {
+	case FI_CQ_FORMAT_TAGGED:
+		t = (struct fi_cq_tagged_entry *)buf + i;
+		t->op_context = s->op_context;
+		t->flags = s->flags;
+		t->len = s->len;
+		t->buf = s->buf;
+		t->data = s->data;
+		t->tag = s->tag;
+		break;
 	case FI_CQ_FORMAT_MSG:
 		m = (struct fi_cq_msg_entry *)buf + i;
 		m->op_context = s->op_context;
@@ -324,7 +335,7 @@ int kofi_cq_open_generic(struct fid_domain *domain, struct fi_cq_attr *attr,
 	struct kofi_cq *q;
 
 	if (!attr || !cq || attr->size > FI_CQ_MAX_SIZE ||
-	    attr->format > FI_CQ_FORMAT_DATA ||
+	    attr->format > KOFI_CQ_FORMAT_LAST ||
 	    attr->wait_cond > FI_CQ_COND_THRESHOLD ||
 	    (attr->flags & ~FI_CQ_CALLBACK) ||
 	    ((attr->flags & FI_CQ_CALLBACK) && attr->comp_handler))
@@ -367,6 +378,7 @@ static int kofi_cq_call(struct fid_cq *cq_fid, const struct kofi_cq_slot *s)
 		.len = s->len,
 		.buf = s->buf,
 		.data = s->data,
+		.tag = s->tag,
 		.olen = s->olen,
 		.err = s->err,
 		.prov_errno = s->prov_errno,
@@ -445,18 +457,45 @@ static int kofi_cq_push(struct fid_cq *cq_fid, const struct kofi_cq_slot *s)
 int kofi_cq_write_src(struct fid_cq *cq, void *op_context, u64 flags,
 		      size_t len, void *buf, u64 data, fi_addr_t src_addr)
 {
+	return kofi_cq_write_tagged(cq, op_context, flags, len, buf, data, 0,
+				    src_addr);
+}
+EXPORT_SYMBOL_GPL(kofi_cq_write_src);
+
+/**
+ * kofi_cq_write_tagged() - write a successful completion with a tag
+ * @cq: a CQ opened by kofi_cq_open_generic()
+ * @op_context: the operation's context
+ * @flags: completion flags (FI_TAGGED | FI_RECV ...)
+ * @len: bytes transferred
+ * @buf: receive buffer start, or NULL
+ * @data: remote CQ data
+ * @tag: the tag of the message a tagged receive took
+ * @src_addr: source address (FI_ADDR_NOTAVAIL if unknown)
+ *
+ * As kofi_cq_write_src(); fi_cq_read() in FI_CQ_FORMAT_TAGGED returns
+ * @tag (and a callback CQ's done() gets it in its entry).
+ *
+ * Context: any context; does not sleep or allocate.
+ * Return: as for kofi_cq_write_src().
+ */
+int kofi_cq_write_tagged(struct fid_cq *cq, void *op_context, u64 flags,
+			 size_t len, void *buf, u64 data, u64 tag,
+			 fi_addr_t src_addr)
+{
 	struct kofi_cq_slot s = {
 		.op_context = op_context,
 		.flags = flags,
 		.len = len,
 		.buf = buf,
 		.data = data,
+		.tag = tag,
 		.src = src_addr,
 	};
 
 	return kofi_cq_push(cq, &s);
 }
-EXPORT_SYMBOL_GPL(kofi_cq_write_src);
+EXPORT_SYMBOL_GPL(kofi_cq_write_tagged);
 
 /**
  * kofi_cq_write() - write a successful completion

@@ -76,8 +76,12 @@ static inline int kofi_iov_check(enum fi_iov_type type, const void *vec,
  * api_msg.c, api_rma.c: fi_endpoint() completes the data operation tables
  * of every new endpoint, one family at a time.
  */
+/* The last CQ format fi_cq_open() and the shared CQ know. */
+#define KOFI_CQ_FORMAT_LAST	FI_CQ_FORMAT_TAGGED
+
 int kofi_msg_ops_set(struct fid_ep *ep);
 int kofi_rma_ops_set(struct fid_ep *ep);
+int kofi_tagged_ops_set(struct fid_ep *ep);
 
 /* getinfo.c */
 bool kofi_info_match(const struct fi_info *info, const struct fi_info *hints,

@@ -89,6 +89,7 @@ static const struct kofi_name kofi_event_names[] = {
 static const struct kofi_name kofi_cq_format_names[] = {
 	KOFI_N(FI_CQ_FORMAT_UNSPEC), KOFI_N(FI_CQ_FORMAT_CONTEXT),
 	KOFI_N(FI_CQ_FORMAT_MSG), KOFI_N(FI_CQ_FORMAT_DATA),
+	KOFI_N(FI_CQ_FORMAT_TAGGED),
 	{}
 };
 

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * kOFI KUnit: the data calls of the core.  Every convenience call reaches
- * the provider's *msg operation with the vector, address, context, data
- * and flags it stands for; a provider without data operations answers
+ * the provider's *msg operation with the vector, address, context, data,
+ * tag and flags it stands for; a provider without data operations answers
  * -FI_ENOSYS; a partial table refuses the endpoint; the argument checks
- * answer -EINVAL before the provider is reached.
+ * answer -EINVAL before the provider is reached; a tagged CQ gives the
+ * tag.
  */
 #include <linux/uio.h>
 #include "kofi_test.h"
@@ -116,6 +117,160 @@ static void kd_msg_calls_test(struct kunit *test)
 			      NULL, 1, buf2, 2, false, NULL, 18, NULL,
 			      0x1234 };
 	kd_expect(test, kep, 8, &w);
+	ktp_stack_close(test, &s);
+}
+
+/* The tagged calls, each with its tag and ignore bits. */
+static void kd_tagged_calls_test(struct kunit *test)
+{
+	char buf[16], buf2[8];
+	struct kvec iov[2] = {
+		{ .iov_base = buf, .iov_len = sizeof(buf) },
+		{ .iov_base = buf2, .iov_len = sizeof(buf2) },
+	};
+	void *descs[2] = { (void *)buf2, (void *)buf };
+	void *desc = iov, *ctx = &ctx;
+	struct ktp_stack s;
+	struct ktp_ep *kep;
+	struct kd_want w;
+
+	ktp_stack_open(test, &s, true);
+	kep = kd_ep(s.ep);
+
+	KUNIT_ASSERT_EQ(test, fi_trecv(s.ep, buf, 5, desc, 11, 0x77, 0xf0,
+				       ctx), 0);
+	w = (struct kd_want){ KTP_OP_TRECVMSG, 0, NULL, 1, buf, 5, true, desc,
+			      11, ctx, 0 };
+	kd_expect(test, kep, 1, &w);
+	KUNIT_EXPECT_EQ(test, kep->last.tag, 0x77ULL);
+	KUNIT_EXPECT_EQ(test, kep->last.ignore, 0xf0ULL);
+
+	KUNIT_ASSERT_EQ(test, fi_trecvv(s.ep, iov, descs, 2, FI_ADDR_UNSPEC,
+					0x78, 0, ctx), 0);
+	w = (struct kd_want){ KTP_OP_TRECVMSG, 0, iov, 2, buf, sizeof(buf),
+			      true, descs[0], FI_ADDR_UNSPEC, ctx, 0 };
+	kd_expect(test, kep, 2, &w);
+	KUNIT_EXPECT_EQ(test, kep->last.tag, 0x78ULL);
+	KUNIT_EXPECT_EQ(test, kep->last.ignore, 0ULL);
+
+	KUNIT_ASSERT_EQ(test, fi_tsend(s.ep, buf2, 7, desc, 14, 0x79, ctx), 0);
+	w = (struct kd_want){ KTP_OP_TSENDMSG, 0, NULL, 1, buf2, 7, true, desc,
+			      14, ctx, 0 };
+	kd_expect(test, kep, 3, &w);
+	KUNIT_EXPECT_EQ(test, kep->last.tag, 0x79ULL);
+
+	KUNIT_ASSERT_EQ(test, fi_tsendv(s.ep, iov, NULL, 2, 15, 0x7a, ctx), 0);
+	w = (struct kd_want){ KTP_OP_TSENDMSG, 0, iov, 2, buf, sizeof(buf),
+			      false, NULL, 15, ctx, 0 };
+	kd_expect(test, kep, 4, &w);
+	KUNIT_EXPECT_EQ(test, kep->last.tag, 0x7aULL);
+
+	KUNIT_ASSERT_EQ(test, fi_tinject(s.ep, buf, 3, 16, 0x7b), 0);
+	w = (struct kd_want){ KTP_OP_TSENDMSG, FI_INJECT, NULL, 1, buf, 3,
+			      false, NULL, 16, NULL, 0 };
+	kd_expect(test, kep, 5, &w);
+	KUNIT_EXPECT_EQ(test, kep->last.tag, 0x7bULL);
+
+	KUNIT_ASSERT_EQ(test, fi_tsenddata(s.ep, buf, 4, desc, 0xabcd, 17,
+					   0x7c, ctx), 0);
+	w = (struct kd_want){ KTP_OP_TSENDMSG, FI_REMOTE_CQ_DATA, NULL, 1, buf,
+			      4, true, desc, 17, ctx, 0xabcd };
+	kd_expect(test, kep, 6, &w);
+	KUNIT_EXPECT_EQ(test, kep->last.tag, 0x7cULL);
+
+	KUNIT_ASSERT_EQ(test, fi_tinjectdata(s.ep, buf2, 2, 0x1234, 18, 0x7d),
+			0);
+	w = (struct kd_want){ KTP_OP_TSENDMSG, FI_INJECT | FI_REMOTE_CQ_DATA,
+			      NULL, 1, buf2, 2, false, NULL, 18, NULL,
+			      0x1234 };
+	kd_expect(test, kep, 7, &w);
+	KUNIT_EXPECT_EQ(test, kep->last.tag, 0x7dULL);
+	KUNIT_EXPECT_EQ(test, kep->last.ignore, 0ULL);
+	ktp_stack_close(test, &s);
+}
+
+/* The receive flags of fi_trecvmsg(), and the send flags of fi_tsendmsg(). */
+static void kd_tagged_flags_test(struct kunit *test)
+{
+	static const u64 ok[] = {
+		0, FI_PEEK, FI_PEEK | FI_CLAIM, FI_PEEK | FI_DISCARD,
+		FI_CLAIM, FI_CLAIM | FI_DISCARD, FI_MULTI_RECV, FI_COMPLETION,
+	};
+	static const u64 bad[] = {
+		FI_DISCARD, FI_PEEK | FI_MULTI_RECV, BIT_ULL(63),
+	};
+	char buf[8];
+	struct kvec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
+	struct fi_msg_tagged msg = { .iov_type = FI_IOV_KVEC, .msg_iov = &iov,
+				     .iov_count = 1, .tag = 5 };
+	struct fid_ep *dom_as_ep;
+	struct ktp_stack s;
+	struct ktp_ep *kep;
+	unsigned int i, calls = 0;
+
+	ktp_stack_open(test, &s, true);
+	kep = kd_ep(s.ep);
+	dom_as_ep = (struct fid_ep *)s.domain;
+	for (i = 0; i < ARRAY_SIZE(ok); i++) {
+		KUNIT_EXPECT_EQ(test, fi_trecvmsg(s.ep, &msg, ok[i]), 0);
+		KUNIT_EXPECT_EQ(test, kep->last.calls, ++calls);
+		KUNIT_EXPECT_EQ(test, kep->last.flags, ok[i]);
+	}
+	for (i = 0; i < ARRAY_SIZE(bad); i++)
+		KUNIT_EXPECT_EQ(test, fi_trecvmsg(s.ep, &msg, bad[i]), -EINVAL);
+	/* the receive flags are not send flags */
+	KUNIT_EXPECT_EQ(test, fi_tsendmsg(s.ep, &msg, FI_PEEK), -EINVAL);
+	KUNIT_EXPECT_EQ(test, fi_tsendmsg(s.ep, &msg, FI_CLAIM), -EINVAL);
+	KUNIT_EXPECT_EQ(test, fi_tsendmsg(s.ep, &msg, FI_INJECT), 0);
+	calls++;
+	/* not an endpoint, no message, a bad vector */
+	KUNIT_EXPECT_EQ(test, fi_tsendmsg(dom_as_ep, &msg, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, fi_trecvmsg(NULL, &msg, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, fi_tsendmsg(s.ep, NULL, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, fi_trecvmsg(s.ep, NULL, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, fi_tsend(s.ep, NULL, 1, NULL, 0, 1, NULL),
+			-EINVAL);
+	msg.iov_type = 7;
+	KUNIT_EXPECT_EQ(test, fi_trecvmsg(s.ep, &msg, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kep->last.calls, calls);
+	ktp_stack_close(test, &s);
+}
+
+/*
+ * FI_CQ_FORMAT_TAGGED: a tagged completion gives its tag and source; an
+ * untagged one tag 0.
+ */
+static void kd_cq_tagged_test(struct kunit *test)
+{
+	struct fi_cq_attr attr = { .size = 4, .format = FI_CQ_FORMAT_TAGGED };
+	struct fi_cq_tagged_entry e[2];
+	fi_addr_t src[2];
+	struct ktp_stack s;
+	struct fid_cq *cq;
+	char buf[4];
+
+	ktp_stack_open(test, &s, false);
+	KUNIT_ASSERT_EQ(test, fi_cq_open(s.domain, &attr, &cq, NULL), 0);
+	KUNIT_EXPECT_EQ(test, kofi_cq_write_tagged(cq, buf, FI_RECV |
+						   FI_TAGGED, 3, buf, 9,
+						   0xfeed, 2), 0);
+	KUNIT_EXPECT_EQ(test, kofi_cq_write(cq, &attr, FI_SEND | FI_MSG, 1,
+					    NULL, 0), 0);
+	KUNIT_ASSERT_EQ(test, fi_cq_readfrom(cq, e, 2, src), 2);
+	KUNIT_EXPECT_PTR_EQ(test, e[0].op_context, (void *)buf);
+	KUNIT_EXPECT_EQ(test, e[0].flags, (u64)(FI_RECV | FI_TAGGED));
+	KUNIT_EXPECT_EQ(test, e[0].len, 3UL);
+	KUNIT_EXPECT_PTR_EQ(test, e[0].buf, (void *)buf);
+	KUNIT_EXPECT_EQ(test, e[0].data, 9ULL);
+	KUNIT_EXPECT_EQ(test, e[0].tag, 0xfeedULL);
+	KUNIT_EXPECT_EQ(test, src[0], (fi_addr_t)2);
+	KUNIT_EXPECT_PTR_EQ(test, e[1].op_context, (void *)&attr);
+	KUNIT_EXPECT_EQ(test, e[1].tag, 0ULL);
+	KUNIT_EXPECT_EQ(test, src[1], FI_ADDR_NOTAVAIL);
+	KUNIT_EXPECT_EQ(test, fi_close(&cq->fid), 0);
+	/* no format beyond it */
+	attr.format = FI_CQ_FORMAT_TAGGED + 1;
+	KUNIT_EXPECT_EQ(test, fi_cq_open(s.domain, &attr, &cq, NULL), -EINVAL);
 	ktp_stack_close(test, &s);
 }
 
@@ -248,6 +403,11 @@ static void kd_enosys_test(struct kunit *test)
 					   NULL), -FI_ENOSYS);
 	KUNIT_EXPECT_EQ(test, fi_inject_writedata(ep, buf, 1, 1, 0, 0, 0),
 			-FI_ENOSYS);
+	KUNIT_EXPECT_EQ(test, fi_tsend(ep, buf, 1, NULL, 0, 1, NULL),
+			-FI_ENOSYS);
+	KUNIT_EXPECT_EQ(test, fi_trecv(ep, buf, 1, NULL, 0, 1, 0, NULL),
+			-FI_ENOSYS);
+	KUNIT_EXPECT_EQ(test, fi_tinjectdata(ep, buf, 1, 1, 0, 1), -FI_ENOSYS);
 	KUNIT_EXPECT_EQ(test, fi_getopt(&ep->fid, FI_OPT_ENDPOINT,
 					FI_OPT_MIN_MULTI_RECV, buf, &len),
 			-FI_ENOSYS);
@@ -263,6 +423,7 @@ static void kd_partial_test(struct kunit *test)
 {
 	static const enum ktp_ep_tables partial[] = {
 		KTP_TABLES_MSG_SEND, KTP_TABLES_RMA_READ,
+		KTP_TABLES_TAGGED_RECV,
 	};
 	struct ktp_domain *kdom;
 	struct ktp_stack s;
@@ -387,6 +548,9 @@ static void kd_args_test(struct kunit *test)
 
 static struct kunit_case kofi_data_cases[] = {
 	KUNIT_CASE(kd_msg_calls_test),
+	KUNIT_CASE(kd_tagged_calls_test),
+	KUNIT_CASE(kd_tagged_flags_test),
+	KUNIT_CASE(kd_cq_tagged_test),
 	KUNIT_CASE(kd_rma_calls_test),
 	KUNIT_CASE(kd_enosys_test),
 	KUNIT_CASE(kd_partial_test),

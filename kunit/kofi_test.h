@@ -7,6 +7,7 @@
 
 #include <kunit/test.h>
 #include <kofi/provider.h>
+#include <kofi/fi_tagged.h>
 
 /*
  * What one info of a test provider looks like.  The getinfo callbacks build
@@ -53,9 +54,10 @@ struct ktp_ep;
 /* The data operation tables ktp_ep_open() gives an endpoint. */
 enum ktp_ep_tables {
 	KTP_TABLES_ALL,		/* message and RMA, every operation */
-	KTP_TABLES_NONE,	/* ep->ops, ep->msg and ep->rma NULL */
+	KTP_TABLES_NONE,	/* ep->ops and the data tables NULL */
 	KTP_TABLES_MSG_SEND,	/* a message table with sendmsg only */
 	KTP_TABLES_RMA_READ,	/* an RMA table with readmsg only */
+	KTP_TABLES_TAGGED_RECV,	/* a tagged table with trecvmsg only */
 };
 
 struct ktp_domain {
@@ -79,6 +81,8 @@ enum ktp_op {
 	KTP_OP_SENDMSG,
 	KTP_OP_READMSG,
 	KTP_OP_WRITEMSG,
+	KTP_OP_TRECVMSG,
+	KTP_OP_TSENDMSG,
 };
 
 /* What the last data operation of a test endpoint was given. */
@@ -97,6 +101,8 @@ struct ktp_call {
 	u64 data;
 	size_t rma_iov_count;
 	struct fi_rma_iov rma0;		/* the first remote segment */
+	u64 tag;			/* tagged operations */
+	u64 ignore;
 };
 
 struct ktp_ep {

@@ -167,6 +167,8 @@ static void ktp_record(struct ktp_ep *ep, enum ktp_op op,
 	c->data = data;
 	c->rma_iov_count = 0;
 	c->rma0 = (struct fi_rma_iov){};
+	c->tag = 0;
+	c->ignore = 0;
 }
 
 /* Bytes in a kvec vector, 0 for the other types. */
@@ -250,6 +252,48 @@ static ssize_t ktp_rmamsg(struct fid_ep *fep, const struct fi_msg_rma *msg,
 				       msg->iov_count), flags);
 }
 
+/* A tagged receive is queued as a receive is; a tagged send completes. */
+static ssize_t ktp_trecvmsg(struct fid_ep *fep,
+			    const struct fi_msg_tagged *msg, u64 flags)
+{
+	struct ktp_ep *ep = container_of(fep, struct ktp_ep, ep);
+	struct ktp_req *req;
+
+	if (!ep->enabled)
+		return -EINVAL;
+	req = kzalloc(sizeof(*req), GFP_ATOMIC);
+	if (!req)
+		return -EAGAIN;
+	ktp_record(ep, KTP_OP_TRECVMSG, msg->iov_type, msg->msg_iov,
+		   msg->iov_count, msg->desc, msg->addr, msg->context,
+		   msg->data, flags);
+	ep->last.tag = msg->tag;
+	ep->last.ignore = msg->ignore;
+	req->op.cq = kofi_ep_cq(&ep->ep, FI_RECV, NULL);
+	req->op.context = msg->context;
+	req->op.flags = FI_RECV | FI_TAGGED;
+	req->len = ktp_vec_len(msg->iov_type, msg->msg_iov, msg->iov_count);
+	kofi_oplist_add(&ep->ops, &req->op);
+	return 0;
+}
+
+static ssize_t ktp_tsendmsg(struct fid_ep *fep,
+			    const struct fi_msg_tagged *msg, u64 flags)
+{
+	struct ktp_ep *ep = container_of(fep, struct ktp_ep, ep);
+
+	if (!ep->enabled)
+		return -EINVAL;
+	ktp_record(ep, KTP_OP_TSENDMSG, msg->iov_type, msg->msg_iov,
+		   msg->iov_count, msg->desc, msg->addr, msg->context,
+		   msg->data, flags);
+	ep->last.tag = msg->tag;
+	ep->last.ignore = msg->ignore;
+	return ktp_tx_done(ep, msg->context, FI_SEND | FI_TAGGED,
+			   ktp_vec_len(msg->iov_type, msg->msg_iov,
+				       msg->iov_count), flags);
+}
+
 static ssize_t ktp_readmsg(struct fid_ep *fep, const struct fi_msg_rma *msg,
 			   u64 flags)
 {
@@ -282,6 +326,11 @@ static const struct fi_ops_rma ktp_rma_ops = {
 	.writemsg = ktp_writemsg,
 };
 
+static const struct fi_ops_tagged ktp_tagged_ops = {
+	.trecvmsg = ktp_trecvmsg,
+	.tsendmsg = ktp_tsendmsg,
+};
+
 /* Tables a buggy provider could hand out: only some operations set. */
 static const struct fi_ops_msg ktp_msg_send_only_ops = {
 	.sendmsg = ktp_sendmsg,
@@ -289,6 +338,10 @@ static const struct fi_ops_msg ktp_msg_send_only_ops = {
 
 static const struct fi_ops_rma ktp_rma_read_only_ops = {
 	.readmsg = ktp_readmsg,
+};
+
+static const struct fi_ops_tagged ktp_tagged_recv_only_ops = {
+	.trecvmsg = ktp_trecvmsg,
 };
 
 static int ktp_ep_open(struct fid_domain *domain, struct fi_info *info,
@@ -300,6 +353,7 @@ static int ktp_ep_open(struct fid_domain *domain, struct fi_info *info,
 		return -ENOMEM;
 	kofi_fid_init(&ep->ep.fid, FI_CLASS_EP, &ktp_ep_fi_ops, context);
 	ep->ep.ops = &ktp_ep_ops;
+	ep->ep.tagged = &ktp_tagged_ops;
 	switch (container_of(domain, struct ktp_domain, domain)->ep_tables) {
 	case KTP_TABLES_ALL:
 		ep->ep.msg = &ktp_msg_ops;
@@ -307,6 +361,7 @@ static int ktp_ep_open(struct fid_domain *domain, struct fi_info *info,
 		break;
 	case KTP_TABLES_NONE:
 		ep->ep.ops = NULL;
+		ep->ep.tagged = NULL;
 		break;
 	case KTP_TABLES_MSG_SEND:
 		ep->ep.msg = &ktp_msg_send_only_ops;
@@ -315,6 +370,11 @@ static int ktp_ep_open(struct fid_domain *domain, struct fi_info *info,
 	case KTP_TABLES_RMA_READ:
 		ep->ep.msg = &ktp_msg_ops;
 		ep->ep.rma = &ktp_rma_read_only_ops;
+		break;
+	case KTP_TABLES_TAGGED_RECV:
+		ep->ep.msg = &ktp_msg_ops;
+		ep->ep.rma = &ktp_rma_ops;
+		ep->ep.tagged = &ktp_tagged_recv_only_ops;
 		break;
 	}
 	kofi_oplist_init(&ep->ops);

@@ -17,6 +17,7 @@
 
 struct fi_ops_cm;
 struct fi_ops_rma;
+struct fi_ops_tagged;
 
 /* fi_setopt()/fi_getopt() level */
 #define FI_OPT_ENDPOINT		0
@@ -163,6 +164,8 @@ struct fi_ops_msg {
  * @msg: message operations, never NULL once fi_endpoint() returned it
  * @rma: RMA operations (fi_rma.h), never NULL once fi_endpoint()
  *	returned it
+ * @tagged: tagged message operations (fi_tagged.h), never NULL once
+ *	fi_endpoint() returned it
  */
 struct fid_ep {
 	struct fid fid;
@@ -170,6 +173,7 @@ struct fid_ep {
 	const struct fi_ops_cm *cm;
 	const struct fi_ops_msg *msg;
 	const struct fi_ops_rma *rma;
+	const struct fi_ops_tagged *tagged;
 };
 
 /**

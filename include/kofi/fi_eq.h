@@ -113,12 +113,14 @@ struct fi_eq_err_entry {
  * @FI_CQ_FORMAT_CONTEXT: struct fi_cq_entry
  * @FI_CQ_FORMAT_MSG: struct fi_cq_msg_entry
  * @FI_CQ_FORMAT_DATA: struct fi_cq_data_entry
+ * @FI_CQ_FORMAT_TAGGED: struct fi_cq_tagged_entry
  */
 enum fi_cq_format {
 	FI_CQ_FORMAT_UNSPEC,
 	FI_CQ_FORMAT_CONTEXT,
 	FI_CQ_FORMAT_MSG,
 	FI_CQ_FORMAT_DATA,
+	FI_CQ_FORMAT_TAGGED,
 };
 
 /**
@@ -204,13 +206,32 @@ struct fi_cq_data_entry {
 };
 
 /**
+ * struct fi_cq_tagged_entry - FI_CQ_FORMAT_TAGGED entry
+ * @op_context: context of the completed operation
+ * @flags: completion flags (FI_TAGGED for tagged messages)
+ * @len: bytes received
+ * @buf: start of the received data (multi-receive buffers), or NULL
+ * @data: remote CQ data
+ * @tag: a tagged receive's message tag; 0 for other operations
+ */
+struct fi_cq_tagged_entry {
+	void *op_context;
+	u64 flags;
+	size_t len;
+	void *buf;
+	u64 data;
+	u64 tag;
+};
+
+/**
  * struct fi_cq_err_entry - CQ error entry, read with fi_cq_readerr()
  * @op_context: context of the failed operation (NULL for an overrun)
  * @flags: completion flags of the failed operation
  * @len: bytes transferred before the error
  * @buf: receive buffer, or NULL
  * @data: remote CQ data, if any
- * @tag: reserved (tagged messages), 0
+ * @tag: the message tag of a failed tagged receive, if the provider knows
+ *	it, else 0
  * @olen: bytes that did not fit the receive buffer (EMSGSIZE)
  * @err: positive errno: ECANCELED (operation flushed by fi_close() or
  *	fi_cancel()), EMSGSIZE (truncated), EOVERFLOW (queue overrun: completions

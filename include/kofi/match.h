@@ -17,11 +17,7 @@
 #define _KOFI_MATCH_H
 
 #include <linux/list.h>
-#include <kofi/fabric.h>
-
-/* fi_trecvmsg() flags (libfabric's values). */
-#define FI_DISCARD		BIT_ULL(58)
-#define FI_CLAIM		BIT_ULL(59)
+#include <kofi/fi_tagged.h>
 
 /**
  * struct kofi_match_entry - a posted receive or a message that arrived

@@ -150,6 +150,9 @@ int kofi_cq_write(struct fid_cq *cq, void *op_context, u64 flags,
 		  size_t len, void *buf, u64 data);
 int kofi_cq_write_src(struct fid_cq *cq, void *op_context, u64 flags,
 		      size_t len, void *buf, u64 data, fi_addr_t src_addr);
+int kofi_cq_write_tagged(struct fid_cq *cq, void *op_context, u64 flags,
+			 size_t len, void *buf, u64 data, u64 tag,
+			 fi_addr_t src_addr);
 int kofi_cq_write_err(struct fid_cq *cq, void *op_context, u64 flags,
 		      int err, int prov_errno, size_t len, size_t olen);
 

@@ -1,0 +1,279 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * kOFI: kernel OpenFabrics Interface - tagged messages.
+ *
+ * A tagged message carries a 64-bit tag; a tagged receive takes the first
+ * message whose tag equals its own but for the receive's ignore bits (and,
+ * with FI_DIRECTED_RECV, whose source is the receive's).  The calls are
+ * those of the message family with a tag, on endpoints whose info has
+ * FI_TAGGED; their completions are read in FI_CQ_FORMAT_TAGGED, which
+ * gives a receive the tag of the message it took.  Like the message calls,
+ * every tagged call may be made from atomic context.
+ */
+#ifndef _KOFI_FI_TAGGED_H
+#define _KOFI_FI_TAGGED_H
+
+#include <kofi/fabric.h>
+#include <kofi/fi_endpoint.h>
+
+/*
+ * fi_trecvmsg() flags, with FI_PEEK (libfabric's values: they share bits
+ * with capabilities).
+ */
+#define FI_DISCARD		BIT_ULL(58)
+#define FI_CLAIM		BIT_ULL(59)
+
+/**
+ * struct fi_msg_tagged - a tagged message for fi_trecvmsg() / fi_tsendmsg()
+ * @iov_type: which member of the union is valid
+ * @msg_iov: FI_IOV_KVEC: @iov_count kvecs
+ * @msg_bvec: FI_IOV_BVEC: @iov_count bio_vecs
+ * @msg_sg: FI_IOV_SG: scatterlist of @iov_count entries
+ * @desc: @iov_count descriptors, or NULL
+ * @iov_count: entries in the vector
+ * @addr: a send's destination; a receive's source (FI_ADDR_UNSPEC: any)
+ * @tag: the message's tag; the tag a receive takes
+ * @ignore: a receive's tag bits that do not count (0 for a send)
+ * @context: operation context, returned in the completion
+ * @data: remote CQ data, sent with FI_REMOTE_CQ_DATA
+ */
+struct fi_msg_tagged {
+	enum fi_iov_type iov_type;
+	union {
+		const struct kvec *msg_iov;
+		const struct bio_vec *msg_bvec;
+		struct scatterlist *msg_sg;
+	};
+	void **desc;
+	size_t iov_count;
+	fi_addr_t addr;
+	u64 tag;
+	u64 ignore;
+	void *context;
+	u64 data;
+};
+
+/**
+ * struct fi_ops_tagged - tagged message operations of an endpoint
+ * @trecvmsg: post a tagged receive, see fi_trecvmsg()
+ * @tsendmsg: send a tagged message, see fi_tsendmsg()
+ *
+ * As struct fi_ops_msg: a provider sets both or leaves the table out
+ * (@ep->tagged NULL, the core's table answers -FI_ENOSYS); the core checks
+ * the arguments once and builds the other tagged calls on these two.
+ */
+struct fi_ops_tagged {
+	ssize_t (*trecvmsg)(struct fid_ep *ep, const struct fi_msg_tagged *msg,
+			    u64 flags);
+	ssize_t (*tsendmsg)(struct fid_ep *ep, const struct fi_msg_tagged *msg,
+			    u64 flags);
+};
+
+ssize_t fi_trecvmsg(struct fid_ep *ep, const struct fi_msg_tagged *msg,
+		    u64 flags);
+ssize_t fi_tsendmsg(struct fid_ep *ep, const struct fi_msg_tagged *msg,
+		    u64 flags);
+
+/**
+ * kofi_tagged_kvec() - a tagged call on a kvec array, as the convenience
+ *	calls make it
+ * @ep: the endpoint
+ * @send: fi_tsendmsg() if true, else fi_trecvmsg()
+ * @iov: @count kvecs
+ * @desc: @count descriptors, or NULL
+ * @count: entries in @iov
+ * @addr: destination or source
+ * @tag: the tag
+ * @ignore: ignore bits (receives)
+ * @context: operation context
+ * @data: remote CQ data (with FI_REMOTE_CQ_DATA in @flags)
+ * @flags: operation flags
+ *
+ * Context: any context; does not sleep.
+ * Return: as for fi_tsendmsg() or fi_trecvmsg().
+ */
+static inline ssize_t kofi_tagged_kvec(struct fid_ep *ep, bool send,
+				       const struct kvec *iov, void **desc,
+				       size_t count, fi_addr_t addr, u64 tag,
+				       u64 ignore, void *context, u64 data,
+				       u64 flags)
+{
+	struct fi_msg_tagged msg = {
+		.iov_type = FI_IOV_KVEC,
+		.msg_iov = iov,
+		.desc = desc,
+		.iov_count = count,
+		.addr = addr,
+		.tag = tag,
+		.ignore = ignore,
+		.context = context,
+		.data = data,
+	};
+
+	return send ? fi_tsendmsg(ep, &msg, flags) :
+		      fi_trecvmsg(ep, &msg, flags);
+}
+
+/**
+ * fi_trecv() - post a tagged receive buffer
+ * @ep: the endpoint
+ * @buf: kernel buffer
+ * @len: its size
+ * @desc: descriptor, or NULL
+ * @src_addr: source (FI_ADDR_UNSPEC: any)
+ * @tag: the tag it takes
+ * @ignore: tag bits that do not count
+ * @context: operation context
+ *
+ * fi_trecvmsg() of one kvec, flags 0.
+ *
+ * Context: any context; does not sleep.
+ * Return: as for fi_trecvmsg().
+ */
+static inline ssize_t fi_trecv(struct fid_ep *ep, void *buf, size_t len,
+			       void *desc, fi_addr_t src_addr, u64 tag,
+			       u64 ignore, void *context)
+{
+	struct kvec iov = { .iov_base = buf, .iov_len = len };
+
+	return kofi_tagged_kvec(ep, false, &iov, desc ? &desc : NULL, 1,
+				src_addr, tag, ignore, context, 0, 0);
+}
+
+/**
+ * fi_trecvv() - post a tagged receive into a kvec array
+ * @ep: the endpoint
+ * @iov: @count kvecs
+ * @desc: @count descriptors, or NULL
+ * @count: entries, at most rx_attr->iov_limit
+ * @src_addr: as for fi_trecv()
+ * @tag: the tag it takes
+ * @ignore: tag bits that do not count
+ * @context: operation context
+ *
+ * Context: any context; does not sleep.
+ * Return: as for fi_trecvmsg().
+ */
+static inline ssize_t fi_trecvv(struct fid_ep *ep, const struct kvec *iov,
+				void **desc, size_t count, fi_addr_t src_addr,
+				u64 tag, u64 ignore, void *context)
+{
+	return kofi_tagged_kvec(ep, false, iov, desc, count, src_addr, tag,
+				ignore, context, 0, 0);
+}
+
+/**
+ * fi_tsend() - send a tagged message from a kernel buffer
+ * @ep: the endpoint
+ * @buf: the data; untouched until the completion
+ * @len: bytes
+ * @desc: descriptor, or NULL
+ * @dest_addr: destination
+ * @tag: the message's tag
+ * @context: operation context
+ *
+ * Context: any context; does not sleep.
+ * Return: as for fi_tsendmsg().
+ */
+static inline ssize_t fi_tsend(struct fid_ep *ep, const void *buf,
+			       size_t len, void *desc, fi_addr_t dest_addr,
+			       u64 tag, void *context)
+{
+	struct kvec iov = { .iov_base = (void *)buf, .iov_len = len };
+
+	return kofi_tagged_kvec(ep, true, &iov, desc ? &desc : NULL, 1,
+				dest_addr, tag, 0, context, 0, 0);
+}
+
+/**
+ * fi_tsendv() - send a tagged message gathered from a kvec array
+ * @ep: the endpoint
+ * @iov: @count kvecs
+ * @desc: @count descriptors, or NULL
+ * @count: entries, at most tx_attr->iov_limit
+ * @dest_addr: destination
+ * @tag: the message's tag
+ * @context: operation context
+ *
+ * Context: any context; does not sleep.
+ * Return: as for fi_tsendmsg().
+ */
+static inline ssize_t fi_tsendv(struct fid_ep *ep, const struct kvec *iov,
+				void **desc, size_t count,
+				fi_addr_t dest_addr, u64 tag, void *context)
+{
+	return kofi_tagged_kvec(ep, true, iov, desc, count, dest_addr, tag, 0,
+				context, 0, 0);
+}
+
+/**
+ * fi_tinject() - send a small tagged message, buffer reusable at once
+ * @ep: the endpoint
+ * @buf: the data, copied before return
+ * @len: bytes, at most tx_attr->inject_size
+ * @dest_addr: destination
+ * @tag: the message's tag
+ *
+ * fi_tsendmsg() with FI_INJECT and no context; no completion is written.
+ *
+ * Context: any context; does not sleep.
+ * Return: as for fi_tsendmsg().
+ */
+static inline ssize_t fi_tinject(struct fid_ep *ep, const void *buf,
+				 size_t len, fi_addr_t dest_addr, u64 tag)
+{
+	struct kvec iov = { .iov_base = (void *)buf, .iov_len = len };
+
+	return kofi_tagged_kvec(ep, true, &iov, NULL, 1, dest_addr, tag, 0,
+				NULL, 0, FI_INJECT);
+}
+
+/**
+ * fi_tsenddata() - send a tagged message with remote CQ data
+ * @ep: the endpoint
+ * @buf: the data
+ * @len: bytes
+ * @desc: descriptor, or NULL
+ * @data: remote CQ data
+ * @dest_addr: destination
+ * @tag: the message's tag
+ * @context: operation context
+ *
+ * Context: any context; does not sleep.
+ * Return: as for fi_tsendmsg().
+ */
+static inline ssize_t fi_tsenddata(struct fid_ep *ep, const void *buf,
+				   size_t len, void *desc, u64 data,
+				   fi_addr_t dest_addr, u64 tag,
+				   void *context)
+{
+	struct kvec iov = { .iov_base = (void *)buf, .iov_len = len };
+
+	return kofi_tagged_kvec(ep, true, &iov, desc ? &desc : NULL, 1,
+				dest_addr, tag, 0, context, data,
+				FI_REMOTE_CQ_DATA);
+}
+
+/**
+ * fi_tinjectdata() - fi_tinject() with remote CQ data
+ * @ep: the endpoint
+ * @buf: the data, copied before return
+ * @len: bytes, at most tx_attr->inject_size
+ * @data: remote CQ data
+ * @dest_addr: destination
+ * @tag: the message's tag
+ *
+ * Context: any context; does not sleep.
+ * Return: as for fi_tsendmsg().
+ */
+static inline ssize_t fi_tinjectdata(struct fid_ep *ep, const void *buf,
+				     size_t len, u64 data,
+				     fi_addr_t dest_addr, u64 tag)
+{
+	struct kvec iov = { .iov_base = (void *)buf, .iov_len = len };
+
+	return kofi_tagged_kvec(ep, true, &iov, NULL, 1, dest_addr, tag, 0,
+				NULL, data, FI_INJECT | FI_REMOTE_CQ_DATA);
+}
+
+#endif /* _KOFI_FI_TAGGED_H */
