@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * KUnit: rxm's wire format (providers/rxm/rxm_proto.h) - the CM data of
+ * a connection request byte for byte as libfabric 1.17's ofi_rxm sends
+ * it, the checks of a peer's request, reject and packet headers
+ * (malformed ones refused), and the name order of simultaneous connects.
+ * Everything tested is a static inline: this suite needs no module.
+ */
+#include <kunit/test.h>
+#include "../providers/rxm/rxm_proto.h"
+
+static void rxmt_cm_req_test(struct kunit *test)
+{
+	/* port 7471, flow control off, rx_size 256, conn_id 0x1234 << 32 */
+	static const u8 wire[24] = {
+		1, 2, 4, 3, 0x2f, 0x1d, 2, 0,
+		0x00, 0x40, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00,
+		0x00, 0x00, 0x00, 0x00, 0x34, 0x12, 0x00, 0x00,
+	};
+	struct rxm_cm_req req;
+	u8 bad[24];
+	int i;
+
+	rxm_cm_req_fill(&req, 7471, RXM_FLOW_CTRL_OFF, 256,
+			0x1234ULL << 32);
+	KUNIT_EXPECT_MEMEQ(test, &req, wire, sizeof(wire));
+	KUNIT_EXPECT_EQ(test, rxm_cm_req_check(wire, sizeof(wire)), 0);
+	/* longer CM data (a transport's padding) is fine */
+	KUNIT_EXPECT_EQ(test, rxm_cm_req_check(&req, sizeof(req)), 0);
+	KUNIT_EXPECT_EQ(test, rxm_cm_req_check(wire, 23), -EPROTO);
+	KUNIT_EXPECT_EQ(test, rxm_cm_req_check(NULL, 24), -EPROTO);
+	/* each of version, byte order, ctrl and op version, eager limit */
+	for (i = 0; i < 4; i++) {
+		memcpy(bad, wire, sizeof(bad));
+		bad[i]++;
+		KUNIT_EXPECT_EQ(test, rxm_cm_req_check(bad, sizeof(bad)),
+				-EPROTONOSUPPORT);
+	}
+	memcpy(bad, wire, sizeof(bad));
+	bad[9] = 0x80;		/* eager limit 32768 */
+	KUNIT_EXPECT_EQ(test, rxm_cm_req_check(bad, sizeof(bad)),
+			-EPROTONOSUPPORT);
+	/* flow control and rx_size are the requester's business */
+	memcpy(bad, wire, sizeof(bad));
+	bad[6] = RXM_FLOW_CTRL_ON;
+	bad[12] = 0x80;
+	KUNIT_EXPECT_EQ(test, rxm_cm_req_check(bad, sizeof(bad)), 0);
+}
+
+static void rxmt_cm_reject_test(struct kunit *test)
+{
+	static const u8 already[2] = { 1, 2 };
+	static const u8 other[2] = { 2, 1 };
+
+	KUNIT_EXPECT_EQ(test, rxm_cm_reject_reason(already, 2),
+			RXM_REJECT_ALREADY);
+	KUNIT_EXPECT_EQ(test, rxm_cm_reject_reason(already, 1), -EPROTO);
+	KUNIT_EXPECT_EQ(test, rxm_cm_reject_reason(other, 2), -EPROTO);
+	KUNIT_EXPECT_EQ(test, rxm_cm_reject_reason(NULL, 0), -EPROTO);
+}
+
+static void rxmt_name_cmp_test(struct kunit *test)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_addr.s_addr = htonl(0xc0000201),
+				 .sin_port = htons(7471) };
+	struct sockaddr_in b = a;
+
+	KUNIT_EXPECT_EQ(test, rxm_name_cmp(&a, &b), 0);
+	/* the address counts first, big-endian: 192.0.2.1 < 192.0.2.2 */
+	b.sin_addr.s_addr = htonl(0xc0000202);
+	b.sin_port = htons(1);
+	KUNIT_EXPECT_LT(test, rxm_name_cmp(&a, &b), 0);
+	KUNIT_EXPECT_GT(test, rxm_name_cmp(&b, &a), 0);
+	/* then the port: 256 > 1, although its first byte is lower */
+	b = a;
+	a.sin_port = htons(256);
+	b.sin_port = htons(1);
+	KUNIT_EXPECT_GT(test, rxm_name_cmp(&a, &b), 0);
+}
+
+/* The header's layout: each field at its offset, little-endian. */
+static void rxmt_hdr_layout_test(struct kunit *test)
+{
+	struct rxm_hdr hdr;
+	u8 *b = (u8 *)&hdr;
+
+	rxm_hdr_fill(&hdr, RXM_EAGER, RXM_OP_TAGGED, 0x11, 0x2233, 5,
+		     RXM_FLAG_CQ_DATA, 0x44, 1234);
+	KUNIT_EXPECT_EQ(test, b[0], 4);
+	KUNIT_EXPECT_EQ(test, b[1], RXM_EAGER);
+	KUNIT_EXPECT_EQ(test, b[8], 0x11);
+	KUNIT_EXPECT_EQ(test, b[16], 0x33);
+	KUNIT_EXPECT_EQ(test, b[17], 0x22);
+	KUNIT_EXPECT_EQ(test, b[32], 2);
+	KUNIT_EXPECT_EQ(test, b[34], RXM_OP_TAGGED);
+	KUNIT_EXPECT_EQ(test, b[38], 0x02);	/* 1 << 17 */
+	KUNIT_EXPECT_EQ(test, b[40], 5);
+	KUNIT_EXPECT_EQ(test, b[48], 0x44);
+	KUNIT_EXPECT_EQ(test, b[56], 1234 & 0xff);
+	KUNIT_EXPECT_EQ(test, b[57], 1234 >> 8);
+}
+
+static void rxmt_hdr_check_test(struct kunit *test)
+{
+	struct {
+		struct rxm_hdr hdr;
+		u8 payload[RXM_EAGER_LIMIT + 1];
+	} *pkt;
+	const size_t h = sizeof(struct rxm_hdr);
+
+	pkt = kunit_kzalloc(test, sizeof(*pkt), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, pkt);
+
+	rxm_hdr_fill(&pkt->hdr, RXM_EAGER, RXM_OP_MSG, 1, 2, 5, 0, 0, 0);
+	KUNIT_EXPECT_EQ(test, rxm_hdr_check(pkt, h + 5), 0);
+	KUNIT_EXPECT_EQ(test, rxm_hdr_check(pkt, h + 4), -EPROTO);
+	KUNIT_EXPECT_EQ(test, rxm_hdr_check(pkt, h - 1), -EPROTO);
+	/* eager at the limit, and one byte over it */
+	pkt->hdr.size = cpu_to_le64(RXM_EAGER_LIMIT);
+	KUNIT_EXPECT_EQ(test, rxm_hdr_check(pkt, h + RXM_EAGER_LIMIT), 0);
+	pkt->hdr.size = cpu_to_le64(RXM_EAGER_LIMIT + 1);
+	KUNIT_EXPECT_EQ(test, rxm_hdr_check(pkt, h + RXM_EAGER_LIMIT + 1),
+			-EPROTO);
+	/* versions, type, operation, flags */
+	rxm_hdr_fill(&pkt->hdr, RXM_EAGER, RXM_OP_MSG, 1, 2, 0, 0, 0, 0);
+	pkt->hdr.ctrl_version = 3;
+	KUNIT_EXPECT_EQ(test, rxm_hdr_check(pkt, h), -EPROTO);
+	pkt->hdr.ctrl_version = RXM_CTRL_VERSION;
+	pkt->hdr.op_version = RXM_OP_VERSION_CM;
+	KUNIT_EXPECT_EQ(test, rxm_hdr_check(pkt, h), -EPROTO);
+	pkt->hdr.op_version = RXM_OP_VERSION_HDR;
+	pkt->hdr.type = RXM_PKT_TYPES;
+	KUNIT_EXPECT_EQ(test, rxm_hdr_check(pkt, h), -EPROTO);
+	pkt->hdr.type = RXM_EAGER;
+	pkt->hdr.op = RXM_OP_ATOMIC;
+	KUNIT_EXPECT_EQ(test, rxm_hdr_check(pkt, h), -EPROTO);
+	pkt->hdr.op = RXM_OP_MSG;
+	pkt->hdr.flags = cpu_to_le32(RXM_FLAG_CQ_DATA | BIT(3));
+	KUNIT_EXPECT_EQ(test, rxm_hdr_check(pkt, h), -EPROTO);
+	pkt->hdr.flags = cpu_to_le32(RXM_FLAG_CQ_DATA);
+	KUNIT_EXPECT_EQ(test, rxm_hdr_check(pkt, h), 0);
+	/* a control packet (credit) carries no message fields */
+	rxm_hdr_fill(&pkt->hdr, RXM_CREDIT, 0xff, 1, 2, 0, 0, 0, 0);
+	KUNIT_EXPECT_EQ(test, rxm_hdr_check(pkt, h), 0);
+
+	/* segments: size of all, seg_size of this one, a position */
+	rxm_hdr_fill(&pkt->hdr, RXM_SEGMENT, RXM_OP_MSG, 1, 2,
+		     3 * RXM_EAGER_LIMIT, 0, 0, 0);
+	pkt->hdr.seg_size = cpu_to_le16(RXM_EAGER_LIMIT);
+	pkt->hdr.ctrl_data = cpu_to_le64(RXM_SEG_FIRST);
+	KUNIT_EXPECT_EQ(test, rxm_hdr_check(pkt, h + RXM_EAGER_LIMIT), 0);
+	KUNIT_EXPECT_EQ(test, rxm_hdr_check(pkt, h + 100), -EPROTO);
+	pkt->hdr.ctrl_data = 0;
+	KUNIT_EXPECT_EQ(test, rxm_hdr_check(pkt, h + RXM_EAGER_LIMIT),
+			-EPROTO);
+	pkt->hdr.ctrl_data = cpu_to_le64(RXM_SEG_LAST);
+	pkt->hdr.seg_no = cpu_to_le32(RXM_MAX_SEGMENTS);
+	KUNIT_EXPECT_EQ(test, rxm_hdr_check(pkt, h + RXM_EAGER_LIMIT),
+			-EPROTO);
+	pkt->hdr.seg_no = cpu_to_le32(2);
+	pkt->hdr.size = cpu_to_le64((RXM_MAX_SEGMENTS + 1) * RXM_EAGER_LIMIT);
+	KUNIT_EXPECT_EQ(test, rxm_hdr_check(pkt, h + RXM_EAGER_LIMIT),
+			-EPROTO);
+}
+
+static struct kunit_case rxm_proto_cases[] = {
+	KUNIT_CASE(rxmt_cm_req_test),
+	KUNIT_CASE(rxmt_cm_reject_test),
+	KUNIT_CASE(rxmt_name_cmp_test),
+	KUNIT_CASE(rxmt_hdr_layout_test),
+	KUNIT_CASE(rxmt_hdr_check_test),
+	{}
+};
+
+static struct kunit_suite rxm_proto_suite = {
+	.name = "rxm_proto",
+	.test_cases = rxm_proto_cases,
+};
+
+kunit_test_suite(rxm_proto_suite);
+
+MODULE_DESCRIPTION("KUnit tests of rxm's wire format");
+MODULE_LICENSE("Dual BSD/GPL");
