@@ -22,6 +22,7 @@
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <linux/string.h>
 #include <linux/wait.h>
 #include <kunit/visibility.h>
 #include "kofi_core.h"
@@ -63,43 +64,39 @@ static struct kofi_cq *kofi_cq(struct fid_cq *cq_fid)
 	return container_of(cq_fid, struct kofi_cq, cq_fid);
 }
 
+/*
+ * Bytes of an entry of each format.  Each format's entry is the start of
+ * struct fi_cq_tagged_entry (as in libfabric), so one entry filled in full
+ * serves every format.
+ */
+static const size_t kofi_cq_entry_size[] = {
+	[FI_CQ_FORMAT_CONTEXT] = sizeof(struct fi_cq_entry),
+	[FI_CQ_FORMAT_MSG] = sizeof(struct fi_cq_msg_entry),
+	[FI_CQ_FORMAT_DATA] = sizeof(struct fi_cq_data_entry),
+	[FI_CQ_FORMAT_TAGGED] = sizeof(struct fi_cq_tagged_entry),
+};
+
+static_assert(offsetof(struct fi_cq_msg_entry, len) ==
+	      offsetof(struct fi_cq_tagged_entry, len));
+static_assert(offsetof(struct fi_cq_data_entry, data) ==
+	      offsetof(struct fi_cq_tagged_entry, data));
+static_assert(sizeof(struct fi_cq_data_entry) ==
+	      offsetof(struct fi_cq_tagged_entry, tag));
+
 static void kofi_cq_copy(struct kofi_cq *cq, void *buf, size_t i,
 			 const struct kofi_cq_slot *s)
 {
-	struct fi_cq_tagged_entry *t;
-	struct fi_cq_data_entry *d;
-	struct fi_cq_msg_entry *m;
-	struct fi_cq_entry *c;
+	const struct fi_cq_tagged_entry e = {
+		.op_context = s->op_context,
+		.flags = s->flags,
+		.len = s->len,
+		.buf = s->buf,
+		.data = s->data,
+		.tag = s->tag,
+	};
+	size_t size = kofi_cq_entry_size[cq->format];
 
-	switch (cq->format) {
-	case FI_CQ_FORMAT_TAGGED:
-		t = (struct fi_cq_tagged_entry *)buf + i;
-		t->op_context = s->op_context;
-		t->flags = s->flags;
-		t->len = s->len;
-		t->buf = s->buf;
-		t->data = s->data;
-		t->tag = s->tag;
-		break;
-	case FI_CQ_FORMAT_MSG:
-		m = (struct fi_cq_msg_entry *)buf + i;
-		m->op_context = s->op_context;
-		m->flags = s->flags;
-		m->len = s->len;
-		break;
-	case FI_CQ_FORMAT_DATA:
-		d = (struct fi_cq_data_entry *)buf + i;
-		d->op_context = s->op_context;
-		d->flags = s->flags;
-		d->len = s->len;
-		d->buf = s->buf;
-		d->data = s->data;
-		break;
-	default:
-		c = (struct fi_cq_entry *)buf + i;
-		c->op_context = s->op_context;
-		break;
-	}
+	memcpy((char *)buf + i * size, &e, size);
 }
 
 static ssize_t kofi_cq_readfrom(struct fid_cq *cq_fid, void *buf,
