@@ -23,13 +23,7 @@ rds_unload() {
 	check "rmmod kofi" rmmod kofi
 }
 
-# sample_result: the sample's outcome, and success.
-sample_result() {
-	r=$(cat /sys/module/kofi_sample_rds/parameters/result) &&
-		echo "result $r" && [ "$r" = 0 ]
-}
-
-echo_done() { wait "$echo_pid" && sample_result; }
+echo_done() { wait "$echo_pid" && result_ok kofi_sample_rds; }
 peer_done() { wait "$echo_pid"; }
 
 # sample_bound SINCE ROLE: the sample of ROLE logged its endpoint after
@@ -60,7 +54,7 @@ sample_run() {
 	_kofi_role=$1
 	shift
 	insmod $M/kofi_sample_rds.ko role="$_kofi_role" addr="$KOFI_SELF" \
-		peer="$KOFI_PEER" "$@" && sample_result
+		peer="$KOFI_PEER" "$@" && result_ok kofi_sample_rds
 	rc=$?
 	dmesg | tail -n +"$((from + 1))" | grep 'kofi_sample_rds:' |
 		sed 's/^\[[^]]*\] //' | while IFS= read -r l; do say "$l"; done
