@@ -21,7 +21,7 @@ GUESTS ?= 1
 
 # An out-of-tree build has no .config entries for kOFI: select every module.
 KOFI_CONFIG := CONFIG_KOFI=m CONFIG_KOFI_KSOCKET=m CONFIG_KOFI_RDS=m CONFIG_KOFI_IB_VERBS=m \
-	       CONFIG_KOFI_KSTREAM=m CONFIG_KOFI_SAMPLES=m
+	       CONFIG_KOFI_KSTREAM=m CONFIG_KOFI_RXM=m CONFIG_KOFI_SAMPLES=m
 
 all: modules
 

@@ -20,18 +20,7 @@ static void kt_pass_core_hints(struct fi_info *hints)
 
 static struct fi_info *kt_pass_info(const struct fi_info *core)
 {
-	struct fi_info *info = fi_dupinfo(core, GFP_KERNEL);
-	char *name;
-
-	name = info ? kasprintf(GFP_KERNEL, "%s;kt_pass",
-				core->fabric_attr->prov_name) : NULL;
-	if (!name) {
-		fi_freeinfo(info);
-		return NULL;
-	}
-	kfree(info->fabric_attr->prov_name);
-	info->fabric_attr->prov_name = name;
-	return info;
+	return fi_dupinfo(core, GFP_KERNEL);	/* named "core;kt_pass" */
 }
 
 static int kt_pass_getinfo(u32 version, const struct fi_info *hints,

@@ -23,9 +23,12 @@
  * @prov: the provider, as registered
  * @wq: workqueue of its progress (pep connection requests too)
  * @core_hints: tailor a copy of the user's hints into hints for the core
- *	providers (endpoint type, capabilities, modes); process context
+ *	providers: set the endpoint type, capabilities, modes and sizes the
+ *	utility needs of the core (the core's own attributes are cleared
+ *	from the copy before); process context
  * @info: the utility's info over one core info (fi_dupinfo() of it,
- *	changed); NULL if out of memory; process context
+ *	changed; the machinery names it "core;utility" afterwards); NULL if
+ *	out of memory; process context
  * @connreq: check a core connection request's CM data; 0 passes the
  *	request on to the user, a negative errno rejects it; NULL passes
  *	every request

@@ -52,12 +52,36 @@ const struct fi_info *kofi_util_info_core(const struct fi_info *info)
 }
 EXPORT_SYMBOL_GPL(kofi_util_info_core);
 
+/*
+ * Name a utility info after its core's: prov_name "core;utility", the
+ * utility's version, no open fabric or domain.
+ */
+static int kofi_util_info_name(struct fi_info *info,
+			       const struct kofi_util_prov *util)
+{
+	struct fi_fabric_attr *fa = info->fabric_attr;
+	char *name;
+
+	name = kasprintf(GFP_KERNEL, "%s;%s", fa->prov_name ? fa->prov_name :
+			 "", util->prov->name);
+	if (!name)
+		return -ENOMEM;
+	kfree(fa->prov_name);
+	fa->prov_name = name;
+	fa->prov_version = util->prov->version;
+	fa->fabric = NULL;
+	info->domain_attr->domain = NULL;
+	return 0;
+}
+
 /**
  * kofi_util_info() - a utility's info over a core info
  * @util: the utility provider
  * @core: a core provider's info
  *
- * @util->info() makes the info; it keeps a copy of @core.
+ * @util->info() makes the info, which is named after @core's:
+ * prov_name "core;utility" and the utility's prov_version.  It keeps a
+ * copy of @core.
  *
  * Context: process context, may sleep.
  * Return: the info (handle NULL, next NULL), or NULL if out of memory.
@@ -71,13 +95,48 @@ struct fi_info *kofi_util_info(const struct kofi_util_prov *util,
 		return NULL;
 	info->handle = NULL;
 	info->next = NULL;
-	if (kofi_util_info_set_core(info, core)) {
+	if (kofi_util_info_name(info, util) ||
+	    kofi_util_info_set_core(info, core)) {
 		fi_freeinfo(info);
 		return NULL;
 	}
 	return info;
 }
 EXPORT_SYMBOL_GPL(kofi_util_info);
+
+/*
+ * The hints of the core query keep the user's names, addresses and
+ * fabric and domain names; what the utility provides itself (endpoint,
+ * transmit and receive attributes, domain sizes and models) is left for
+ * the core to choose, and @util->core_hints() adds what the utility needs.
+ */
+static void kofi_util_hints_reset(struct fi_info *h)
+{
+	struct fi_domain_attr *d = h->domain_attr;
+
+	h->handle = NULL;
+	h->caps = 0;
+	h->mode = 0;
+	memset(h->tx_attr, 0, sizeof(*h->tx_attr));
+	memset(h->rx_attr, 0, sizeof(*h->rx_attr));
+	memset(h->ep_attr, 0, sizeof(*h->ep_attr));
+	d->domain = NULL;
+	d->threading = FI_THREAD_UNSPEC;
+	d->control_progress = FI_PROGRESS_UNSPEC;
+	d->data_progress = FI_PROGRESS_UNSPEC;
+	d->resource_mgmt = FI_RM_UNSPEC;
+	d->mr_mode = FI_MR_UNSPEC;
+	d->mr_key_size = 0;
+	d->cq_data_size = 0;
+	d->cq_cnt = 0;
+	d->ep_cnt = 0;
+	d->mr_cnt = 0;
+	d->mr_iov_limit = 0;
+	d->caps = 0;
+	d->mode = 0;
+	h->fabric_attr->fabric = NULL;
+	h->fabric_attr->prov_version = 0;
+}
 
 /**
  * kofi_util_getinfo() - the getinfo callback of a utility provider
@@ -88,7 +147,9 @@ EXPORT_SYMBOL_GPL(kofi_util_info);
  * @info: on success the utility's infos
  *
  * Asks the core providers once, with @hints tailored by
- * @util->core_hints(), and makes one utility info of each answer with
+ * @util->core_hints() (after the utility's own attributes were cleared
+ * from them: capabilities, modes, endpoint, transmit and receive
+ * attributes, the domain's models and sizes), and makes one utility info of each answer with
  * kofi_util_info().
  *
  * Context: process context, may sleep.
@@ -104,7 +165,7 @@ int kofi_util_getinfo(const struct kofi_util_prov *util, u32 version,
 	ch = fi_dupinfo(hints, GFP_KERNEL);
 	if (!ch)
 		return -ENOMEM;
-	ch->handle = NULL;
+	kofi_util_hints_reset(ch);
 	util->core_hints(ch);
 	ret = kofi_getinfo_core(version, NULL, NULL, flags, ch, util->prov,
 				&core);

@@ -130,35 +130,14 @@ static void kstream_core_hints(struct fi_info *h)
 {
 	h->caps = FI_MSG | FI_RMA | FI_REMOTE_CQ_DATA;
 	h->mode = FI_RX_CQ_DATA;
-	h->handle = NULL;
-	memset(h->tx_attr, 0, sizeof(*h->tx_attr));
-	memset(h->rx_attr, 0, sizeof(*h->rx_attr));
-	memset(h->ep_attr, 0, sizeof(*h->ep_attr));
 	h->ep_attr->type = FI_EP_MSG;
-	h->domain_attr->domain = NULL;
-	h->domain_attr->threading = FI_THREAD_UNSPEC;
-	h->domain_attr->control_progress = FI_PROGRESS_UNSPEC;
-	h->domain_attr->data_progress = FI_PROGRESS_UNSPEC;
-	h->domain_attr->resource_mgmt = FI_RM_UNSPEC;
-	h->domain_attr->mr_mode = FI_MR_UNSPEC;
-	h->domain_attr->mr_key_size = 0;
 	h->domain_attr->cq_data_size = sizeof(u32);
-	h->domain_attr->cq_cnt = 0;
-	h->domain_attr->ep_cnt = 0;
-	h->domain_attr->mr_cnt = 0;
-	h->domain_attr->mr_iov_limit = 0;
-	h->domain_attr->caps = 0;
-	h->domain_attr->mode = 0;
-	h->fabric_attr->fabric = NULL;
-	h->fabric_attr->prov_version = 0;
 }
 
 /* The kstream info over a core FI_EP_MSG info; NULL if out of memory. */
 static struct fi_info *kstream_info_from_core(const struct fi_info *core)
 {
 	struct fi_info *info = fi_dupinfo(core, GFP_KERNEL);
-	struct fi_fabric_attr *fa;
-	char *name;
 
 	if (!info)
 		return NULL;
@@ -193,17 +172,6 @@ static struct fi_info *kstream_info_from_core(const struct fi_info *core)
 	info->domain_attr->mr_iov_limit = 0;
 	info->domain_attr->caps = 0;
 	info->domain_attr->mode = 0;
-	fa = info->fabric_attr;
-	fa->fabric = NULL;
-	name = kasprintf(GFP_KERNEL, "%s;%s", fa->prov_name ? fa->prov_name :
-			 "", KSTREAM_PROV_NAME);
-	if (!name) {
-		fi_freeinfo(info);
-		return NULL;
-	}
-	kfree(fa->prov_name);
-	fa->prov_name = name;
-	fa->prov_version = KSTREAM_PROV_VERSION;
 	return info;
 }
 

@@ -1,0 +1,465 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * kOFI KUnit: the rxm utility provider over ksocket on loopback.
+ *
+ * Two FI_EP_RDM endpoints in one domain, each in the other's address
+ * vector: connections opened by the first send, messages of every size
+ * class with their sources, tagged messages with ignore bits, unexpected
+ * messages, FI_PEEK / FI_CLAIM / FI_DISCARD, directed and multi-receive
+ * buffers, both sides sending first at once (simultaneous connect),
+ * cancel, and close with receives still posted.
+ *
+ * Only exported symbols are used (the suite is also built as a module);
+ * kofi_ksocket and kofi_rxm must be loaded or built in.
+ */
+#include <kunit/test.h>
+#include <linux/delay.h>
+#include <linux/in.h>
+#include <linux/jiffies.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <kofi/fabric.h>
+#include <kofi/fi_av.h>
+#include <kofi/fi_cm.h>
+#include <kofi/fi_domain.h>
+#include <kofi/fi_endpoint.h>
+#include <kofi/fi_eq.h>
+#include <kofi/fi_errno.h>
+#include <kofi/fi_tagged.h>
+#include "kofi_test_net.h"
+
+#define RT_TIMEOUT	5000	/* ms, every wait */
+#define RT_EAGER	16384
+
+/* Two endpoints, 0 and 1, each with its CQs; fi_addr[i] names ep i. */
+struct rt {
+	struct fi_info *info;
+	struct fid_fabric *fabric;
+	struct fid_domain *domain;
+	struct fid_av *av;
+	struct fid_ep *ep[2];
+	struct fid_cq *tx[2], *rx[2];
+	fi_addr_t fi_addr[2];
+	u8 *buf[2];
+};
+
+static void rt_close(struct kunit *test, struct fid *fid)
+{
+	if (fid)
+		KUNIT_EXPECT_EQ(test, fi_close(fid), 0);
+}
+
+static void rt_teardown(struct kunit *test, struct rt *t)
+{
+	int i;
+
+	for (i = 0; i < 2; i++)
+		rt_close(test, t->ep[i] ? &t->ep[i]->fid : NULL);
+	for (i = 0; i < 2; i++) {
+		rt_close(test, t->tx[i] ? &t->tx[i]->fid : NULL);
+		rt_close(test, t->rx[i] ? &t->rx[i]->fid : NULL);
+		kfree(t->buf[i]);
+	}
+	rt_close(test, t->av ? &t->av->fid : NULL);
+	rt_close(test, t->domain ? &t->domain->fid : NULL);
+	rt_close(test, t->fabric ? &t->fabric->fid : NULL);
+	fi_freeinfo(t->info);
+	memset(t, 0, sizeof(*t));
+}
+
+static struct fi_info *rt_getinfo(struct kunit *test, u64 caps)
+{
+	struct fi_info *hints = fi_allocinfo(GFP_KERNEL), *info = NULL;
+	int ret;
+
+	KUNIT_ASSERT_NOT_NULL(test, hints);
+	hints->caps = caps;
+	hints->ep_attr->type = FI_EP_RDM;
+	hints->fabric_attr->prov_name = kstrdup("ksocket;rxm", GFP_KERNEL);
+	ret = fi_getinfo(fi_version(), "127.0.0.1", "0", FI_SOURCE, hints,
+			 &info);
+	fi_freeinfo(hints);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	return info;
+}
+
+/* Fabric, domain, AV, and two enabled endpoints named in the AV. */
+static void rt_setup(struct kunit *test, struct rt *t, u64 caps)
+{
+	struct fi_cq_attr cq_attr = { .format = FI_CQ_FORMAT_TAGGED };
+	struct fi_av_attr av_attr = { .type = FI_AV_TABLE };
+	struct sockaddr_in name[2];
+	size_t len;
+	int i;
+
+	memset(t, 0, sizeof(*t));
+	t->info = rt_getinfo(test, caps);
+	KUNIT_ASSERT_EQ(test, fi_fabric(t->info->fabric_attr, &t->fabric,
+					NULL), 0);
+	KUNIT_ASSERT_EQ(test, fi_domain(t->fabric, t->info, &t->domain, NULL),
+			0);
+	KUNIT_ASSERT_EQ(test, fi_av_open(t->domain, &av_attr, &t->av, NULL),
+			0);
+	for (i = 0; i < 2; i++) {
+		t->buf[i] = kzalloc(2 * RT_EAGER, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, t->buf[i]);
+		KUNIT_ASSERT_EQ(test, fi_cq_open(t->domain, &cq_attr,
+						 &t->tx[i], NULL), 0);
+		KUNIT_ASSERT_EQ(test, fi_cq_open(t->domain, &cq_attr,
+						 &t->rx[i], NULL), 0);
+		KUNIT_ASSERT_EQ(test, fi_endpoint(t->domain, t->info, &t->ep[i],
+						  NULL), 0);
+		KUNIT_ASSERT_EQ(test, fi_ep_bind(t->ep[i], &t->av->fid, 0), 0);
+		KUNIT_ASSERT_EQ(test, fi_ep_bind(t->ep[i], &t->tx[i]->fid,
+						 FI_SEND), 0);
+		KUNIT_ASSERT_EQ(test, fi_ep_bind(t->ep[i], &t->rx[i]->fid,
+						 FI_RECV), 0);
+		KUNIT_ASSERT_EQ(test, fi_enable(t->ep[i]), 0);
+		len = sizeof(name[i]);
+		KUNIT_ASSERT_EQ(test, fi_getname(&t->ep[i]->fid, &name[i],
+						 &len), 0);
+		KUNIT_ASSERT_EQ(test, len, sizeof(name[i]));
+		KUNIT_EXPECT_EQ(test, name[i].sin_addr.s_addr,
+				htonl(INADDR_LOOPBACK));
+		KUNIT_EXPECT_NE(test, name[i].sin_port, 0);
+	}
+	KUNIT_ASSERT_EQ(test, fi_av_insert(t->av, name, 2, t->fi_addr, 0,
+					   NULL), 2);
+}
+
+/* Send until the connection is up (the first send opens it). */
+static ssize_t rt_send(struct rt *t, int from, const void *buf, size_t len,
+		       bool tagged, u64 tag, void *context)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(RT_TIMEOUT);
+	struct fid_ep *ep = t->ep[from];
+	fi_addr_t dest = t->fi_addr[!from];
+	ssize_t ret;
+
+	do {
+		ret = tagged ? fi_tsend(ep, buf, len, NULL, dest, tag, context) :
+			       fi_send(ep, buf, len, NULL, dest, context);
+		if (ret != -EAGAIN)
+			return ret;
+		usleep_range(500, 1000);
+	} while (time_before(jiffies, end));
+	return ret;
+}
+
+/* Read one completion of @cq: its entry and source; -errno of an error. */
+static ssize_t rt_comp(struct fid_cq *cq, struct fi_cq_tagged_entry *e,
+		       fi_addr_t *src, struct fi_cq_err_entry *err)
+{
+	struct fi_cq_err_entry dummy;
+	fi_addr_t s;
+	ssize_t ret;
+
+	ret = fi_cq_sreadfrom(cq, e, 1, src ? src : &s, NULL, RT_TIMEOUT);
+	if (ret == -FI_EAVAIL) {
+		if (!err)
+			err = &dummy;
+		memset(err, 0, sizeof(*err));
+		if (fi_cq_readerr(cq, err, 0) != 1)
+			return -EIO;
+		return -err->err;
+	}
+	return ret;
+}
+
+static void rt_fill(u8 *buf, size_t len, u8 seed)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		buf[i] = seed + i * 7;
+}
+
+/* The infos: RDM over ksocket, eager size, what is not offered. */
+static void rxm_getinfo_test(struct kunit *test)
+{
+	struct fi_info *hints, *info = NULL;
+	struct fi_info *i = rt_getinfo(test, FI_MSG | FI_TAGGED | FI_SOURCE);
+
+	KUNIT_EXPECT_STREQ(test, i->fabric_attr->prov_name, "ksocket;rxm");
+	KUNIT_EXPECT_EQ(test, i->ep_attr->type, FI_EP_RDM);
+	KUNIT_EXPECT_EQ(test, i->ep_attr->max_msg_size, RT_EAGER);
+	KUNIT_EXPECT_EQ(test, i->addr_format, FI_SOCKADDR_IN);
+	KUNIT_EXPECT_TRUE(test, i->caps & FI_DIRECTED_RECV);
+	KUNIT_EXPECT_TRUE(test, i->caps & FI_MULTI_RECV);
+	KUNIT_EXPECT_FALSE(test, i->caps & FI_RMA);
+	fi_freeinfo(i);
+
+	/* no RMA, no MSG endpoints from rxm */
+	hints = fi_allocinfo(GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, hints);
+	hints->caps = FI_MSG | FI_RMA;
+	hints->ep_attr->type = FI_EP_RDM;
+	hints->fabric_attr->prov_name = kstrdup("ksocket;rxm", GFP_KERNEL);
+	KUNIT_EXPECT_EQ(test, fi_getinfo(fi_version(), NULL, NULL, 0, hints,
+					 &info), -ENODATA);
+	hints->caps = FI_MSG;
+	hints->ep_attr->type = FI_EP_MSG;
+	KUNIT_EXPECT_EQ(test, fi_getinfo(fi_version(), NULL, NULL, 0, hints,
+					 &info), -ENODATA);
+	fi_freeinfo(hints);
+}
+
+/* Messages of every size class both ways, with their sources. */
+static void rxm_msg_test(struct kunit *test)
+{
+	static const size_t sizes[] = { 0, 1, 64, 256, 257, 4096, RT_EAGER };
+	struct fi_cq_tagged_entry e;
+	struct rt t;
+	fi_addr_t src;
+	size_t i;
+	int dir;
+
+	rt_setup(test, &t, FI_MSG | FI_SOURCE);
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		for (dir = 0; dir < 2; dir++) {
+			size_t len = sizes[i];
+
+			memset(t.buf[!dir], 0, len + 1);
+			KUNIT_ASSERT_EQ(test, fi_recv(t.ep[!dir], t.buf[!dir],
+						      RT_EAGER, NULL,
+						      FI_ADDR_UNSPEC, &t), 0);
+			rt_fill(t.buf[dir], len, i + dir);
+			KUNIT_ASSERT_EQ(test, rt_send(&t, dir, t.buf[dir], len,
+						      false, 0, &e), 0);
+			KUNIT_ASSERT_EQ(test, rt_comp(t.tx[dir], &e, NULL,
+						      NULL), 1);
+			KUNIT_EXPECT_EQ(test, e.flags, FI_SEND | FI_MSG);
+			KUNIT_ASSERT_EQ(test, rt_comp(t.rx[!dir], &e, &src,
+						      NULL), 1);
+			KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)&t);
+			KUNIT_EXPECT_EQ(test, e.flags, FI_RECV | FI_MSG);
+			KUNIT_EXPECT_EQ(test, e.len, len);
+			KUNIT_EXPECT_EQ(test, src, t.fi_addr[dir]);
+			KUNIT_EXPECT_EQ(test, memcmp(t.buf[!dir], t.buf[dir],
+						     len), 0);
+		}
+	}
+	/* inject: no completion; too long: refused */
+	KUNIT_EXPECT_EQ(test, fi_recv(t.ep[1], t.buf[1], RT_EAGER, NULL,
+				      FI_ADDR_UNSPEC, NULL), 0);
+	KUNIT_EXPECT_EQ(test, fi_inject(t.ep[0], t.buf[0], 256, t.fi_addr[1]),
+			0);
+	KUNIT_EXPECT_EQ(test, rt_comp(t.rx[1], &e, NULL, NULL), 1);
+	KUNIT_EXPECT_EQ(test, e.len, 256);
+	KUNIT_EXPECT_EQ(test, fi_inject(t.ep[0], t.buf[0], 257, t.fi_addr[1]),
+			-EMSGSIZE);
+	KUNIT_EXPECT_EQ(test, fi_send(t.ep[0], t.buf[0], RT_EAGER + 1, NULL,
+				      t.fi_addr[1], NULL), -EMSGSIZE);
+	KUNIT_EXPECT_EQ(test, fi_send(t.ep[0], t.buf[0], 1, NULL, 77, NULL),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, fi_cq_read(t.tx[0], &e, 1), -EAGAIN);
+	/* truncation: the receive completes with EMSGSIZE */
+	KUNIT_EXPECT_EQ(test, fi_recv(t.ep[1], t.buf[1], 8, NULL,
+				      FI_ADDR_UNSPEC, NULL), 0);
+	KUNIT_EXPECT_EQ(test, rt_send(&t, 0, t.buf[0], 100, false, 0, NULL), 0);
+	KUNIT_EXPECT_EQ(test, rt_comp(t.rx[1], &e, NULL, NULL), -EMSGSIZE);
+	KUNIT_EXPECT_EQ(test, rt_comp(t.tx[0], &e, NULL, NULL), 1);
+	rt_teardown(test, &t);
+}
+
+/* Tags, ignore bits, unexpected messages, peek, claim and discard. */
+static void rxm_tagged_test(struct kunit *test)
+{
+	struct fi_cq_tagged_entry e;
+	struct fi_cq_err_entry err;
+	struct fi_msg_tagged m = {};
+	struct kvec kv;
+	struct rt t;
+	u64 tag;
+	int ctx;
+
+	rt_setup(test, &t, FI_TAGGED | FI_SOURCE);
+	/* unexpected: three tags sent before any receive */
+	for (tag = 1; tag <= 3; tag++) {
+		t.buf[0][0] = tag;
+		KUNIT_ASSERT_EQ(test, rt_send(&t, 0, t.buf[0], 32, true,
+					      0x100 | tag, NULL), 0);
+		KUNIT_ASSERT_EQ(test, rt_comp(t.tx[0], &e, NULL, NULL), 1);
+		KUNIT_EXPECT_EQ(test, e.flags, FI_SEND | FI_TAGGED);
+	}
+	msleep(50);
+	/* tag 3 exactly, then anything under 0x1ff with ignore 0xff */
+	KUNIT_ASSERT_EQ(test, fi_trecv(t.ep[1], t.buf[1], 64, NULL,
+				       FI_ADDR_UNSPEC, 0x103, 0, &ctx), 0);
+	KUNIT_ASSERT_EQ(test, rt_comp(t.rx[1], &e, NULL, NULL), 1);
+	KUNIT_EXPECT_EQ(test, e.tag, 0x103);
+	KUNIT_EXPECT_EQ(test, t.buf[1][0], 3);
+	KUNIT_EXPECT_EQ(test, e.flags, FI_RECV | FI_TAGGED);
+	KUNIT_ASSERT_EQ(test, fi_trecv(t.ep[1], t.buf[1], 64, NULL,
+				       FI_ADDR_UNSPEC, 0x100, 0xff, &ctx), 0);
+	KUNIT_ASSERT_EQ(test, rt_comp(t.rx[1], &e, NULL, NULL), 1);
+	KUNIT_EXPECT_EQ(test, e.tag, 0x101);
+	KUNIT_EXPECT_EQ(test, t.buf[1][0], 1);
+
+	/* peek finds tag 2, claim takes it; a second peek finds none */
+	kv.iov_base = t.buf[1];
+	kv.iov_len = 64;
+	m.iov_type = FI_IOV_KVEC;
+	m.msg_iov = &kv;
+	m.iov_count = 1;
+	m.addr = FI_ADDR_UNSPEC;
+	m.tag = 0x102;
+	m.context = &ctx;
+	KUNIT_ASSERT_EQ(test, fi_trecvmsg(t.ep[1], &m, FI_PEEK | FI_CLAIM), 0);
+	KUNIT_ASSERT_EQ(test, rt_comp(t.rx[1], &e, NULL, NULL), 1);
+	KUNIT_EXPECT_EQ(test, e.len, 32);
+	KUNIT_EXPECT_EQ(test, e.tag, 0x102);
+	KUNIT_EXPECT_EQ(test, fi_trecvmsg(t.ep[1], &m, FI_PEEK), 0);
+	KUNIT_EXPECT_EQ(test, rt_comp(t.rx[1], &e, NULL, &err), -ENOMSG);
+	t.buf[1][0] = 0;
+	KUNIT_ASSERT_EQ(test, fi_trecvmsg(t.ep[1], &m, FI_CLAIM), 0);
+	KUNIT_ASSERT_EQ(test, rt_comp(t.rx[1], &e, NULL, NULL), 1);
+	KUNIT_EXPECT_EQ(test, t.buf[1][0], 2);
+	KUNIT_EXPECT_EQ(test, fi_trecvmsg(t.ep[1], &m, FI_CLAIM), -ENOMSG);
+
+	/* peek and discard */
+	KUNIT_ASSERT_EQ(test, rt_send(&t, 0, t.buf[0], 16, true, 0x200, NULL),
+			0);
+	KUNIT_ASSERT_EQ(test, rt_comp(t.tx[0], &e, NULL, NULL), 1);
+	msleep(50);
+	m.tag = 0x200;
+	KUNIT_ASSERT_EQ(test, fi_trecvmsg(t.ep[1], &m, FI_PEEK | FI_DISCARD),
+			0);
+	KUNIT_ASSERT_EQ(test, rt_comp(t.rx[1], &e, NULL, NULL), 1);
+	KUNIT_EXPECT_EQ(test, e.tag, 0x200);
+	KUNIT_EXPECT_EQ(test, fi_trecvmsg(t.ep[1], &m, FI_PEEK), 0);
+	KUNIT_EXPECT_EQ(test, rt_comp(t.rx[1], &e, NULL, NULL), -ENOMSG);
+
+	/* an untagged message does not go to a tagged receive */
+	KUNIT_ASSERT_EQ(test, fi_trecv(t.ep[1], t.buf[1], 64, NULL,
+				       FI_ADDR_UNSPEC, 0, ~0ULL, &ctx), 0);
+	KUNIT_EXPECT_EQ(test, rt_send(&t, 0, t.buf[0], 8, false, 0, NULL), 0);
+	KUNIT_EXPECT_EQ(test, rt_comp(t.tx[0], &e, NULL, NULL), 1);
+	msleep(50);
+	KUNIT_EXPECT_EQ(test, fi_cq_read(t.rx[1], &e, 1), -EAGAIN);
+	/* close with the receive posted: it completes with ECANCELED */
+	rt_close(test, &t.ep[1]->fid);
+	t.ep[1] = NULL;
+	KUNIT_EXPECT_EQ(test, fi_cq_readerr(t.rx[1], &err, 0), 1);
+	KUNIT_EXPECT_EQ(test, err.err, ECANCELED);
+	KUNIT_EXPECT_PTR_EQ(test, err.op_context, (void *)&ctx);
+	rt_teardown(test, &t);
+}
+
+/* Directed receives, multi-receive buffers and fi_cancel(). */
+static void rxm_recv_kinds_test(struct kunit *test)
+{
+	struct fi_cq_tagged_entry e;
+	struct fi_cq_err_entry err;
+	struct fi_msg m = {};
+	struct kvec kv;
+	size_t min = 300, len = sizeof(min);
+	struct rt t;
+	int i, ctx;
+
+	rt_setup(test, &t, FI_MSG | FI_SOURCE | FI_DIRECTED_RECV |
+		 FI_MULTI_RECV);
+	/* a receive from ep 1 only does not take ep 0's message */
+	KUNIT_ASSERT_EQ(test, fi_recv(t.ep[1], t.buf[1], 64, NULL,
+				      t.fi_addr[1], &ctx), 0);
+	KUNIT_ASSERT_EQ(test, rt_send(&t, 0, t.buf[0], 8, false, 0, NULL), 0);
+	KUNIT_ASSERT_EQ(test, rt_comp(t.tx[0], &e, NULL, NULL), 1);
+	msleep(50);
+	KUNIT_EXPECT_EQ(test, fi_cq_read(t.rx[1], &e, 1), -EAGAIN);
+	KUNIT_ASSERT_EQ(test, fi_cancel(&t.ep[1]->fid, &ctx), 0);
+	KUNIT_EXPECT_EQ(test, rt_comp(t.rx[1], &e, NULL, &err), -ECANCELED);
+	KUNIT_EXPECT_EQ(test, fi_cancel(&t.ep[1]->fid, &ctx), -ENOENT);
+	KUNIT_ASSERT_EQ(test, fi_recv(t.ep[1], t.buf[1], 64, NULL,
+				      t.fi_addr[0], &ctx), 0);
+	KUNIT_ASSERT_EQ(test, rt_comp(t.rx[1], &e, NULL, NULL), 1);
+	KUNIT_EXPECT_EQ(test, e.len, 8);
+
+	/*
+	 * A 1000-byte multi-receive buffer, 300 bytes minimum: four messages
+	 * of 200 bytes, released with the fourth (200 bytes left).
+	 */
+	KUNIT_ASSERT_EQ(test, fi_setopt(&t.ep[1]->fid, FI_OPT_ENDPOINT,
+					FI_OPT_MIN_MULTI_RECV, &min, len), 0);
+	kv.iov_base = t.buf[1];
+	kv.iov_len = 1000;
+	m.iov_type = FI_IOV_KVEC;
+	m.msg_iov = &kv;
+	m.iov_count = 1;
+	m.addr = FI_ADDR_UNSPEC;
+	m.context = &ctx;
+	KUNIT_ASSERT_EQ(test, fi_recvmsg(t.ep[1], &m, FI_MULTI_RECV), 0);
+	for (i = 0; i < 4; i++) {
+		memset(t.buf[0], 'a' + i, 200);
+		KUNIT_ASSERT_EQ(test, rt_send(&t, 0, t.buf[0], 200, false, 0,
+					      NULL), 0);
+		KUNIT_ASSERT_EQ(test, rt_comp(t.tx[0], &e, NULL, NULL), 1);
+		KUNIT_ASSERT_EQ(test, rt_comp(t.rx[1], &e, NULL, NULL), 1);
+		KUNIT_EXPECT_EQ(test, e.len, 200);
+		KUNIT_EXPECT_PTR_EQ(test, e.buf, (void *)(t.buf[1] + 200 * i));
+		KUNIT_EXPECT_EQ(test, !!(e.flags & FI_MULTI_RECV), i == 3);
+		KUNIT_EXPECT_EQ(test, t.buf[1][200 * i], 'a' + i);
+	}
+	rt_teardown(test, &t);
+}
+
+/* Both endpoints send first at the same time: one connection wins. */
+static void rxm_simultaneous_test(struct kunit *test)
+{
+	struct fi_cq_tagged_entry e;
+	struct rt t;
+	int round, i, got;
+
+	rt_setup(test, &t, FI_MSG | FI_SOURCE);
+	for (i = 0; i < 2; i++)
+		KUNIT_ASSERT_EQ(test, fi_recv(t.ep[i], t.buf[i], 64, NULL,
+					      FI_ADDR_UNSPEC, NULL), 0);
+	/* the first sends of both sides, before either connection is up */
+	KUNIT_EXPECT_EQ(test, fi_send(t.ep[0], t.buf[0], 8, NULL, t.fi_addr[1],
+				      NULL), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, fi_send(t.ep[1], t.buf[1], 8, NULL, t.fi_addr[0],
+				      NULL), -EAGAIN);
+	for (i = 0; i < 2; i++)
+		KUNIT_ASSERT_EQ(test, rt_send(&t, i, t.buf[i], 8, false, 0,
+					      NULL), 0);
+	for (i = 0; i < 2; i++) {
+		KUNIT_EXPECT_EQ(test, rt_comp(t.tx[i], &e, NULL, NULL), 1);
+		KUNIT_EXPECT_EQ(test, rt_comp(t.rx[i], &e, NULL, NULL), 1);
+	}
+	/* and the connections carry traffic both ways afterwards */
+	for (round = 0; round < 20; round++) {
+		for (i = 0; i < 2; i++)
+			KUNIT_ASSERT_EQ(test, fi_recv(t.ep[i], t.buf[i], 64,
+						      NULL, FI_ADDR_UNSPEC,
+						      NULL), 0);
+		for (i = 0; i < 2; i++)
+			KUNIT_ASSERT_EQ(test, rt_send(&t, i, t.buf[i], 8,
+						      false, 0, NULL), 0);
+		for (got = 0, i = 0; i < 2; i++) {
+			got += rt_comp(t.tx[i], &e, NULL, NULL) == 1;
+			got += rt_comp(t.rx[i], &e, NULL, NULL) == 1;
+		}
+		KUNIT_ASSERT_EQ(test, got, 4);
+	}
+	rt_teardown(test, &t);
+}
+
+static struct kunit_case rxm_cases[] = {
+	KUNIT_CASE(rxm_getinfo_test),
+	KUNIT_CASE(rxm_msg_test),
+	KUNIT_CASE(rxm_tagged_test),
+	KUNIT_CASE(rxm_recv_kinds_test),
+	KUNIT_CASE(rxm_simultaneous_test),
+	{}
+};
+
+static struct kunit_suite rxm_suite = {
+	.name = "kofi_rxm",
+	.suite_init = kofi_test_loopback_up,
+	.test_cases = rxm_cases,
+};
+
+kunit_test_suite(rxm_suite);
+
+MODULE_DESCRIPTION("KUnit tests of the kOFI rxm provider");
+MODULE_LICENSE("Dual BSD/GPL");

@@ -1,0 +1,618 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * rxm: connections, one per peer, and the connection management work.
+ *
+ * The first send to an fi_addr with no connection creates one in
+ * RXM_CONN_IDLE and answers -EAGAIN; the endpoint's CM work (process
+ * context) opens a core endpoint for it, posts its bounce buffers and
+ * connects with rxm's request as CM data.  Sends answer -EAGAIN until
+ * the core says FI_CONNECTED.  The passive side finds the requester's
+ * fi_addr from the request's source IP and the listening port in its CM
+ * data; a peer not in the AV is accepted too (its messages carry
+ * FI_ADDR_NOTAVAIL).
+ *
+ * Simultaneous connects are resolved by the names, as libfabric's rxm
+ * does: the side whose peer has the lower name rejects the peer's request
+ * with "already connected" and keeps its own; the other drops its own and
+ * accepts (rxm_name_cmp()).
+ *
+ * Each connection has its own core EQ, closed with its core endpoint, so
+ * that no event of a closed connection is ever read.  A connection that
+ * fails (a core error, a shutdown, a malformed packet) goes to
+ * RXM_CONN_DOWN; the work closes it once no data call uses it: the core
+ * completes what was in flight on it with errors, and other peers carry
+ * on.  The next send to that peer connects again.
+ */
+#include <linux/slab.h>
+#include <linux/wait_bit.h>
+#include "rxm.h"
+
+/* A core CM event with its data. */
+struct rxm_cm_event {
+	struct fi_eq_cm_entry e;
+	u8 data[FI_CM_DATA_MAX];
+};
+
+static struct rxm_conn *rxm_conn_alloc(struct rxm_ep *ep, gfp_t gfp)
+{
+	struct rxm_conn *conn = kzalloc(sizeof(*conn), gfp);
+
+	if (!conn)
+		return NULL;
+	conn->ep = ep;
+	conn->fi_addr = FI_ADDR_NOTAVAIL;
+	conn->state = RXM_CONN_IDLE;
+	atomic_set(&conn->users, 0);
+	conn->id = atomic_inc_return(&ep->next_id);
+	return conn;
+}
+
+static bool rxm_same_peer(const struct sockaddr_in *a,
+			  const struct sockaddr_in *b)
+{
+	return a->sin_addr.s_addr == b->sin_addr.s_addr &&
+	       a->sin_port == b->sin_port;
+}
+
+/* Queue the CM work of a live endpoint.  Lock held. */
+static void rxm_ep_kick_locked(struct rxm_ep *ep)
+{
+	if (ep->state == RXM_EP_ENABLED)
+		queue_work(rxm_wq, &ep->cm_work);
+}
+
+/* Mark @conn down and take it out of the table.  Lock held. */
+static void rxm_conn_down_locked(struct rxm_conn *conn)
+{
+	struct rxm_ep *ep = conn->ep;
+
+	if (conn->keyed) {
+		xa_erase(&ep->table, conn->fi_addr);
+		conn->keyed = false;
+	}
+	if (conn->state != RXM_CONN_DOWN) {
+		conn->state = RXM_CONN_DOWN;
+		rxm_ep_kick_locked(ep);
+	}
+}
+
+/**
+ * rxm_conn_get() - the connection a send to @addr goes on
+ * @ep: the endpoint
+ * @addr: the destination
+ * @err: on NULL, -EINVAL for an address the AV does not hold (or not
+ *	IPv4) or an endpoint not enabled; -EAGAIN while the connection is
+ *	being opened (the first send to a peer opens it); -ENOMEM
+ *
+ * Context: any context; does not sleep.
+ * Return: the connection, held (rxm_conn_put()), or NULL.
+ */
+struct rxm_conn *rxm_conn_get(struct rxm_ep *ep, fi_addr_t addr, int *err)
+{
+	struct sockaddr_storage ss;
+	struct sockaddr_in *sin = (struct sockaddr_in *)&ss;
+	struct rxm_conn *conn;
+	unsigned long flags;
+
+	if (kofi_av_lookup_addr(kofi_ep_av(&ep->ep), addr, &ss) < 0 ||
+	    ss.ss_family != AF_INET) {
+		*err = -EINVAL;
+		return NULL;
+	}
+	spin_lock_irqsave(&ep->lock, flags);
+	if (ep->state != RXM_EP_ENABLED) {
+		*err = -EINVAL;
+		conn = NULL;
+		goto out;
+	}
+	conn = xa_load(&ep->table, addr);
+	/* the AV slot was removed and reused for another peer */
+	if (conn && !rxm_same_peer(&conn->peer, sin)) {
+		rxm_conn_down_locked(conn);
+		conn = NULL;
+	}
+	if (!conn) {
+		*err = -ENOMEM;
+		conn = rxm_conn_alloc(ep, GFP_ATOMIC);
+		if (!conn)
+			goto out;
+		conn->fi_addr = addr;
+		conn->peer = *sin;
+		if (xa_err(xa_store(&ep->table, addr, conn, GFP_ATOMIC))) {
+			kfree(conn);
+			conn = NULL;
+			goto out;
+		}
+		conn->keyed = true;
+		list_add_tail(&conn->node, &ep->conns);
+		rxm_ep_kick_locked(ep);
+		*err = -EAGAIN;
+		conn = NULL;
+	} else if (conn->state != RXM_CONN_CONNECTED) {
+		*err = -EAGAIN;
+		conn = NULL;
+	} else {
+		atomic_inc(&conn->users);
+	}
+out:
+	spin_unlock_irqrestore(&ep->lock, flags);
+	return conn;
+}
+
+/**
+ * rxm_conn_hold() - hold a connection that is up, for a repost
+ * @conn: the connection
+ *
+ * Context: any context; does not sleep.
+ * Return: true if @conn is connected (then rxm_conn_put() it).
+ */
+bool rxm_conn_hold(struct rxm_conn *conn)
+{
+	struct rxm_ep *ep = conn->ep;
+	unsigned long flags;
+	bool up;
+
+	spin_lock_irqsave(&ep->lock, flags);
+	up = conn->state == RXM_CONN_CONNECTED ||
+	     conn->state == RXM_CONN_CONNECTING ||
+	     conn->state == RXM_CONN_ACCEPTING;
+	if (up)
+		atomic_inc(&conn->users);
+	spin_unlock_irqrestore(&ep->lock, flags);
+	return up;
+}
+
+/**
+ * rxm_conn_put() - release what rxm_conn_get() or rxm_conn_hold() held
+ * @conn: the connection
+ *
+ * Context: any context.
+ */
+void rxm_conn_put(struct rxm_conn *conn)
+{
+	if (atomic_dec_and_test(&conn->users))
+		wake_up_var(&conn->users);
+}
+
+/**
+ * rxm_conn_fail() - end a connection the data path found broken
+ * @conn: the connection (a malformed packet arrived on it)
+ *
+ * Context: any context.
+ */
+void rxm_conn_fail(struct rxm_conn *conn)
+{
+	struct rxm_ep *ep = conn->ep;
+	unsigned long flags;
+
+	spin_lock_irqsave(&ep->lock, flags);
+	rxm_conn_down_locked(conn);
+	spin_unlock_irqrestore(&ep->lock, flags);
+}
+
+/* Post every bounce buffer of a new core endpoint. */
+static int rxm_conn_bufs(struct rxm_conn *conn)
+{
+	unsigned int i, n = clamp(READ_ONCE(rxm_conn_rx_bufs), 1U, 128U);
+	int ret;
+
+	conn->bufs = kcalloc(n, sizeof(*conn->bufs), GFP_KERNEL);
+	if (!conn->bufs)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		conn->bufs[i] = rxm_buf_alloc(conn);
+		if (!conn->bufs[i])
+			return -ENOMEM;
+		conn->nbufs++;
+	}
+	for (i = 0; i < n; i++) {
+		ret = rxm_buf_post(conn, conn->bufs[i]);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * Close @conn's core endpoint and EQ.  The core completes what was in
+ * flight with errors; bounce buffers whose messages wait as unexpected
+ * are left to the match queues, the others freed.
+ */
+static void rxm_conn_close_core(struct rxm_conn *conn)
+{
+	struct rxm_ep *ep = conn->ep;
+	unsigned long flags;
+	unsigned int i;
+
+	wait_var_event(&conn->users, !atomic_read(&conn->users));
+	kofi_util_close_core(conn->core ? &conn->core->fid : NULL);
+	conn->core = NULL;
+	/* a completion the core was running as it closed */
+	wait_var_event(&conn->users, !atomic_read(&conn->users));
+	kofi_util_close_core(conn->eq ? &conn->eq->fid : NULL);
+	conn->eq = NULL;
+	spin_lock_irqsave(&ep->lock, flags);
+	for (i = 0; i < conn->nbufs; i++) {
+		if (conn->bufs[i]->held)
+			conn->bufs[i]->conn = NULL;
+		else
+			rxm_buf_free(conn->bufs[i]);
+	}
+	spin_unlock_irqrestore(&ep->lock, flags);
+	kfree(conn->bufs);
+	conn->bufs = NULL;
+	conn->nbufs = 0;
+}
+
+/* Open @conn's core endpoint from @info (a request's, or our own). */
+static int rxm_conn_open_core(struct rxm_conn *conn, struct fi_info *info)
+{
+	struct rxm_ep *ep = conn->ep;
+	int ret;
+
+	ret = kofi_util_core_eq_open(ep->dom->fab->core, 8, &ep->progress,
+				     &conn->eq);
+	if (ret)
+		return ret;
+	ret = fi_endpoint(ep->dom->core, info, &conn->core, conn);
+	if (ret) {
+		conn->core = NULL;
+		return ret;
+	}
+	ret = fi_ep_bind(conn->core, &conn->eq->fid, 0);
+	if (!ret)
+		ret = fi_ep_bind(conn->core, &ep->core_cq->fid,
+				 FI_TRANSMIT | FI_RECV);
+	if (!ret)
+		ret = fi_enable(conn->core);
+	if (!ret)
+		ret = rxm_conn_bufs(conn);
+	return ret;
+}
+
+static void rxm_conn_set_state(struct rxm_conn *conn,
+			       enum rxm_conn_state state)
+{
+	struct rxm_ep *ep = conn->ep;
+	unsigned long flags;
+
+	spin_lock_irqsave(&ep->lock, flags);
+	if (conn->state != RXM_CONN_DOWN)
+		conn->state = state;
+	spin_unlock_irqrestore(&ep->lock, flags);
+}
+
+static void rxm_conn_set_down(struct rxm_conn *conn)
+{
+	struct rxm_ep *ep = conn->ep;
+	unsigned long flags;
+
+	spin_lock_irqsave(&ep->lock, flags);
+	rxm_conn_down_locked(conn);
+	spin_unlock_irqrestore(&ep->lock, flags);
+}
+
+/* RXM_CONN_IDLE: connect to the peer, from our address, any port. */
+static void rxm_conn_connect(struct rxm_conn *conn)
+{
+	struct rxm_ep *ep = conn->ep;
+	struct sockaddr_in *src;
+	struct rxm_cm_req req;
+	struct fi_info *info;
+	int ret = -ENOMEM;
+
+	info = fi_dupinfo(ep->core_info, GFP_KERNEL);
+	if (!info)
+		goto fail;
+	kfree(info->src_addr);
+	kfree(info->dest_addr);
+	info->dest_addr = kmemdup(&conn->peer, sizeof(conn->peer), GFP_KERNEL);
+	info->src_addr = kmemdup(&ep->name, sizeof(ep->name), GFP_KERNEL);
+	info->dest_addrlen = info->dest_addr ? sizeof(conn->peer) : 0;
+	info->src_addrlen = info->src_addr ? sizeof(ep->name) : 0;
+	if (!info->src_addr || !info->dest_addr)
+		goto fail;
+	src = info->src_addr;
+	src->sin_port = 0;
+	ret = rxm_conn_open_core(conn, info);
+	if (ret)
+		goto fail;
+	rxm_cm_req_fill(&req, ntohs(ep->name.sin_port), RXM_FLOW_CTRL_OFF,
+			ep->info->rx_attr->size, conn->id);
+	rxm_conn_set_state(conn, RXM_CONN_CONNECTING);
+	ret = fi_connect(conn->core, &conn->peer, &req, sizeof(req));
+	if (ret)
+		goto fail;
+	fi_freeinfo(info);
+	return;
+fail:
+	fi_freeinfo(info);
+	pr_debug("connecting to %pISpc failed: %d\n", &conn->peer, ret);
+	rxm_conn_set_down(conn);
+}
+
+/* Our request came back rejected: lost a simultaneous connect or not. */
+static void rxm_conn_rejected(struct rxm_conn *conn,
+			      const struct fi_eq_err_entry *err)
+{
+	if (err->err == ECONNREFUSED && err->err_data &&
+	    rxm_cm_reject_reason(err->err_data, err->err_data_size) ==
+	    RXM_REJECT_ALREADY) {
+		/* the peer's own request will come: wait for it */
+		rxm_conn_close_core(conn);
+		rxm_conn_set_state(conn, RXM_CONN_WAITING);
+		return;
+	}
+	rxm_conn_set_down(conn);
+}
+
+/* Read @conn's core events. */
+static void rxm_conn_events(struct rxm_conn *conn)
+{
+	struct rxm_cm_event ev;
+	struct fi_eq_err_entry err;
+	u8 err_data[FI_CM_DATA_MAX];
+	u32 event;
+	ssize_t n;
+
+	while (conn->eq) {
+		n = fi_eq_read(conn->eq, &event, &ev, sizeof(ev), 0);
+		if (n == -FI_EAVAIL) {
+			memset(&err, 0, sizeof(err));
+			err.err_data = err_data;
+			err.err_data_size = sizeof(err_data);
+			if (fi_eq_readerr(conn->eq, &err, 0) < 0)
+				break;
+			if (conn->state == RXM_CONN_CONNECTING)
+				rxm_conn_rejected(conn, &err);
+			else
+				rxm_conn_set_down(conn);
+			continue;
+		}
+		if (n < 0)
+			break;
+		switch (event) {
+		case FI_CONNECTED:
+			if (conn->state == RXM_CONN_CONNECTING) {
+				const struct rxm_cm_accept *acc =
+					(const void *)ev.data;
+
+				if (n < (ssize_t)(sizeof(ev.e) + sizeof(*acc))) {
+					rxm_conn_set_down(conn);
+					break;
+				}
+				conn->peer_id = le64_to_cpu(acc->conn_id);
+			}
+			rxm_conn_set_state(conn, RXM_CONN_CONNECTED);
+			break;
+		case FI_SHUTDOWN:
+		default:
+			rxm_conn_set_down(conn);
+			break;
+		}
+	}
+}
+
+static void rxm_reject(struct rxm_ep *ep, struct fi_info *info, u8 reason)
+{
+	struct rxm_cm_reject rej = { .version = RXM_CM_VERSION,
+				     .reason = reason };
+
+	fi_reject(ep->pep, info->handle, &rej, sizeof(rej));
+}
+
+/*
+ * Which connection a request from @peer goes to: NULL to reject it as
+ * "already connected", else an existing connection of ours that gives
+ * way, or a new one.
+ */
+static struct rxm_conn *rxm_connreq_conn(struct rxm_ep *ep, fi_addr_t fi_addr,
+					 const struct sockaddr_in *peer,
+					 bool *takeover)
+{
+	struct rxm_conn *conn = NULL, *fresh;
+	unsigned long flags;
+
+	*takeover = false;
+	fresh = rxm_conn_alloc(ep, GFP_KERNEL);
+	if (!fresh)
+		return ERR_PTR(-ENOMEM);
+	spin_lock_irqsave(&ep->lock, flags);
+	if (fi_addr != FI_ADDR_NOTAVAIL)
+		conn = xa_load(&ep->table, fi_addr);
+	if (conn && !rxm_same_peer(&conn->peer, peer))
+		conn = NULL;
+	if (conn) {
+		int cmp = rxm_name_cmp(peer, &ep->name);
+
+		switch (conn->state) {
+		case RXM_CONN_CONNECTING:
+			if (cmp < 0) {
+				conn = NULL;	/* keep ours, reject theirs */
+				break;
+			}
+			if (cmp == 0) {		/* we connect to ourselves */
+				conn = fresh;
+				break;
+			}
+			fallthrough;
+		case RXM_CONN_IDLE:
+		case RXM_CONN_WAITING:
+			*takeover = true;
+			conn->state = RXM_CONN_ACCEPTING;
+			break;
+		default:	/* a second connection from the peer */
+			conn = fresh;
+			break;
+		}
+	} else {
+		conn = fresh;
+		if (fi_addr != FI_ADDR_NOTAVAIL &&
+		    !xa_err(xa_store(&ep->table, fi_addr, conn, GFP_ATOMIC)))
+			conn->keyed = true;
+	}
+	if (conn == fresh) {
+		conn->fi_addr = fi_addr;
+		conn->peer = *peer;
+		conn->state = RXM_CONN_ACCEPTING;
+		list_add_tail(&conn->node, &ep->conns);
+	}
+	spin_unlock_irqrestore(&ep->lock, flags);
+	if (conn != fresh)
+		kfree(fresh);
+	return conn;
+}
+
+/* FI_CONNREQ on the passive endpoint. */
+static void rxm_connreq(struct rxm_ep *ep, struct rxm_cm_event *ev,
+			size_t datalen)
+{
+	const struct rxm_cm_req *req = (const void *)ev->data;
+	struct fi_info *info = ev->e.info;
+	struct rxm_cm_accept acc = {};
+	struct sockaddr_in peer;
+	struct rxm_conn *conn;
+	fi_addr_t fi_addr;
+	bool takeover;
+	int ret;
+
+	if (rxm_cm_req_check(ev->data, datalen) ||
+	    !info->dest_addr || info->dest_addrlen != sizeof(peer) ||
+	    ((struct sockaddr *)info->dest_addr)->sa_family != AF_INET) {
+		rxm_reject(ep, info, RXM_REJECT_REFUSED);
+		goto out;
+	}
+	memcpy(&peer, info->dest_addr, sizeof(peer));
+	peer.sin_port = htons(le16_to_cpu(req->port));
+	memset(peer.sin_zero, 0, sizeof(peer.sin_zero));
+	if (kofi_av_lookup_fi_addr(kofi_ep_av(&ep->ep),
+				   (struct sockaddr *)&peer, sizeof(peer),
+				   &fi_addr) < 0)
+		fi_addr = FI_ADDR_NOTAVAIL;
+	conn = rxm_connreq_conn(ep, fi_addr, &peer, &takeover);
+	if (IS_ERR_OR_NULL(conn)) {
+		rxm_reject(ep, info, conn ? RXM_REJECT_UNSPEC :
+			   RXM_REJECT_ALREADY);
+		goto out;
+	}
+	if (takeover)	/* our own request, if any, gives way */
+		rxm_conn_close_core(conn);
+	conn->peer_id = le64_to_cpu(req->conn_id);
+	ret = rxm_conn_open_core(conn, info);
+	if (ret) {
+		if (!conn->core)
+			rxm_reject(ep, info, RXM_REJECT_UNSPEC);
+		rxm_conn_set_down(conn);
+		goto out;
+	}
+	acc.conn_id = cpu_to_le64(conn->id);
+	acc.rx_size = cpu_to_le32(ep->info->rx_attr->size);
+	acc.flow_ctrl = RXM_FLOW_CTRL_OFF;
+	ret = fi_accept(conn->core, &acc, sizeof(acc));
+	if (ret)
+		rxm_conn_set_down(conn);
+out:
+	fi_freeinfo(info);
+}
+
+/* Read the passive endpoint's events: connection requests. */
+static void rxm_pep_events(struct rxm_ep *ep)
+{
+	struct rxm_cm_event ev;
+	struct fi_eq_err_entry err;
+	u32 event;
+	ssize_t n;
+
+	for (;;) {
+		n = fi_eq_read(ep->core_eq, &event, &ev, sizeof(ev), 0);
+		if (n == -FI_EAVAIL) {
+			memset(&err, 0, sizeof(err));
+			if (fi_eq_readerr(ep->core_eq, &err, 0) < 0)
+				break;
+			continue;
+		}
+		if (n < 0)
+			break;
+		if (event == FI_CONNREQ && n >= (ssize_t)sizeof(ev.e))
+			rxm_connreq(ep, &ev, n - sizeof(ev.e));
+		else if (event == FI_CONNREQ)
+			fi_freeinfo(ev.e.info);
+	}
+}
+
+/* Close and free a connection the work found down. */
+static void rxm_conn_reap(struct rxm_conn *conn)
+{
+	struct rxm_ep *ep = conn->ep;
+	unsigned long flags;
+
+	rxm_conn_close_core(conn);
+	spin_lock_irqsave(&ep->lock, flags);
+	list_del(&conn->node);
+	spin_unlock_irqrestore(&ep->lock, flags);
+	kfree(conn);
+}
+
+/* The connection after @conn on the list, or NULL.  The work only
+ * removes connections, so @conn stays valid while it runs.
+ */
+static struct rxm_conn *rxm_conn_next(struct rxm_ep *ep,
+				      struct rxm_conn *conn)
+{
+	struct list_head *pos;
+	unsigned long flags;
+
+	spin_lock_irqsave(&ep->lock, flags);
+	pos = conn ? conn->node.next : ep->conns.next;
+	spin_unlock_irqrestore(&ep->lock, flags);
+	return pos == &ep->conns ? NULL :
+	       list_entry(pos, struct rxm_conn, node);
+}
+
+/**
+ * rxm_cm_work() - the endpoint's connection management
+ * @work: &rxm_ep.cm_work
+ *
+ * Accepts or rejects connection requests, opens the connections sends
+ * asked for, reads each connection's core events and closes the
+ * connections that went down.
+ *
+ * Context: process context (rxm_wq); sleeps.
+ */
+void rxm_cm_work(struct work_struct *work)
+{
+	struct rxm_ep *ep = container_of(work, struct rxm_ep, cm_work);
+	struct rxm_conn *conn, *next;
+
+	if (READ_ONCE(ep->state) != RXM_EP_ENABLED)
+		return;
+	rxm_pep_events(ep);
+	for (conn = rxm_conn_next(ep, NULL); conn; conn = next) {
+		if (READ_ONCE(conn->state) == RXM_CONN_IDLE)
+			rxm_conn_connect(conn);
+		rxm_conn_events(conn);
+		next = rxm_conn_next(ep, conn);
+		if (READ_ONCE(conn->state) == RXM_CONN_DOWN)
+			rxm_conn_reap(conn);
+	}
+}
+
+/**
+ * rxm_conn_close_all() - close every connection of a closing endpoint
+ * @ep: the endpoint, its CM work stopped
+ *
+ * Context: process context, may sleep.
+ */
+void rxm_conn_close_all(struct rxm_ep *ep)
+{
+	struct rxm_conn *conn, *next;
+	unsigned long flags;
+
+	for (conn = rxm_conn_next(ep, NULL); conn; conn = next) {
+		spin_lock_irqsave(&ep->lock, flags);
+		rxm_conn_down_locked(conn);
+		spin_unlock_irqrestore(&ep->lock, flags);
+		next = rxm_conn_next(ep, conn);
+		rxm_conn_reap(conn);
+	}
+}

@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * rxm: the endpoint object - open, enable, name, options, close.
+ *
+ * fi_enable() opens the endpoint's private core queues and its core
+ * passive endpoint, which listens on the endpoint's source address: the
+ * address it listens on is the endpoint's name (fi_getname()), which
+ * peers insert into their address vectors.  fi_close() closes every
+ * connection and completes what is still posted with ECANCELED.
+ */
+#include <linux/slab.h>
+#include "rxm.h"
+
+/**
+ * struct rxm_opts - the endpoint's size_t options
+ * @min_multi_recv: FI_OPT_MIN_MULTI_RECV
+ */
+struct rxm_opts {
+	size_t min_multi_recv;
+};
+
+static const struct kofi_util_opt rxm_opt_tab[] = {
+	KOFI_UTIL_OPT(FI_OPT_MIN_MULTI_RECV, 1, RXM_MAX_MSG_SIZE,
+		      struct rxm_opts, min_multi_recv),
+};
+
+static int rxm_ep_setopt(struct fid *fid, int level, int optname,
+			 const void *optval, size_t optlen)
+{
+	struct rxm_ep *ep = container_of(fid, struct rxm_ep, ep.fid);
+	struct rxm_opts o = { .min_multi_recv = ep->msgq.min_multi_recv };
+	unsigned long flags;
+	int ret;
+
+	ret = kofi_util_setopt(rxm_opt_tab, ARRAY_SIZE(rxm_opt_tab), &o,
+			       level, optname, optval, optlen);
+	if (ret)
+		return ret;
+	spin_lock_irqsave(&ep->lock, flags);
+	ep->msgq.min_multi_recv = o.min_multi_recv;
+	ep->tagq.min_multi_recv = o.min_multi_recv;
+	spin_unlock_irqrestore(&ep->lock, flags);
+	return 0;
+}
+
+static int rxm_ep_getopt(struct fid *fid, int level, int optname,
+			 void *optval, size_t *optlen)
+{
+	struct rxm_ep *ep = container_of(fid, struct rxm_ep, ep.fid);
+	struct rxm_opts o = {
+		.min_multi_recv = READ_ONCE(ep->msgq.min_multi_recv),
+	};
+
+	return kofi_util_getopt(rxm_opt_tab, ARRAY_SIZE(rxm_opt_tab), &o,
+				level, optname, optval, optlen);
+}
+
+/* The free list of the ULP's receives. */
+static int rxm_ep_pools(struct rxm_ep *ep)
+{
+	size_t i, nrx = ep->info->rx_attr->size;
+
+	ep->rx_pool = kvcalloc(nrx, sizeof(*ep->rx_pool), GFP_KERNEL);
+	if (!ep->rx_pool)
+		return -ENOMEM;
+	for (i = 0; i < nrx; i++)
+		list_add_tail(&ep->rx_pool[i].node, &ep->rx_free);
+	return 0;
+}
+
+/* Close the core objects fi_enable() opened, in reverse order. */
+static void rxm_ep_close_core(struct rxm_ep *ep)
+{
+	kofi_util_close_core(ep->pep ? &ep->pep->fid : NULL);
+	ep->pep = NULL;
+	rxm_conn_close_all(ep);
+	kofi_util_close_core(ep->core_cq ? &ep->core_cq->fid : NULL);
+	ep->core_cq = NULL;
+	kofi_util_close_core(ep->core_eq ? &ep->core_eq->fid : NULL);
+	ep->core_eq = NULL;
+	/* a core event may have queued the work until the EQ was closed */
+	cancel_work_sync(&ep->cm_work);
+}
+
+/*
+ * fi_enable(): the pools, the core queues and the core passive endpoint,
+ * listening on the endpoint's name.
+ */
+static int rxm_ep_enable(struct fid_ep *fep)
+{
+	struct rxm_ep *ep = container_of(fep, struct rxm_ep, ep);
+	struct kofi_util_domain *dom = ep->dom;
+	size_t len = sizeof(ep->name);
+	unsigned long flags;
+	int ret;
+
+	if (!kofi_ep_av(fep) || !kofi_ep_cq(fep, FI_TRANSMIT, NULL) ||
+	    !kofi_ep_cq(fep, FI_RECV, NULL))
+		return -EINVAL;
+	ret = rxm_ep_pools(ep);
+	if (ret)
+		return ret;
+	ret = kofi_util_core_eq_open(dom->fab->core, FI_EQ_MAX_SIZE,
+				     &ep->progress, &ep->core_eq);
+	if (ret)
+		goto err;
+	ret = kofi_util_core_cq_open(dom->core, 0, &ep->core_cq, ep);
+	if (ret)
+		goto err;
+	ret = fi_passive_ep(dom->fab->core, ep->core_info, &ep->pep, ep);
+	if (ret)
+		goto err;
+	ret = fi_pep_bind(ep->pep, &ep->core_eq->fid, 0);
+	if (!ret)
+		ret = fi_listen(ep->pep);
+	if (!ret)
+		ret = fi_getname(&ep->pep->fid, &ep->name, &len);
+	if (!ret && (len != sizeof(ep->name) || ep->name.sin_family != AF_INET))
+		ret = -EAFNOSUPPORT;
+	if (ret)
+		goto err;
+	spin_lock_irqsave(&ep->lock, flags);
+	ep->state = RXM_EP_ENABLED;
+	spin_unlock_irqrestore(&ep->lock, flags);
+	return 0;
+err:
+	rxm_ep_close_core(ep);
+	kvfree(ep->rx_pool);
+	ep->rx_pool = NULL;
+	INIT_LIST_HEAD(&ep->rx_free);
+	return ret;
+}
+
+static const struct fi_ops_ep rxm_ep_ops = {
+	.cancel = rxm_cancel,
+	.getopt = rxm_ep_getopt,
+	.setopt = rxm_ep_setopt,
+	.enable = rxm_ep_enable,
+};
+
+/* fi_getname(): the address the endpoint listens on, once enabled. */
+static int rxm_ep_getname(struct fid *fid, void *addr, size_t *addrlen)
+{
+	struct rxm_ep *ep = container_of(fid, struct rxm_ep, ep.fid);
+	size_t have = *addrlen;
+
+	if (READ_ONCE(ep->state) != RXM_EP_ENABLED)
+		return -EINVAL;
+	*addrlen = sizeof(ep->name);
+	if (have < sizeof(ep->name))
+		return -EMSGSIZE;
+	memcpy(addr, &ep->name, sizeof(ep->name));
+	return 0;
+}
+
+static const struct fi_ops_cm rxm_cm_ops = {
+	.getname = rxm_ep_getname,
+};
+
+static void rxm_ep_free(struct rxm_ep *ep)
+{
+	kvfree(ep->rx_pool);
+	xa_destroy(&ep->table);
+	fi_freeinfo(ep->core_info);
+	fi_freeinfo(ep->info);
+	kfree(ep);
+}
+
+static int rxm_ep_close(struct fid *fid)
+{
+	struct rxm_ep *ep = container_of(fid, struct rxm_ep, ep.fid);
+	unsigned long flags;
+
+	spin_lock_irqsave(&ep->lock, flags);
+	ep->state = RXM_EP_CLOSING;
+	spin_unlock_irqrestore(&ep->lock, flags);
+	cancel_work_sync(&ep->cm_work);
+	rxm_ep_close_core(ep);
+	rxm_rx_flush(ep);
+	rxm_ep_free(ep);
+	return 0;
+}
+
+static const struct fi_ops rxm_ep_fi_ops = {
+	.close = rxm_ep_close,
+};
+
+/**
+ * rxm_ep_open() - fi_endpoint() of rxm
+ * @domain: an rxm domain
+ * @info: an FI_EP_RDM info of rxm
+ * @fep: the new endpoint
+ * @context: user context
+ *
+ * The core objects are opened by fi_enable().
+ *
+ * Context: process context, may sleep.
+ * Return: 0; -EINVAL for another endpoint type or an info with a handle;
+ * -ENOMEM; the error of kofi_util_core_info().
+ */
+int rxm_ep_open(struct fid_domain *domain, struct fi_info *info,
+		struct fid_ep **fep, void *context)
+{
+	struct kofi_util_domain *dom = container_of(domain,
+						    struct kofi_util_domain,
+						    domain);
+	bool directed = info->caps & FI_DIRECTED_RECV;
+	struct rxm_ep *ep;
+	int ret;
+
+	if (!info->ep_attr || info->ep_attr->type != FI_EP_RDM || info->handle)
+		return -EINVAL;
+	ep = kzalloc(sizeof(*ep), GFP_KERNEL);
+	if (!ep)
+		return -ENOMEM;
+	ep->dom = dom;
+	spin_lock_init(&ep->lock);
+	INIT_LIST_HEAD(&ep->conns);
+	INIT_LIST_HEAD(&ep->rx_free);
+	xa_init(&ep->table);
+	INIT_WORK(&ep->cm_work, rxm_cm_work);
+	kofi_util_progress_init(&ep->progress, rxm_wq, &ep->cm_work);
+	kofi_match_init(&ep->msgq, false, directed, UINT_MAX,
+			RXM_MIN_MULTI_RECV);
+	kofi_match_init(&ep->tagq, true, directed, UINT_MAX,
+			RXM_MIN_MULTI_RECV);
+	ep->info = fi_dupinfo(info, GFP_KERNEL);
+	if (!ep->info) {
+		ret = -ENOMEM;
+		goto err;
+	}
+	if (!ep->info->rx_attr->size ||
+	    ep->info->rx_attr->size > RXM_RX_SIZE)
+		ep->info->rx_attr->size = RXM_RX_SIZE;
+	if (!ep->info->tx_attr->size ||
+	    ep->info->tx_attr->size > RXM_TX_SIZE)
+		ep->info->tx_attr->size = RXM_TX_SIZE;
+	ret = kofi_util_core_info(&rxm_util, info, &ep->core_info);
+	if (ret)
+		goto err;
+	kofi_fid_init(&ep->ep.fid, FI_CLASS_EP, &rxm_ep_fi_ops, context);
+	ep->ep.ops = &rxm_ep_ops;
+	ep->ep.cm = &rxm_cm_ops;
+	ep->ep.msg = &rxm_msg_ops;
+	ep->ep.tagged = &rxm_tagged_ops;
+	*fep = &ep->ep;
+	return 0;
+err:
+	rxm_ep_free(ep);
+	return ret;
+}

@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * rxm: module, module parameters, registration, fi_getinfo(), fabric and
+ * domain objects.
+ *
+ * rxm's infos ("ksocket;rxm", "ib_verbs;rxm") are the core providers'
+ * IPv4 FI_EP_MSG infos with FI_MSG, turned into FI_EP_RDM infos.  Its
+ * fabric and domain are the utility objects of <kofi/util.h>, which own
+ * the core's; the domain adds the shared address vector and CQ.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include "rxm.h"
+
+struct workqueue_struct *rxm_wq;
+
+unsigned int rxm_conn_rx_bufs = 4;
+module_param_named(conn_rx_bufs, rxm_conn_rx_bufs, uint, 0644);
+MODULE_PARM_DESC(conn_rx_bufs,
+		 "bounce buffers of 16448 bytes posted on each peer connection (1..128, default 4)");
+
+/* Hints for the core query: IPv4 FI_EP_MSG endpoints with messages. */
+static void rxm_core_hints(struct fi_info *h)
+{
+	h->caps = FI_MSG;
+	h->addr_format = FI_SOCKADDR_IN;
+	h->ep_attr->type = FI_EP_MSG;
+	/* a peer's address is the AV's business, not the core query's */
+	kfree(h->dest_addr);
+	h->dest_addr = NULL;
+	h->dest_addrlen = 0;
+}
+
+/* The rxm info over a core FI_EP_MSG info; NULL if out of memory. */
+static struct fi_info *rxm_info_from_core(const struct fi_info *core)
+{
+	struct fi_info *info = fi_dupinfo(core, GFP_KERNEL);
+
+	if (!info)
+		return NULL;
+	info->handle = NULL;
+	info->caps = RXM_CAPS | FI_REMOTE_CQ_DATA;
+	info->mode = 0;
+	kfree(info->dest_addr);
+	info->dest_addr = NULL;
+	info->dest_addrlen = 0;
+	memset(info->tx_attr, 0, sizeof(*info->tx_attr));
+	info->tx_attr->caps = info->caps & ~(FI_RECV | FI_DIRECTED_RECV |
+					     FI_MULTI_RECV | FI_SOURCE);
+	info->tx_attr->inject_size = RXM_INJECT_SIZE;
+	info->tx_attr->size = RXM_TX_SIZE;
+	/* one entry of the core's goes to the header */
+	info->tx_attr->iov_limit = clamp_t(size_t, core->tx_attr->iov_limit,
+					   2, RXM_IOV_LIMIT + 1) - 1;
+	memset(info->rx_attr, 0, sizeof(*info->rx_attr));
+	info->rx_attr->caps = info->caps & ~FI_SEND;
+	info->rx_attr->size = RXM_RX_SIZE;
+	info->rx_attr->iov_limit = RXM_IOV_LIMIT;
+	memset(info->ep_attr, 0, sizeof(*info->ep_attr));
+	info->ep_attr->type = FI_EP_RDM;
+	info->ep_attr->protocol_version = RXM_CTRL_VERSION;
+	info->ep_attr->max_msg_size = RXM_MAX_MSG_SIZE;
+	info->ep_attr->tx_ctx_cnt = 1;
+	info->ep_attr->rx_ctx_cnt = 1;
+	info->domain_attr->threading = FI_THREAD_SAFE;
+	info->domain_attr->control_progress = FI_PROGRESS_AUTO;
+	info->domain_attr->data_progress = FI_PROGRESS_AUTO;
+	info->domain_attr->resource_mgmt = FI_RM_ENABLED;
+	info->domain_attr->mr_mode = 0;
+	info->domain_attr->mr_key_size = 0;
+	info->domain_attr->cq_data_size = sizeof(u64);
+	info->domain_attr->mr_cnt = 0;
+	info->domain_attr->mr_iov_limit = 0;
+	info->domain_attr->caps = FI_LOCAL_COMM | FI_REMOTE_COMM;
+	info->domain_attr->mode = 0;
+	return info;
+}
+
+static int rxm_getinfo(u32 version, const struct fi_info *hints, u64 flags,
+		       struct fi_info **info)
+{
+	/*
+	 * Reliable datagrams for who asks for them: FI_EP_RDM, or any type
+	 * with rxm named in prov_name.
+	 */
+	if (hints->ep_attr->type == FI_EP_UNSPEC) {
+		if (!hints->fabric_attr->prov_name ||
+		    !strstr(hints->fabric_attr->prov_name, RXM_PROV_NAME))
+			return -ENODATA;
+	} else if (hints->ep_attr->type != FI_EP_RDM) {
+		return -ENODATA;
+	}
+	if (hints->caps & ~(RXM_CAPS | FI_REMOTE_CQ_DATA))
+		return -ENODATA;
+	if (hints->addr_format != FI_FORMAT_UNSPEC &&
+	    hints->addr_format != FI_SOCKADDR_IN)
+		return -ENODATA;
+	return kofi_util_getinfo(&rxm_util, version, hints, flags, info);
+}
+
+/* ---- domain and fabric: the utility objects ---- */
+
+static int rxm_av_open(struct fid_domain *domain, struct fi_av_attr *attr,
+		       struct fid_av **av, void *context)
+{
+	return kofi_av_open_generic(domain, attr, FI_SOCKADDR_IN, av, context);
+}
+
+static const struct fi_ops_domain rxm_domain_ops = {
+	.av_open = rxm_av_open,
+	.cq_open = kofi_cq_open_generic,
+	.endpoint = rxm_ep_open,
+};
+
+static int rxm_domain_open(struct fid_fabric *fabric, struct fi_info *info,
+			   struct fid_domain **domain, void *context)
+{
+	return kofi_util_domain_open(fabric, info, &rxm_domain_ops, domain,
+				     context);
+}
+
+static const struct fi_ops_fabric rxm_fabric_ops = {
+	.domain = rxm_domain_open,
+	.eq_open = kofi_eq_open_generic,
+};
+
+static int rxm_fabric_open(struct fi_fabric_attr *attr,
+			   struct fid_fabric **fabric, void *context)
+{
+	return kofi_util_fabric_open(&rxm_util, attr, &rxm_fabric_ops, fabric,
+				     context);
+}
+
+static struct kofi_provider rxm_prov = {
+	.name = RXM_PROV_NAME,
+	.version = RXM_PROV_VERSION,
+	.fi_version = FI_VERSION(FI_MAJOR_VERSION, FI_MINOR_VERSION),
+	.owner = THIS_MODULE,
+	.priority = KOFI_PRIO_UTIL,
+	.flags = KOFI_PROV_UTIL,
+	.getinfo = rxm_getinfo,
+	.fabric = rxm_fabric_open,
+};
+
+struct kofi_util_prov rxm_util = {
+	.prov = &rxm_prov,
+	.core_hints = rxm_core_hints,
+	.info = rxm_info_from_core,
+};
+
+static int __init rxm_init(void)
+{
+	int ret;
+
+	if (!rxm_conn_rx_bufs || rxm_conn_rx_bufs > 128)
+		return -EINVAL;
+	rxm_tx_cache = kmem_cache_create("kofi_rxm_tx", sizeof(struct rxm_tx),
+					 __alignof__(struct rxm_tx), 0, NULL);
+	if (!rxm_tx_cache)
+		return -ENOMEM;
+	rxm_wq = alloc_workqueue("kofi_rxm", WQ_MEM_RECLAIM, 0);
+	if (!rxm_wq) {
+		ret = -ENOMEM;
+		goto err_cache;
+	}
+	rxm_util.wq = rxm_wq;
+	ret = kofi_provider_register(&rxm_prov);
+	if (ret)
+		goto err_wq;
+	return 0;
+err_wq:
+	destroy_workqueue(rxm_wq);
+err_cache:
+	kmem_cache_destroy(rxm_tx_cache);
+	return ret;
+}
+
+static void __exit rxm_exit(void)
+{
+	kofi_provider_deregister(&rxm_prov);
+	destroy_workqueue(rxm_wq);
+	kmem_cache_destroy(rxm_tx_cache);
+}
+
+module_init(rxm_init);
+module_exit(rxm_exit);
+
+MODULE_DESCRIPTION("kOFI rxm provider: reliable datagrams over connected endpoints (libfabric ofi_rxm)");
+MODULE_LICENSE("Dual BSD/GPL");
+MODULE_ALIAS_KOFI_PROV(RXM_PROV_NAME);
