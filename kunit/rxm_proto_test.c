@@ -164,12 +164,44 @@ static void rxmt_hdr_check_test(struct kunit *test)
 			-EPROTO);
 }
 
+/* A rendezvous request: 1 to 4 segments adding up to the size. */
+static void rxmt_rndv_check_test(struct kunit *test)
+{
+	struct {
+		struct rxm_hdr hdr;
+		struct rxm_rndv r;
+	} pkt = {};
+	const size_t len = sizeof(pkt);
+
+	KUNIT_EXPECT_EQ(test, sizeof(pkt.r), 104);
+	KUNIT_EXPECT_EQ(test, offsetof(struct rxm_rndv, count), 96);
+	rxm_hdr_fill(&pkt.hdr, RXM_RNDV_REQ, RXM_OP_TAGGED, 1, 2, 100000, 0,
+		     0, 5);
+	KUNIT_EXPECT_EQ(test, rxm_hdr_check(&pkt, len), 0);
+	pkt.r.count = 2;
+	pkt.r.iov[0].len = cpu_to_le64(60000);
+	pkt.r.iov[1].len = cpu_to_le64(40000);
+	KUNIT_EXPECT_EQ(test, rxm_rndv_check(&pkt, len), 0);
+	KUNIT_EXPECT_EQ(test, rxm_rndv_check(&pkt, len - 1), -EPROTO);
+	pkt.r.iov[1].len = cpu_to_le64(39999);
+	KUNIT_EXPECT_EQ(test, rxm_rndv_check(&pkt, len), -EPROTO);
+	/* a length that would wrap the sum */
+	pkt.r.iov[1].len = cpu_to_le64(U64_MAX - 59999);
+	KUNIT_EXPECT_EQ(test, rxm_rndv_check(&pkt, len), -EPROTO);
+	pkt.r.iov[1].len = cpu_to_le64(40000);
+	pkt.r.count = 0;
+	KUNIT_EXPECT_EQ(test, rxm_rndv_check(&pkt, len), -EPROTO);
+	pkt.r.count = RXM_RNDV_IOV_MAX + 1;
+	KUNIT_EXPECT_EQ(test, rxm_rndv_check(&pkt, len), -EPROTO);
+}
+
 static struct kunit_case rxm_proto_cases[] = {
 	KUNIT_CASE(rxmt_cm_req_test),
 	KUNIT_CASE(rxmt_cm_reject_test),
 	KUNIT_CASE(rxmt_name_cmp_test),
 	KUNIT_CASE(rxmt_hdr_layout_test),
 	KUNIT_CASE(rxmt_hdr_check_test),
+	KUNIT_CASE(rxmt_rndv_check_test),
 	{}
 };
 

@@ -4,8 +4,10 @@
  *
  * Two FI_EP_RDM endpoints in one domain, each in the other's address
  * vector: connections opened by the first send, messages of every size
- * class with their sources, tagged messages with ignore bits, unexpected
- * messages, FI_PEEK / FI_CLAIM / FI_DISCARD, directed and multi-receive
+ * class with their sources, rendezvous (above the eager limit: vectors,
+ * truncation, unexpected, tagged, peeked and discarded requests), tagged
+ * messages with ignore bits, unexpected messages, FI_PEEK / FI_CLAIM /
+ * FI_DISCARD, directed and multi-receive
  * buffers, both sides sending first at once (simultaneous connect),
  * cancel, and close with receives still posted.
  *
@@ -17,8 +19,10 @@
 #include <linux/in.h>
 #include <linux/jiffies.h>
 #include <linux/module.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/vmalloc.h>
 #include <kofi/fabric.h>
 #include <kofi/fi_av.h>
 #include <kofi/fi_cm.h>
@@ -31,6 +35,7 @@
 
 #define RT_TIMEOUT	5000	/* ms, every wait */
 #define RT_EAGER	16384
+#define RT_BIG		SZ_1M
 
 /* Two endpoints, 0 and 1, each with its CQs; fi_addr[i] names ep i. */
 struct rt {
@@ -59,7 +64,7 @@ static void rt_teardown(struct kunit *test, struct rt *t)
 	for (i = 0; i < 2; i++) {
 		rt_close(test, t->tx[i] ? &t->tx[i]->fid : NULL);
 		rt_close(test, t->rx[i] ? &t->rx[i]->fid : NULL);
-		kfree(t->buf[i]);
+		kvfree(t->buf[i]);
 	}
 	rt_close(test, t->av ? &t->av->fid : NULL);
 	rt_close(test, t->domain ? &t->domain->fid : NULL);
@@ -102,7 +107,7 @@ static void rt_setup(struct kunit *test, struct rt *t, u64 caps)
 	KUNIT_ASSERT_EQ(test, fi_av_open(t->domain, &av_attr, &t->av, NULL),
 			0);
 	for (i = 0; i < 2; i++) {
-		t->buf[i] = kzalloc(2 * RT_EAGER, GFP_KERNEL);
+		t->buf[i] = kvzalloc(RT_BIG + 64, GFP_KERNEL);
 		KUNIT_ASSERT_NOT_NULL(test, t->buf[i]);
 		KUNIT_ASSERT_EQ(test, fi_cq_open(t->domain, &cq_attr,
 						 &t->tx[i], NULL), 0);
@@ -183,7 +188,7 @@ static void rxm_getinfo_test(struct kunit *test)
 
 	KUNIT_EXPECT_STREQ(test, i->fabric_attr->prov_name, "ksocket;rxm");
 	KUNIT_EXPECT_EQ(test, i->ep_attr->type, FI_EP_RDM);
-	KUNIT_EXPECT_EQ(test, i->ep_attr->max_msg_size, RT_EAGER);
+	KUNIT_EXPECT_GE(test, i->ep_attr->max_msg_size, RT_BIG);
 	KUNIT_EXPECT_EQ(test, i->addr_format, FI_SOCKADDR_IN);
 	KUNIT_EXPECT_TRUE(test, i->caps & FI_DIRECTED_RECV);
 	KUNIT_EXPECT_TRUE(test, i->caps & FI_MULTI_RECV);
@@ -249,7 +254,8 @@ static void rxm_msg_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, e.len, 256);
 	KUNIT_EXPECT_EQ(test, fi_inject(t.ep[0], t.buf[0], 257, t.fi_addr[1]),
 			-EMSGSIZE);
-	KUNIT_EXPECT_EQ(test, fi_send(t.ep[0], t.buf[0], RT_EAGER + 1, NULL,
+	KUNIT_EXPECT_EQ(test, fi_send(t.ep[0], t.buf[0],
+				      t.info->ep_attr->max_msg_size + 1, NULL,
 				      t.fi_addr[1], NULL), -EMSGSIZE);
 	KUNIT_EXPECT_EQ(test, fi_send(t.ep[0], t.buf[0], 1, NULL, 77, NULL),
 			-EINVAL);
@@ -259,6 +265,99 @@ static void rxm_msg_test(struct kunit *test)
 				      FI_ADDR_UNSPEC, NULL), 0);
 	KUNIT_EXPECT_EQ(test, rt_send(&t, 0, t.buf[0], 100, false, 0, NULL), 0);
 	KUNIT_EXPECT_EQ(test, rt_comp(t.rx[1], &e, NULL, NULL), -EMSGSIZE);
+	KUNIT_EXPECT_EQ(test, rt_comp(t.tx[0], &e, NULL, NULL), 1);
+	rt_teardown(test, &t);
+}
+
+/*
+ * Rendezvous: messages above the eager limit, read by the receiver from
+ * the sender's registrations - from kvec arrays, into a shorter buffer
+ * (truncated), waiting unexpected, tagged, peeked and discarded.
+ */
+static void rxm_rndv_test(struct kunit *test)
+{
+	static const size_t sizes[] = { RT_EAGER + 1, 65536, RT_BIG };
+	struct fi_cq_tagged_entry e;
+	struct fi_msg_tagged m = {};
+	struct kvec kv[3];
+	struct rt t;
+	fi_addr_t src;
+	size_t i;
+	int ctx;
+
+	rt_setup(test, &t, FI_MSG | FI_TAGGED | FI_SOURCE);
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		size_t len = sizes[i];
+
+		memset(t.buf[1], 0, len);
+		rt_fill(t.buf[0], len, i);
+		KUNIT_ASSERT_EQ(test, fi_recv(t.ep[1], t.buf[1], RT_BIG, NULL,
+					      FI_ADDR_UNSPEC, &ctx), 0);
+		KUNIT_ASSERT_EQ(test, rt_send(&t, 0, t.buf[0], len, false, 0,
+					      &e), 0);
+		KUNIT_ASSERT_EQ(test, rt_comp(t.rx[1], &e, &src, NULL), 1);
+		KUNIT_EXPECT_EQ(test, e.len, len);
+		KUNIT_EXPECT_EQ(test, src, t.fi_addr[0]);
+		KUNIT_EXPECT_EQ(test, memcmp(t.buf[1], t.buf[0], len), 0);
+		KUNIT_ASSERT_EQ(test, rt_comp(t.tx[0], &e, NULL, NULL), 1);
+		KUNIT_EXPECT_EQ(test, e.len, len);
+	}
+
+	/* three kvecs in, unexpected, received into one buffer */
+	rt_fill(t.buf[0], 3 * 30000, 9);
+	for (i = 0; i < 3; i++) {
+		kv[i].iov_base = t.buf[0] + 30000 * i;
+		kv[i].iov_len = 30000;
+	}
+	KUNIT_ASSERT_EQ(test, fi_sendv(t.ep[0], kv, NULL, 3, t.fi_addr[1],
+				       NULL), 0);
+	msleep(50);
+	KUNIT_ASSERT_EQ(test, fi_recv(t.ep[1], t.buf[1], RT_BIG, NULL,
+				      FI_ADDR_UNSPEC, NULL), 0);
+	KUNIT_ASSERT_EQ(test, rt_comp(t.rx[1], &e, NULL, NULL), 1);
+	KUNIT_EXPECT_EQ(test, e.len, 90000);
+	KUNIT_EXPECT_EQ(test, memcmp(t.buf[1], t.buf[0], 90000), 0);
+	KUNIT_EXPECT_EQ(test, rt_comp(t.tx[0], &e, NULL, NULL), 1);
+
+	/* truncated: what fits is read, the rest reported */
+	KUNIT_ASSERT_EQ(test, fi_recv(t.ep[1], t.buf[1], 20000, NULL,
+				      FI_ADDR_UNSPEC, NULL), 0);
+	KUNIT_ASSERT_EQ(test, rt_send(&t, 0, t.buf[0], 50000, false, 0, NULL),
+			0);
+	KUNIT_EXPECT_EQ(test, rt_comp(t.rx[1], &e, NULL, NULL), -EMSGSIZE);
+	KUNIT_EXPECT_EQ(test, memcmp(t.buf[1], t.buf[0], 20000), 0);
+	KUNIT_EXPECT_EQ(test, rt_comp(t.tx[0], &e, NULL, NULL), 1);
+
+	/* tagged, peeked first; then one discarded: the sender completes */
+	KUNIT_ASSERT_EQ(test, rt_send(&t, 0, t.buf[0], 70000, true, 7, NULL),
+			0);
+	msleep(50);
+	kv[0].iov_base = t.buf[1];
+	kv[0].iov_len = RT_BIG;
+	m.iov_type = FI_IOV_KVEC;
+	m.msg_iov = kv;
+	m.iov_count = 1;
+	m.addr = FI_ADDR_UNSPEC;
+	m.tag = 7;
+	m.context = &ctx;
+	KUNIT_ASSERT_EQ(test, fi_trecvmsg(t.ep[1], &m, FI_PEEK), 0);
+	KUNIT_ASSERT_EQ(test, rt_comp(t.rx[1], &e, NULL, NULL), 1);
+	KUNIT_EXPECT_EQ(test, e.len, 70000);
+	KUNIT_EXPECT_EQ(test, e.tag, 7);
+	KUNIT_ASSERT_EQ(test, fi_trecv(t.ep[1], t.buf[1], RT_BIG, NULL,
+				       FI_ADDR_UNSPEC, 7, 0, NULL), 0);
+	KUNIT_ASSERT_EQ(test, rt_comp(t.rx[1], &e, NULL, NULL), 1);
+	KUNIT_EXPECT_EQ(test, e.len, 70000);
+	KUNIT_EXPECT_EQ(test, e.tag, 7);
+	KUNIT_EXPECT_EQ(test, memcmp(t.buf[1], t.buf[0], 70000), 0);
+	KUNIT_EXPECT_EQ(test, rt_comp(t.tx[0], &e, NULL, NULL), 1);
+	KUNIT_ASSERT_EQ(test, rt_send(&t, 0, t.buf[0], 40000, true, 8, NULL),
+			0);
+	msleep(50);
+	m.tag = 8;
+	KUNIT_ASSERT_EQ(test, fi_trecvmsg(t.ep[1], &m, FI_PEEK | FI_DISCARD),
+			0);
+	KUNIT_ASSERT_EQ(test, rt_comp(t.rx[1], &e, NULL, NULL), 1);
 	KUNIT_EXPECT_EQ(test, rt_comp(t.tx[0], &e, NULL, NULL), 1);
 	rt_teardown(test, &t);
 }
@@ -447,6 +546,7 @@ static void rxm_simultaneous_test(struct kunit *test)
 static struct kunit_case rxm_cases[] = {
 	KUNIT_CASE(rxm_getinfo_test),
 	KUNIT_CASE(rxm_msg_test),
+	KUNIT_CASE(rxm_rndv_test),
 	KUNIT_CASE(rxm_tagged_test),
 	KUNIT_CASE(rxm_recv_kinds_test),
 	KUNIT_CASE(rxm_simultaneous_test),

@@ -6,16 +6,18 @@
  * FI_EP_MSG endpoints ("ksocket;rxm", "ib_verbs;rxm"), speaking libfabric
  * 1.17's ofi_rxm protocol (rxm_proto.h).  An endpoint listens on its name
  * with a core passive endpoint and keeps one core connection per peer,
- * opened by the first send to that peer; every message is an eager
- * packet (the 64-byte header and the payload in one core send) received
- * into bounce buffers posted on each connection, then matched to the
- * posted receives by kofi.ko's receive matching.  See
- * Documentation/rxm.rst.
+ * opened by the first send to that peer.  A message up to the eager limit
+ * is one packet (the 64-byte header and the payload in one core send); a
+ * larger one is a rendezvous request the receiver answers by reading the
+ * message with the core's RMA.  Packets arrive in bounce buffers posted
+ * on each connection and are matched to the posted receives by kofi.ko's
+ * receive matching.  See Documentation/rxm.rst.
  */
 #ifndef _KOFI_RXM_H
 #define _KOFI_RXM_H
 
 #include <linux/bvec.h>
+#include <linux/sizes.h>
 #include <linux/in.h>
 #include <linux/list.h>
 #include <linux/spinlock.h>
@@ -28,6 +30,7 @@
 #include <kofi/fi_endpoint.h>
 #include <kofi/fi_cm.h>
 #include <kofi/fi_eq.h>
+#include <kofi/fi_rma.h>
 #include <kofi/fi_tagged.h>
 #include <kofi/match.h>
 #include <kofi/provider.h>
@@ -43,12 +46,13 @@
 
 /* A packet: the header and at most the eager limit of payload. */
 #define RXM_BUF_SIZE		(sizeof(struct rxm_hdr) + RXM_EAGER_LIMIT)
-#define RXM_MAX_MSG_SIZE	RXM_EAGER_LIMIT
+/* Largest message over a core with RMA (rendezvous); else the eager limit. */
+#define RXM_MAX_MSG_SIZE	SZ_1G
 #define RXM_INJECT_SIZE		256
 #define RXM_IOV_LIMIT		4
 #define RXM_TX_SIZE		256
 #define RXM_RX_SIZE		256
-#define RXM_MIN_MULTI_RECV	RXM_MAX_MSG_SIZE
+#define RXM_MIN_MULTI_RECV	RXM_EAGER_LIMIT
 
 extern struct workqueue_struct *rxm_wq;
 extern struct kofi_util_prov rxm_util;
@@ -93,7 +97,18 @@ struct rxm_rx {
  * @context: the ULP's context
  * @flags: FI_SEND with FI_MSG or FI_TAGGED
  * @len: payload bytes
- * @inject: FI_INJECT: no completion; the payload is in @buf
+ * @inject: no completion (FI_INJECT, or a control packet); an injected
+ *	payload is in @buf
+ * @rndv: a rendezvous send: @buf holds the request's struct rxm_rndv
+ * @posted: a rendezvous send's request was posted (or failed to be)
+ * @node: on the endpoint's list of rendezvous sends for its work
+ * @conn: a rendezvous send's connection (held until the request is
+ *	posted)
+ * @id: a rendezvous send's msg_id, its index in &rxm_ep.rndv
+ * @pending: a rendezvous send completes once both its request's core
+ *	send completed and the receiver's RXM_RNDV_RD_DONE came (or will not)
+ * @err: a rendezvous send's error (positive errno)
+ * @mr: a rendezvous send's core registrations, one per entry
  * @hdr: the packet header, sent in front of the payload
  * @vec: header and payload, as the core sends them
  * @buf: an injected payload
@@ -105,9 +120,57 @@ struct rxm_tx {
 	u64 flags;
 	size_t len;
 	bool inject;
+	bool rndv;
+	bool posted;
+	struct list_head node;
+	struct rxm_conn *conn;
+	u32 id;
+	atomic_t pending;
+	int err;
+	struct fid_mr *mr[RXM_IOV_LIMIT];
 	struct rxm_hdr hdr __aligned(64);
 	struct rxm_vec vec;
 	u8 buf[RXM_INJECT_SIZE];
+};
+
+/**
+ * struct rxm_rd - a receive reading a rendezvous message
+ * @cqe: the core read's context
+ * @ep: its endpoint
+ * @conn: the connection the request came on
+ * @rx: the receive
+ * @released: @rx is used up once the message is in it
+ * @msg_id: the request's msg_id, echoed in RXM_RNDV_RD_DONE
+ * @context: the receive's completion: its context ...
+ * @flags: ... flags
+ * @len: ... bytes received
+ * @olen: ... bytes cut off
+ * @buf: ... where a multi-receive buffer's message starts
+ * @data: ... remote CQ data
+ * @tag: ... tag
+ * @src: ... source
+ * @local: where the message goes
+ * @rma: where it is read from
+ * @nrma: entries of @rma
+ */
+struct rxm_rd {
+	struct fi_cqe cqe;
+	struct rxm_ep *ep;
+	struct rxm_conn *conn;
+	struct rxm_rx *rx;
+	bool released;
+	u64 msg_id;
+	void *context;
+	u64 flags;
+	size_t len;
+	size_t olen;
+	void *buf;
+	u64 data;
+	u64 tag;
+	fi_addr_t src;
+	struct rxm_vec local;
+	struct fi_rma_iov rma[RXM_RNDV_IOV_MAX];
+	unsigned int nrma;
 };
 
 /**
@@ -202,6 +265,13 @@ enum rxm_ep_state {
  * @rx_free: free receive entries
  * @rx_pool: every receive entry
  * @tx_out: sends in flight (at most tx_attr->size)
+ * @rndv_ok: the core has RMA: messages above the eager limit go by
+ *	rendezvous
+ * @virt_addr: the core's registrations are addressed by virtual address
+ * @rndv: rendezvous sends waiting for their RXM_RNDV_RD_DONE, by msg_id
+ * @tx_list: rendezvous sends for @tx_work to post or to complete
+ * @tx_work: registers and posts rendezvous requests, completes them
+ *	(process context, rxm_wq)
  */
 struct rxm_ep {
 	struct fid_ep ep;
@@ -224,6 +294,11 @@ struct rxm_ep {
 	struct list_head rx_free;
 	struct rxm_rx *rx_pool;
 	atomic_t tx_out;
+	bool rndv_ok;
+	bool virt_addr;
+	struct xarray rndv;
+	struct list_head tx_list;
+	struct work_struct tx_work;
 };
 
 /* rxm_ep.c */
@@ -248,6 +323,22 @@ int rxm_buf_post(struct rxm_conn *conn, struct rxm_buf *buf);
 void rxm_buf_done(struct fid_cq *cq, struct fi_cqe *cqe,
 		  const struct fi_cq_err_entry *comp);
 void rxm_rx_flush(struct rxm_ep *ep);
+void rxm_tx_free(struct rxm_ep *ep, struct rxm_tx *tx);
+void rxm_tx_done(struct fid_cq *cq, struct fi_cqe *cqe,
+		 const struct fi_cq_err_entry *comp);
+void rxm_rx_free(struct rxm_ep *ep, struct rxm_rx *rx);
+bool rxm_rx_released(const struct rxm_rx *rx, const struct rxm_buf *buf);
+void rxm_buf_recycle(struct rxm_buf *buf);
+
+/* rxm_rndv.c */
+int rxm_rndv_send(struct rxm_ep *ep, struct rxm_conn *conn,
+		  struct rxm_tx *tx);
+void rxm_rndv_sent(struct rxm_tx *tx, int err);
+int rxm_rndv_answered(struct rxm_conn *conn, u64 msg_id);
+void rxm_rndv_conn_gone(struct rxm_conn *conn);
+void rxm_rndv_ack(struct rxm_ep *ep, struct rxm_conn *conn, u64 msg_id);
+void rxm_rndv_read(struct rxm_ep *ep, struct rxm_rx *rx, struct rxm_buf *buf);
+void rxm_tx_work(struct work_struct *work);
 ssize_t rxm_cancel(struct fid *fid, void *context);
 
 #endif /* _KOFI_RXM_H */

@@ -547,6 +547,7 @@ static void rxm_conn_reap(struct rxm_conn *conn)
 	unsigned long flags;
 
 	rxm_conn_close_core(conn);
+	rxm_rndv_conn_gone(conn);
 	spin_lock_irqsave(&ep->lock, flags);
 	list_del(&conn->node);
 	spin_unlock_irqrestore(&ep->lock, flags);

@@ -161,6 +161,7 @@ static void rxm_ep_free(struct rxm_ep *ep)
 {
 	kvfree(ep->rx_pool);
 	xa_destroy(&ep->table);
+	xa_destroy(&ep->rndv);
 	fi_freeinfo(ep->core_info);
 	fi_freeinfo(ep->info);
 	kfree(ep);
@@ -176,6 +177,8 @@ static int rxm_ep_close(struct fid *fid)
 	spin_unlock_irqrestore(&ep->lock, flags);
 	cancel_work_sync(&ep->cm_work);
 	rxm_ep_close_core(ep);
+	/* the rendezvous sends the closed connections failed */
+	flush_work(&ep->tx_work);
 	rxm_rx_flush(ep);
 	rxm_ep_free(ep);
 	return 0;
@@ -218,6 +221,9 @@ int rxm_ep_open(struct fid_domain *domain, struct fi_info *info,
 	INIT_LIST_HEAD(&ep->conns);
 	INIT_LIST_HEAD(&ep->rx_free);
 	xa_init(&ep->table);
+	xa_init_flags(&ep->rndv, XA_FLAGS_ALLOC);
+	INIT_LIST_HEAD(&ep->tx_list);
+	INIT_WORK(&ep->tx_work, rxm_tx_work);
 	INIT_WORK(&ep->cm_work, rxm_cm_work);
 	kofi_util_progress_init(&ep->progress, rxm_wq, &ep->cm_work);
 	kofi_match_init(&ep->msgq, false, directed, UINT_MAX,
@@ -238,6 +244,9 @@ int rxm_ep_open(struct fid_domain *domain, struct fi_info *info,
 	ret = kofi_util_core_info(&rxm_util, info, &ep->core_info);
 	if (ret)
 		goto err;
+	ep->rndv_ok = (ep->core_info->caps & FI_RMA) &&
+		      ep->info->ep_attr->max_msg_size > RXM_EAGER_LIMIT;
+	ep->virt_addr = dom->core_attr.mr_mode & FI_MR_VIRT_ADDR;
 	kofi_fid_init(&ep->ep.fid, FI_CLASS_EP, &rxm_ep_fi_ops, context);
 	ep->ep.ops = &rxm_ep_ops;
 	ep->ep.cm = &rxm_cm_ops;

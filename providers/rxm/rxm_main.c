@@ -26,7 +26,7 @@ MODULE_PARM_DESC(conn_rx_bufs,
 /* Hints for the core query: IPv4 FI_EP_MSG endpoints with messages. */
 static void rxm_core_hints(struct fi_info *h)
 {
-	h->caps = FI_MSG;
+	h->caps = FI_MSG | FI_RMA;
 	h->addr_format = FI_SOCKADDR_IN;
 	h->ep_attr->type = FI_EP_MSG;
 	/* a peer's address is the AV's business, not the core query's */
@@ -63,7 +63,12 @@ static struct fi_info *rxm_info_from_core(const struct fi_info *core)
 	memset(info->ep_attr, 0, sizeof(*info->ep_attr));
 	info->ep_attr->type = FI_EP_RDM;
 	info->ep_attr->protocol_version = RXM_CTRL_VERSION;
-	info->ep_attr->max_msg_size = RXM_MAX_MSG_SIZE;
+	/* above the eager limit by rendezvous, which reads with the core's RMA */
+	info->ep_attr->max_msg_size = RXM_EAGER_LIMIT;
+	if (core->caps & FI_RMA)
+		info->ep_attr->max_msg_size =
+			clamp_t(size_t, core->ep_attr->max_msg_size,
+				RXM_EAGER_LIMIT, RXM_MAX_MSG_SIZE);
 	info->ep_attr->tx_ctx_cnt = 1;
 	info->ep_attr->rx_ctx_cnt = 1;
 	info->domain_attr->threading = FI_THREAD_SAFE;

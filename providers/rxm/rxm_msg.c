@@ -91,14 +91,29 @@ static void rxm_vec_iter(struct rxm_vec *v, unsigned int dir,
 
 /* ---- sends ---- */
 
-static void rxm_tx_free(struct rxm_ep *ep, struct rxm_tx *tx)
+/**
+ * rxm_tx_free() - free a send entry
+ * @ep: its endpoint
+ * @tx: the entry
+ *
+ * Context: any context.
+ */
+void rxm_tx_free(struct rxm_ep *ep, struct rxm_tx *tx)
 {
 	kmem_cache_free(rxm_tx_cache, tx);
 	atomic_dec(&ep->tx_out);
 }
 
-static void rxm_tx_done(struct fid_cq *cq, struct fi_cqe *cqe,
-			const struct fi_cq_err_entry *comp)
+/**
+ * rxm_tx_done() - the core completed a packet's send
+ * @cq: the core CQ
+ * @cqe: &rxm_tx.cqe
+ * @comp: the core's completion
+ *
+ * Context: the core's completion context.
+ */
+void rxm_tx_done(struct fid_cq *cq, struct fi_cqe *cqe,
+		 const struct fi_cq_err_entry *comp)
 {
 	struct rxm_tx *tx = container_of(cqe, struct rxm_tx, cqe);
 	struct rxm_ep *ep = tx->ep;
@@ -108,6 +123,10 @@ static void rxm_tx_done(struct fid_cq *cq, struct fi_cqe *cqe,
 	bool inject = tx->inject;
 	struct fid_cq *ucq;
 
+	if (tx->rndv) {
+		rxm_rndv_sent(tx, comp->err);
+		return;
+	}
 	/* the entry is free again before the ULP may post from its done() */
 	rxm_tx_free(ep, tx);
 	if (inject)
@@ -199,23 +218,27 @@ static ssize_t rxm_send(struct rxm_ep *ep, const struct rxm_send *s,
 	tx->context = s->context;
 	tx->flags = FI_SEND | (op == RXM_OP_TAGGED ? FI_TAGGED : FI_MSG);
 	tx->inject = false;
+	tx->rndv = false;
 	ret = rxm_vec_set(&tx->vec, s->type, s->iov, s->count, 1);
 	if (ret)
 		goto err_tx;
 	tx->len = tx->vec.len;
-	ret = -EMSGSIZE;
-	if (tx->len > RXM_MAX_MSG_SIZE)
-		goto err_tx;
 	if (flags & FI_INJECT) {
 		ret = rxm_tx_inject(tx);
 		if (ret)
 			goto err_tx;
 	}
 	rxm_hdr_fill(&tx->hdr, RXM_EAGER, op, lower_32_bits(conn->peer_id),
-		     (uintptr_t)tx, tx->len,
+		     0, tx->len,
 		     (flags & FI_REMOTE_CQ_DATA) ? RXM_FLAG_CQ_DATA : 0,
 		     (flags & FI_REMOTE_CQ_DATA) ? s->data : 0, s->tag);
 	rxm_tx_hdr_vec(tx);
+	if (tx->len > RXM_EAGER_LIMIT) {
+		ret = rxm_rndv_send(ep, conn, tx);
+		if (ret)
+			goto err_tx;
+		return 0;	/* the work releases the connection */
+	}
 	cm.iov_type = tx->vec.type;
 	if (tx->vec.type == FI_IOV_BVEC)
 		cm.msg_bvec = tx->vec.bv;
@@ -330,10 +353,15 @@ int rxm_buf_post(struct rxm_conn *conn, struct rxm_buf *buf)
 	return fi_recvmsg(conn->core, &cm, FI_COMPLETION);
 }
 
-/* A bounce buffer is free again: post it, or free it if its
- * connection is gone.
+/**
+ * rxm_buf_recycle() - a bounce buffer is free again
+ * @buf: the buffer
+ *
+ * Posts it again, or frees it if its connection is gone.
+ *
+ * Context: any context; does not sleep.
  */
-static void rxm_buf_recycle(struct rxm_buf *buf)
+void rxm_buf_recycle(struct rxm_buf *buf)
 {
 	struct rxm_conn *conn = buf->conn;
 
@@ -412,15 +440,28 @@ static void rxm_comp_write(struct rxm_ep *ep, const struct rxm_comp *c)
 				     c->data, c->tag, c->src);
 }
 
-/* Is @rx used up once @buf's message is in it? */
-static bool rxm_rx_released(const struct rxm_rx *rx,
-			    const struct rxm_buf *buf)
+/**
+ * rxm_rx_released() - is a receive used up once a message is in it?
+ * @rx: the receive
+ * @buf: the message
+ *
+ * Context: any context.
+ * Return: true for a plain receive, or the multi-receive buffer's last.
+ */
+bool rxm_rx_released(const struct rxm_rx *rx, const struct rxm_buf *buf)
 {
 	return !(rx->me.flags & FI_MULTI_RECV) ||
 	       (buf->me.flags & FI_MULTI_RECV);
 }
 
-static void rxm_rx_free(struct rxm_ep *ep, struct rxm_rx *rx)
+/**
+ * rxm_rx_free() - a receive entry is free again
+ * @ep: its endpoint
+ * @rx: the entry
+ *
+ * Context: any context.
+ */
+void rxm_rx_free(struct rxm_ep *ep, struct rxm_rx *rx)
 {
 	unsigned long flags;
 
@@ -435,6 +476,10 @@ static void rxm_deliver(struct rxm_ep *ep, struct rxm_rx *rx,
 {
 	struct rxm_comp c;
 
+	if (((const struct rxm_hdr *)buf->pkt)->type == RXM_RNDV_REQ) {
+		rxm_rndv_read(ep, rx, buf);
+		return;
+	}
 	rxm_copy(rx, buf, &c);
 	if (rxm_rx_released(rx, buf))
 		rxm_rx_free(ep, rx);
@@ -465,15 +510,30 @@ void rxm_buf_done(struct fid_cq *cq, struct fi_cqe *cqe,
 	if (comp->err)
 		return;
 	buf->len = comp->len;
-	if (rxm_hdr_check(buf->pkt, buf->len) || hdr->type != RXM_EAGER) {
-		rxm_conn_fail(conn);
+	if (rxm_hdr_check(buf->pkt, buf->len))
+		goto bad;
+	switch (hdr->type) {
+	case RXM_EAGER:
+		break;
+	case RXM_RNDV_REQ:
+		if (!ep->rndv_ok || rxm_rndv_check(buf->pkt, buf->len) ||
+		    le64_to_cpu(hdr->size) > ep->info->ep_attr->max_msg_size)
+			goto bad;
+		break;
+	case RXM_RNDV_RD_DONE:
+		if (rxm_rndv_answered(conn, le64_to_cpu(hdr->msg_id)))
+			goto bad;
+		rxm_buf_recycle(buf);
 		return;
+	default:
+		goto bad;
 	}
 	q = hdr->op == RXM_OP_TAGGED ? &ep->tagq : &ep->msgq;
 	memset(&buf->me, 0, sizeof(buf->me));
 	buf->me.addr = conn->fi_addr;
 	buf->me.tag = le64_to_cpu(hdr->tag);
-	buf->me.len = buf->len - sizeof(*hdr);
+	buf->me.len = hdr->type == RXM_EAGER ? buf->len - sizeof(*hdr) :
+		      le64_to_cpu(hdr->size);
 	spin_lock_irqsave(&ep->lock, flags);
 	me = kofi_match_arrive(q, &buf->me);
 	if (IS_ERR_OR_NULL(me)) {
@@ -483,6 +543,9 @@ void rxm_buf_done(struct fid_cq *cq, struct fi_cqe *cqe,
 	}
 	spin_unlock_irqrestore(&ep->lock, flags);
 	rxm_deliver(ep, container_of(me, struct rxm_rx, me), buf);
+	return;
+bad:
+	rxm_conn_fail(conn);
 }
 
 /* What a receive call describes. */
@@ -590,6 +653,9 @@ static void rxm_discard(struct rxm_ep *ep, struct rxm_buf *buf,
 	u64 tag = le64_to_cpu(hdr->tag);
 	fi_addr_t src = buf->me.addr;
 
+	/* a rendezvous sender is told its message went */
+	if (hdr->type == RXM_RNDV_REQ && buf->conn)
+		rxm_rndv_ack(ep, buf->conn, le64_to_cpu(hdr->msg_id));
 	rxm_buf_recycle(buf);
 	kofi_cq_write_tagged(cq, context, FI_RECV | FI_TAGGED, 0, NULL, 0, tag,
 			     src);

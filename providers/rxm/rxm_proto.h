@@ -164,6 +164,39 @@ struct rxm_hdr {
 	__le64 tag;
 } __packed;
 
+/* Remote segments of a rendezvous request. */
+#define RXM_RNDV_IOV_MAX	4
+
+/**
+ * struct rxm_rndv_iov - one remote segment of a rendezvous request
+ * @addr: its address: the virtual address over a core with
+ *	FI_MR_VIRT_ADDR, else the offset in its registration (0)
+ * @len: its bytes
+ * @key: the core's key of its registration
+ */
+struct rxm_rndv_iov {
+	__le64 addr;
+	__le64 len;
+	__le64 key;
+} __packed;
+
+/**
+ * struct rxm_rndv - the payload of a rendezvous request (104 bytes)
+ * @iov: where the receiver reads the message from, in order
+ * @count: entries of @iov used (1 to RXM_RNDV_IOV_MAX)
+ * @pad: zero
+ *
+ * The receiver reads the message with RMA reads, then answers with an
+ * RXM_RNDV_RD_DONE header echoing the request's msg_id, which completes
+ * the sender's send.
+ */
+struct rxm_rndv {
+	struct rxm_rndv_iov iov[RXM_RNDV_IOV_MAX];
+	u8 count;
+	u8 pad[7];
+} __packed;
+
+static_assert(sizeof(struct rxm_rndv) == 104);
 static_assert(sizeof(struct rxm_cm_req) == 24);
 static_assert(sizeof(struct rxm_cm_accept) == 16);
 static_assert(sizeof(struct rxm_cm_reject) == 2);
@@ -339,6 +372,36 @@ static inline int rxm_hdr_check(const void *buf, size_t len)
 		break;
 	}
 	return 0;
+}
+
+/**
+ * rxm_rndv_check() - a received rendezvous request's payload
+ * @buf: the packet, header included
+ * @len: its bytes
+ *
+ * Call after rxm_hdr_check() passed.  Checks that the request holds 1 to
+ * RXM_RNDV_IOV_MAX segments whose lengths add up to the message's size.
+ *
+ * Return: 0, or -EPROTO.
+ */
+static inline int rxm_rndv_check(const void *buf, size_t len)
+{
+	const struct rxm_hdr *hdr = buf;
+	const struct rxm_rndv *r = (const void *)(hdr + 1);
+	u64 total = 0;
+	unsigned int i;
+
+	if (len < sizeof(*hdr) + sizeof(*r) || !r->count ||
+	    r->count > RXM_RNDV_IOV_MAX)
+		return -EPROTO;
+	for (i = 0; i < r->count; i++) {
+		u64 l = le64_to_cpu(r->iov[i].len);
+
+		if (l > le64_to_cpu(hdr->size) - total)
+			return -EPROTO;
+		total += l;
+	}
+	return total == le64_to_cpu(hdr->size) ? 0 : -EPROTO;
 }
 
 #endif /* _RXM_PROTO_H */

@@ -1,0 +1,474 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * rxm: rendezvous - messages above the eager limit.
+ *
+ * The sender registers each entry of its kvec array with the core domain
+ * for remote reads (in its endpoint's work: registration sleeps) and
+ * sends a rendezvous request: the header with the message's size and tag,
+ * and up to four {address, length, key} of the registrations.  The
+ * receiver matches the request like an eager message; the receive it
+ * goes to reads the message with the core's RMA read straight into the
+ * receive's buffer, then answers with an RXM_RNDV_RD_DONE header echoing
+ * the request's msg_id.  That answer completes the send (and its
+ * registrations are closed); a connection that fails first completes it
+ * with ECONNRESET.
+ *
+ * A sent request is found again by its msg_id in the endpoint's
+ * rendezvous table, never by anything the peer sends but that index; an
+ * answer for an id the table does not hold for that connection is
+ * malformed.
+ */
+#include <linux/slab.h>
+#include "rxm.h"
+
+/* A rendezvous send lost one of its two pending events. */
+static void rxm_rndv_put(struct rxm_tx *tx)
+{
+	struct rxm_ep *ep = tx->ep;
+	unsigned long flags;
+
+	if (!atomic_dec_and_test(&tx->pending))
+		return;
+	spin_lock_irqsave(&ep->lock, flags);
+	list_add_tail(&tx->node, &ep->tx_list);
+	spin_unlock_irqrestore(&ep->lock, flags);
+	queue_work(rxm_wq, &ep->tx_work);
+}
+
+/* Take @tx out of the table if it is there for @conn.  Lock held. */
+static bool rxm_rndv_take_locked(struct rxm_ep *ep, struct rxm_tx *tx,
+				 struct rxm_conn *conn)
+{
+	if (!tx || tx->conn != conn || xa_load(&ep->rndv, tx->id) != tx)
+		return false;
+	xa_erase(&ep->rndv, tx->id);
+	return true;
+}
+
+/**
+ * rxm_rndv_send() - send a message above the eager limit
+ * @ep: the endpoint
+ * @conn: the connection, held: the endpoint's work releases it once the
+ *	request is posted
+ * @tx: the send, its header filled in as for an eager packet
+ *
+ * Context: any context; does not sleep.
+ * Return: 0 (the work posts the request); -EMSGSIZE if the core has no
+ * RMA, the message is larger than max_msg_size, or not a kvec array;
+ * -EAGAIN if no msg_id is free.
+ */
+int rxm_rndv_send(struct rxm_ep *ep, struct rxm_conn *conn, struct rxm_tx *tx)
+{
+	unsigned long flags;
+	u32 id;
+	int ret;
+
+	if (!ep->rndv_ok || tx->len > ep->info->ep_attr->max_msg_size ||
+	    tx->vec.type != FI_IOV_KVEC)
+		return -EMSGSIZE;
+	tx->rndv = true;
+	tx->conn = conn;
+	tx->err = 0;
+	tx->posted = false;
+	atomic_set(&tx->pending, 2);
+	memset(tx->mr, 0, sizeof(tx->mr));
+	/* the table is only changed under the endpoint's lock */
+	spin_lock_irqsave(&ep->lock, flags);
+	ret = xa_alloc(&ep->rndv, &id, tx, xa_limit_32b, GFP_ATOMIC);
+	if (!ret) {
+		tx->id = id;
+		tx->hdr.type = RXM_RNDV_REQ;
+		tx->hdr.msg_id = cpu_to_le64(id);
+		list_add_tail(&tx->node, &ep->tx_list);
+	}
+	spin_unlock_irqrestore(&ep->lock, flags);
+	if (ret)
+		return -EAGAIN;
+	queue_work(rxm_wq, &ep->tx_work);
+	return 0;
+}
+
+/**
+ * rxm_rndv_sent() - the core completed a rendezvous request's send
+ * @tx: the send
+ * @err: the core's error (positive errno), or 0
+ *
+ * Context: the core's completion context.
+ */
+void rxm_rndv_sent(struct rxm_tx *tx, int err)
+{
+	struct rxm_ep *ep = tx->ep;
+	unsigned long flags;
+	bool taken;
+
+	if (err) {
+		/* no answer will come */
+		spin_lock_irqsave(&ep->lock, flags);
+		if (!tx->err)
+			tx->err = err;
+		taken = rxm_rndv_take_locked(ep, tx, tx->conn);
+		spin_unlock_irqrestore(&ep->lock, flags);
+		if (taken)
+			rxm_rndv_put(tx);
+	}
+	rxm_rndv_put(tx);
+}
+
+/**
+ * rxm_rndv_answered() - an RXM_RNDV_RD_DONE arrived
+ * @conn: the connection it came on
+ * @msg_id: the msg_id it echoes
+ *
+ * Context: the core's completion context.
+ * Return: 0, or -EPROTO if no request of ours on @conn has @msg_id.
+ */
+int rxm_rndv_answered(struct rxm_conn *conn, u64 msg_id)
+{
+	struct rxm_ep *ep = conn->ep;
+	struct rxm_tx *tx = NULL;
+	unsigned long flags;
+
+	spin_lock_irqsave(&ep->lock, flags);
+	if (msg_id <= U32_MAX)
+		tx = xa_load(&ep->rndv, msg_id);
+	if (!rxm_rndv_take_locked(ep, tx, conn))
+		tx = NULL;
+	spin_unlock_irqrestore(&ep->lock, flags);
+	if (!tx)
+		return -EPROTO;
+	rxm_rndv_put(tx);
+	return 0;
+}
+
+/**
+ * rxm_rndv_conn_gone() - fail the rendezvous sends waiting on a connection
+ * @conn: the connection, its core endpoint closed
+ *
+ * Context: process context (the CM work, or fi_close()).
+ */
+void rxm_rndv_conn_gone(struct rxm_conn *conn)
+{
+	struct rxm_ep *ep = conn->ep;
+	struct rxm_tx *tx, *next;
+	unsigned long flags, idx;
+	LIST_HEAD(gone);
+
+	spin_lock_irqsave(&ep->lock, flags);
+	xa_for_each(&ep->rndv, idx, tx) {
+		if (!rxm_rndv_take_locked(ep, tx, conn))
+			continue;
+		if (!tx->err)
+			tx->err = ECONNRESET;
+		list_add_tail(&tx->node, &gone);
+	}
+	spin_unlock_irqrestore(&ep->lock, flags);
+	list_for_each_entry_safe(tx, next, &gone, node) {
+		list_del_init(&tx->node);
+		rxm_rndv_put(tx);
+	}
+}
+
+/* Register @tx's entries and post its request; releases its connection. */
+static void rxm_rndv_post(struct rxm_ep *ep, struct rxm_tx *tx)
+{
+	struct rxm_rndv *r = (struct rxm_rndv *)tx->buf;
+	struct fi_msg cm = { .addr = FI_ADDR_UNSPEC };
+	struct kvec kv[2];
+	unsigned int i, n = 0;
+	unsigned long flags;
+	bool taken;
+	int ret = 0;
+
+	BUILD_BUG_ON(sizeof(*r) > sizeof(tx->buf));
+	BUILD_BUG_ON(RXM_IOV_LIMIT > RXM_RNDV_IOV_MAX);
+	memset(r, 0, sizeof(*r));
+	tx->posted = true;
+	for (i = 1; i < tx->vec.count && !ret; i++) {
+		struct fi_mr_attr attr = {
+			.iov_type = FI_IOV_KVEC,
+			.mr_iov = &tx->vec.kv[i],
+			.iov_count = 1,
+			.access = FI_REMOTE_READ,
+			.requested_key = ((u64)tx->id << 3) | n,
+		};
+
+		if (!tx->vec.kv[i].iov_len)
+			continue;
+		ret = fi_mr_regattr(ep->dom->core, &attr, 0, &tx->mr[n]);
+		if (ret) {
+			tx->mr[n] = NULL;
+			break;
+		}
+		r->iov[n].addr = cpu_to_le64(ep->virt_addr ?
+				(u64)(uintptr_t)tx->vec.kv[i].iov_base : 0);
+		r->iov[n].len = cpu_to_le64(tx->vec.kv[i].iov_len);
+		r->iov[n].key = cpu_to_le64(fi_mr_key(tx->mr[n]));
+		n++;
+	}
+	r->count = n;
+	if (!ret) {
+		kv[0].iov_base = &tx->hdr;
+		kv[0].iov_len = sizeof(tx->hdr);
+		kv[1].iov_base = r;
+		kv[1].iov_len = sizeof(*r);
+		cm.iov_type = FI_IOV_KVEC;
+		cm.msg_iov = kv;
+		cm.iov_count = 2;
+		cm.context = &tx->cqe;
+		ret = fi_sendmsg(tx->conn->core, &cm, FI_COMPLETION);
+	}
+	rxm_conn_put(tx->conn);
+	if (!ret)
+		return;
+	/* neither the send's completion nor an answer will come */
+	spin_lock_irqsave(&ep->lock, flags);
+	tx->err = -ret;
+	taken = rxm_rndv_take_locked(ep, tx, tx->conn);
+	spin_unlock_irqrestore(&ep->lock, flags);
+	if (taken)
+		rxm_rndv_put(tx);
+	rxm_rndv_put(tx);
+}
+
+/* Close @tx's registrations and complete it. */
+static void rxm_rndv_finish(struct rxm_ep *ep, struct rxm_tx *tx)
+{
+	struct fid_cq *cq = kofi_ep_cq(&ep->ep, FI_TRANSMIT, NULL);
+	void *context = tx->context;
+	u64 flags = tx->flags;
+	size_t len = tx->len;
+	int err = tx->err;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(tx->mr); i++)
+		kofi_util_close_core(tx->mr[i] ? &tx->mr[i]->fid : NULL);
+	rxm_tx_free(ep, tx);
+	if (err)
+		kofi_cq_write_err(cq, context, flags, err, 0, 0, 0);
+	else
+		kofi_cq_write(cq, context, flags, len, NULL, 0);
+}
+
+/**
+ * rxm_tx_work() - post new rendezvous requests, complete answered ones
+ * @work: &rxm_ep.tx_work
+ *
+ * Context: process context (rxm_wq); sleeps.
+ */
+void rxm_tx_work(struct work_struct *work)
+{
+	struct rxm_ep *ep = container_of(work, struct rxm_ep, tx_work);
+	struct rxm_tx *tx;
+	unsigned long flags;
+
+	for (;;) {
+		spin_lock_irqsave(&ep->lock, flags);
+		tx = list_first_entry_or_null(&ep->tx_list, struct rxm_tx,
+					      node);
+		if (tx)
+			list_del_init(&tx->node);
+		spin_unlock_irqrestore(&ep->lock, flags);
+		if (!tx)
+			return;
+		if (tx->posted)
+			rxm_rndv_finish(ep, tx);
+		else
+			rxm_rndv_post(ep, tx);
+	}
+}
+
+/* ---- the receiver's side ---- */
+
+/* The part [@off, @off + @n) of @src, as a vector of its own. */
+static void rxm_vec_slice(const struct rxm_vec *src, size_t off, size_t n,
+			  struct rxm_vec *dst)
+{
+	unsigned int i;
+
+	dst->type = src->type;
+	dst->count = 0;
+	dst->len = 0;
+	for (i = 0; i < src->count && dst->len < n; i++) {
+		size_t l = src->type == FI_IOV_BVEC ? src->bv[i].bv_len :
+			   src->kv[i].iov_len;
+		size_t take;
+
+		if (off >= l) {
+			off -= l;
+			continue;
+		}
+		take = min(l - off, n - dst->len);
+		if (src->type == FI_IOV_BVEC) {
+			dst->bv[dst->count] = src->bv[i];
+			dst->bv[dst->count].bv_offset += off;
+			dst->bv[dst->count].bv_len = take;
+		} else {
+			dst->kv[dst->count].iov_base =
+				(u8 *)src->kv[i].iov_base + off;
+			dst->kv[dst->count].iov_len = take;
+		}
+		dst->count++;
+		dst->len += take;
+		off = 0;
+	}
+}
+
+/**
+ * rxm_rndv_ack() - tell a sender its message is read (or dropped)
+ * @ep: the endpoint
+ * @conn: the connection the request came on
+ * @msg_id: the request's msg_id
+ *
+ * Context: any context; does not sleep.
+ */
+void rxm_rndv_ack(struct rxm_ep *ep, struct rxm_conn *conn, u64 msg_id)
+{
+	struct fi_msg cm = {
+		.iov_type = FI_IOV_KVEC,
+		.iov_count = 1,
+		.addr = FI_ADDR_UNSPEC,
+	};
+	struct rxm_tx *tx;
+	int ret = -ENOMEM;
+
+	tx = kmem_cache_alloc(rxm_tx_cache, GFP_ATOMIC);
+	if (!tx)
+		goto fail;
+	atomic_inc(&ep->tx_out);
+	tx->cqe.done = rxm_tx_done;
+	tx->ep = ep;
+	tx->inject = true;
+	tx->rndv = false;
+	rxm_hdr_fill(&tx->hdr, RXM_RNDV_RD_DONE, RXM_OP_MSG,
+		     lower_32_bits(conn->peer_id), msg_id, 0, 0, 0, 0);
+	tx->vec.type = FI_IOV_KVEC;
+	tx->vec.count = 1;
+	tx->vec.kv[0].iov_base = &tx->hdr;
+	tx->vec.kv[0].iov_len = sizeof(tx->hdr);
+	cm.msg_iov = tx->vec.kv;
+	cm.context = &tx->cqe;
+	ret = -ECONNRESET;
+	if (rxm_conn_hold(conn)) {
+		ret = fi_sendmsg(conn->core, &cm, FI_COMPLETION);
+		rxm_conn_put(conn);
+	}
+	if (!ret)
+		return;
+	rxm_tx_free(ep, tx);
+fail:
+	/* the sender would wait forever: end the connection */
+	rxm_conn_fail(conn);
+}
+
+/* The read ended: answer the sender, complete the receive. */
+static void rxm_rd_finish(struct rxm_rd *rd, int err)
+{
+	struct rxm_ep *ep = rd->ep;
+	struct fid_cq *cq = kofi_ep_cq(&ep->ep, FI_RECV, NULL);
+
+	if (!err)
+		rxm_rndv_ack(ep, rd->conn, rd->msg_id);
+	if (rd->released)
+		rxm_rx_free(ep, rd->rx);
+	if (err)
+		kofi_cq_write_err(cq, rd->context, rd->flags, err, 0, 0, 0);
+	else if (rd->olen)
+		kofi_cq_write_err(cq, rd->context, rd->flags, EMSGSIZE, 0,
+				  rd->len, rd->olen);
+	else
+		kofi_cq_write_tagged(cq, rd->context, rd->flags, rd->len,
+				     rd->buf, rd->data, rd->tag, rd->src);
+	kfree(rd);
+}
+
+static void rxm_rd_done(struct fid_cq *cq, struct fi_cqe *cqe,
+			const struct fi_cq_err_entry *comp)
+{
+	rxm_rd_finish(container_of(cqe, struct rxm_rd, cqe), comp->err);
+}
+
+/**
+ * rxm_rndv_read() - a receive took a rendezvous request: read the message
+ * @ep: the endpoint
+ * @rx: the receive
+ * @buf: the bounce buffer holding the request (checked), recycled here
+ *
+ * Context: any context; does not sleep.
+ */
+void rxm_rndv_read(struct rxm_ep *ep, struct rxm_rx *rx, struct rxm_buf *buf)
+{
+	const struct rxm_hdr *hdr = (const void *)buf->pkt;
+	const struct rxm_rndv *r = (const void *)(hdr + 1);
+	struct rxm_conn *conn = buf->conn;
+	size_t off = buf->me.offset, room, left;
+	struct fi_msg_rma msg = { .addr = FI_ADDR_UNSPEC };
+	struct rxm_rd *rd;
+	unsigned int i;
+	int ret;
+
+	rd = kzalloc(sizeof(*rd), GFP_ATOMIC);
+	if (!rd) {
+		if (rxm_rx_released(rx, buf))
+			rxm_rx_free(ep, rx);
+		kofi_cq_write_err(kofi_ep_cq(&ep->ep, FI_RECV, NULL),
+				  rx->me.context, rx->flags, ENOMEM, 0, 0, 0);
+		if (conn)
+			rxm_conn_fail(conn);
+		rxm_buf_recycle(buf);
+		return;
+	}
+	rd->cqe.done = rxm_rd_done;
+	rd->ep = ep;
+	rd->conn = conn;
+	rd->rx = rx;
+	rd->released = rxm_rx_released(rx, buf);
+	rd->msg_id = le64_to_cpu(hdr->msg_id);
+	room = rx->vec.len > off ? rx->vec.len - off : 0;
+	rd->len = min(buf->me.len, room);
+	rd->olen = buf->me.len - rd->len;
+	rd->context = rx->me.context;
+	rd->flags = rx->flags | (buf->me.flags & FI_MULTI_RECV);
+	if ((rx->me.flags & FI_MULTI_RECV) && rx->vec.type == FI_IOV_KVEC)
+		rd->buf = (u8 *)rx->vec.kv[0].iov_base + off;
+	if (le32_to_cpu(hdr->flags) & RXM_FLAG_CQ_DATA) {
+		rd->flags |= FI_REMOTE_CQ_DATA;
+		rd->data = le64_to_cpu(hdr->data);
+	}
+	rd->tag = le64_to_cpu(hdr->tag);
+	rd->src = buf->me.addr;
+	for (i = 0, left = rd->len; i < r->count && left; i++) {
+		rd->rma[i].addr = le64_to_cpu(r->iov[i].addr);
+		rd->rma[i].len = min_t(u64, le64_to_cpu(r->iov[i].len), left);
+		rd->rma[i].key = le64_to_cpu(r->iov[i].key);
+		left -= rd->rma[i].len;
+	}
+	rd->nrma = i;
+	rxm_vec_slice(&rx->vec, off, rd->len, &rd->local);
+	rxm_buf_recycle(buf);
+	if (!conn) {
+		rxm_rd_finish(rd, ECONNRESET);
+		return;
+	}
+	if (!rd->len) {
+		rxm_rd_finish(rd, 0);
+		return;
+	}
+	msg.iov_type = rd->local.type;
+	if (rd->local.type == FI_IOV_BVEC)
+		msg.msg_bvec = rd->local.bv;
+	else
+		msg.msg_iov = rd->local.kv;
+	msg.iov_count = rd->local.count;
+	msg.rma_iov = rd->rma;
+	msg.rma_iov_count = rd->nrma;
+	msg.context = &rd->cqe;
+	ret = -ECONNRESET;
+	if (rxm_conn_hold(conn)) {
+		ret = fi_readmsg(conn->core, &msg, FI_COMPLETION);
+		rxm_conn_put(conn);
+	}
+	if (ret) {
+		rxm_conn_fail(conn);
+		rxm_rd_finish(rd, -ret);
+	}
+}
