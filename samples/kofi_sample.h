@@ -4,7 +4,9 @@
  * FI_EP_MSG endpoint over any provider (server: passive endpoint and
  * fi_accept(); client: fi_connect()), a registered buffer, waiting for
  * completions with a timeout, the fabtests-style result row and the data
- * pattern used for verification.
+ * pattern used for verification.  The data calls serve connected and
+ * reliable-datagram (FI_EP_RDM, kofi_sample_rdm.h) endpoints alike, with
+ * messages or tagged messages.
  *
  * Everything here runs in process context (module init) and may sleep.
  * Nothing in it is specific to a provider: the provider is a parameter.
@@ -12,6 +14,7 @@
 #ifndef _KOFI_SAMPLE_H
 #define _KOFI_SAMPLE_H
 
+#include <linux/delay.h>
 #include <linux/kernel.h>
 #include <linux/ktime.h>
 #include <linux/math64.h>
@@ -19,12 +22,17 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <kofi/fabric.h>
+#include <kofi/fi_av.h>
 #include <kofi/fi_domain.h>
 #include <kofi/fi_endpoint.h>
 #include <kofi/fi_cm.h>
 #include <kofi/fi_eq.h>
 #include <kofi/fi_rma.h>
+#include <kofi/fi_tagged.h>
 #include <kofi/fi_errno.h>
+
+/* The tag of every tagged message (fi_pingpong's); receives ignore none. */
+#define KS_TAG		1234
 
 /**
  * struct ks_conn - one connected endpoint and its resources
@@ -36,6 +44,13 @@
  * @rxcq: receive CQ
  * @pep: the listener (server), closed once connected
  * @ep: the endpoint
+ * @av: FI_EP_RDM: the address vector holding the peer
+ * @peer: destination of every transfer: FI_ADDR_UNSPEC on a connected
+ *	endpoint, the peer's AV entry on an FI_EP_RDM one
+ * @rdm: the endpoint is FI_EP_RDM (kofi_sample_rdm.h sets it up)
+ * @tagged: transfer tagged messages (tag KS_TAG), not messages
+ * @rma: the sample makes RMA calls: the peer's key is needed
+ * @inject: sends below the info's inject_size are injected
  * @mr: registration of @buf
  * @desc: fi_mr_desc() of @mr
  * @buf: tx half then rx half, @half bytes each
@@ -58,6 +73,12 @@ struct ks_conn {
 	struct fid_cq *rxcq;
 	struct fid_pep *pep;
 	struct fid_ep *ep;
+	struct fid_av *av;
+	fi_addr_t peer;
+	bool rdm;
+	bool tagged;
+	bool rma;
+	bool inject;
 	struct fid_mr *mr;
 	void *desc;
 	u8 *buf;
@@ -116,6 +137,8 @@ static inline void ks_eq_report(struct ks_conn *c)
 	u32 event;
 	ssize_t ret;
 
+	if (!c->eq)
+		return;
 	ret = fi_eq_read(c->eq, &event, &entry, sizeof(entry), 0);
 	if (ret == -FI_EAVAIL && fi_eq_readerr(c->eq, &err, 0) > 0)
 		pr_err("EQ error %d (%s), provider error %d\n", err.err,
@@ -174,9 +197,58 @@ static inline int ks_eq_wait(struct ks_conn *c, u32 want,
 	return 0;
 }
 
+/* Post a receive of @len bytes at @buf: a message, or tagged KS_TAG. */
+static inline int ks_post_recv_buf(struct ks_conn *c, void *buf, size_t len,
+				   void *context)
+{
+	if (c->tagged)
+		return fi_trecv(c->ep, buf, len, c->desc, FI_ADDR_UNSPEC,
+				KS_TAG, 0, context);
+	return fi_recv(c->ep, buf, len, c->desc, FI_ADDR_UNSPEC, context);
+}
+
 static inline int ks_post_recv(struct ks_conn *c, size_t len)
 {
-	return fi_recv(c->ep, ks_rx(c), len, c->desc, FI_ADDR_UNSPEC, c);
+	return ks_post_recv_buf(c, ks_rx(c), len, c);
+}
+
+/**
+ * ks_post_send() - send @len bytes at @buf to the peer
+ * @c: the connection
+ * @buf: the data, in the registered buffer
+ * @len: its length
+ * @context: the completion's context (ignored by an inject)
+ * @inject: fi_inject() / fi_tinject(): no completion follows
+ *
+ * A message, or a tagged one (KS_TAG) if @c->tagged.  While the provider
+ * answers -EAGAIN (a full queue; an FI_EP_RDM provider may answer so
+ * until its connection to the peer is up) the call is retried, up to the
+ * wait limit.
+ *
+ * Context: process context; sleeps between retries.
+ * Return: 0 or a negative errno.
+ */
+static inline int ks_post_send(struct ks_conn *c, const void *buf,
+			       size_t len, void *context, bool inject)
+{
+	ktime_t end = ktime_add_ms(ktime_get(), c->timeout_ms);
+	ssize_t ret;
+
+	for (;;) {
+		if (inject && c->tagged)
+			ret = fi_tinject(c->ep, buf, len, c->peer, KS_TAG);
+		else if (inject)
+			ret = fi_inject(c->ep, buf, len, c->peer);
+		else if (c->tagged)
+			ret = fi_tsend(c->ep, buf, len, c->desc, c->peer,
+				       KS_TAG, context);
+		else
+			ret = fi_send(c->ep, buf, len, c->desc, c->peer,
+				      context);
+		if (ret != -EAGAIN || ktime_after(ktime_get(), end))
+			return ret;
+		usleep_range(50, 200);
+	}
 }
 
 /* Send @len bytes of the tx half and wait for its completion. */
@@ -185,12 +257,29 @@ static inline int ks_send_wait(struct ks_conn *c, size_t len)
 	struct fi_cq_data_entry e;
 	int ret;
 
-	ret = fi_send(c->ep, ks_tx(c), len, c->desc, FI_ADDR_UNSPEC, c);
+	ret = ks_post_send(c, ks_tx(c), len, c, false);
 	if (ret) {
-		pr_err("fi_send: %d\n", ret);
+		pr_err("send: %d\n", ret);
 		return ret;
 	}
 	return ks_cq_wait(c, c->txcq, &e);
+}
+
+/*
+ * Send @len bytes of the tx half: injected if @c->inject and @len is
+ * below the info's inject_size (as fi_pingpong does), else sent and its
+ * completion waited for.
+ */
+static inline int ks_send_data(struct ks_conn *c, size_t len)
+{
+	int ret;
+
+	if (!c->inject || len >= c->info->tx_attr->inject_size)
+		return ks_send_wait(c, len);
+	ret = ks_post_send(c, ks_tx(c), len, NULL, true);
+	if (ret)
+		pr_err("inject: %d\n", ret);
+	return ret;
 }
 
 /* Wait for a receive of exactly @len bytes; repost the buffer if asked. */
@@ -257,6 +346,7 @@ static inline int ks_open_active(struct ks_conn *c)
 	u64 offset = 0;
 	int ret;
 
+	c->peer = FI_ADDR_UNSPEC;
 	ret = fi_domain(c->fabric, c->info, &c->domain, NULL);
 	if (ret)
 		return ret;
@@ -340,7 +430,8 @@ static inline int ks_exchange_keys(struct ks_conn *c, bool server)
 
 /**
  * ks_start() - first half of connection setup
- * @c: zeroed connection with @half and @timeout_ms set
+ * @c: zeroed connection with @half and @timeout_ms set (and @tagged, to
+ *	ask for FI_TAGGED instead of FI_MSG)
  * @prov: provider name
  * @server: open a passive endpoint on @node:@service and listen
  * @node: numeric address (server: local, may be NULL; client: the server)
@@ -358,6 +449,8 @@ static inline int ks_start(struct ks_conn *c, const char *prov, bool server,
 	hints = ks_hints(prov);
 	if (!hints)
 		return -ENOMEM;
+	if (c->tagged)
+		hints->caps = (hints->caps & ~FI_MSG) | FI_TAGGED;
 	ret = fi_getinfo(fi_version(), node, service, server ? FI_SOURCE : 0,
 			 hints, &c->info);
 	fi_freeinfo(hints);
@@ -452,9 +545,10 @@ static inline void ks_close_fid(struct fid *fid)
 
 static inline void ks_close(struct ks_conn *c)
 {
-	if (c->ep)
+	if (c->ep && !c->rdm)
 		fi_shutdown(c->ep, 0);
 	ks_close_fid(c->ep ? &c->ep->fid : NULL);
+	ks_close_fid(c->av ? &c->av->fid : NULL);
 	ks_close_fid(c->pep ? &c->pep->fid : NULL);
 	ks_close_fid(c->mr ? &c->mr->fid : NULL);
 	ks_close_fid(c->rxcq ? &c->rxcq->fid : NULL);
@@ -501,8 +595,42 @@ static inline void ks_print_header(void)
 		"iters", "total", "time", "MB/sec", "usec/xfer", "Mxfers/sec");
 }
 
+/*
+ * How many of @sizes run on @c: all @nsizes, or for ks_sizes_all()'s list
+ * (@all) those up to the endpoint's max_msg_size.
+ */
+static inline unsigned int ks_sizes_fit(const struct ks_conn *c,
+					const unsigned int *sizes,
+					unsigned int nsizes, bool all)
+{
+	while (all && nsizes &&
+	       sizes[nsizes - 1] > c->info->ep_attr->max_msg_size)
+		nsizes--;
+	return nsizes;
+}
+
 /* The operations the pingpong and bandwidth samples time. */
 enum ks_op { KS_OP_MSG, KS_OP_WRITE, KS_OP_READ };
+
+/* The "ep_type" parameter's value (msg or rdm) as an FI_EP_*, or -EINVAL. */
+static inline int ks_parse_ep_type(const char *type)
+{
+	if (!strcmp(type, "msg"))
+		return FI_EP_MSG;
+	if (!strcmp(type, "rdm"))
+		return FI_EP_RDM;
+	return -EINVAL;
+}
+
+/* The "mode" parameter's value: 0 for msg, 1 for tagged, or -EINVAL. */
+static inline int ks_parse_mode(const char *mode)
+{
+	if (!strcmp(mode, "msg"))
+		return 0;
+	if (!strcmp(mode, "tagged"))
+		return 1;
+	return -EINVAL;
+}
 
 /* The "op" parameter's value as a ks_op, or -EINVAL. */
 static inline int ks_parse_op(const char *op)
@@ -565,8 +693,41 @@ static inline void ks_await_shutdown(struct ks_conn *c)
 		fi_eq_readerr(c->eq, &err, 0);
 }
 
+/* A timing sample's code for one size; the client prints its row. */
+typedef int (*ks_run_size_t)(struct ks_conn *c, size_t size, bool client);
+
 /**
- * ks_run() - the body of a timing sample
+ * ks_run_sizes() - run every size, then say goodbye in step with the peer
+ * @c: the connected (or FI_EP_RDM: set up) connection
+ * @client: which side this is; it prints the header
+ * @sizes: @nsizes transfer sizes
+ * @nsizes: their number
+ * @all: @sizes is ks_sizes_all()'s list: the sizes above the endpoint's
+ *	max_msg_size are left out
+ * @run_size: times one size
+ *
+ * Context: process context; sleeps.
+ * Return: 0 or the first negative errno.
+ */
+static inline int ks_run_sizes(struct ks_conn *c, bool client,
+			       const unsigned int *sizes, unsigned int nsizes,
+			       bool all, ks_run_size_t run_size)
+{
+	unsigned int i;
+	int ret = 0;
+
+	nsizes = ks_sizes_fit(c, sizes, nsizes, all);
+	if (client)
+		ks_print_header();
+	for (i = 0; i < nsizes && !ret; i++)
+		ret = run_size(c, sizes[i], client);
+	if (!ret)
+		ret = ks_sync(c, client, true);
+	return ret;
+}
+
+/**
+ * ks_run() - the body of a timing sample over a connected endpoint
  * @c: zeroed connection with @half and @timeout_ms set
  * @prov: provider name
  * @client: connect to @node (else listen on it and accept one connection)
@@ -574,6 +735,7 @@ static inline void ks_await_shutdown(struct ks_conn *c)
  * @service: as for ks_connect()
  * @sizes: @nsizes transfer sizes
  * @nsizes: their number
+ * @all: as for ks_run_sizes()
  * @run_size: times one size; the client prints its row
  *
  * Connects, prints the header (client), runs every size, says goodbye in
@@ -587,10 +749,8 @@ static inline void ks_await_shutdown(struct ks_conn *c)
 static inline int ks_run(struct ks_conn *c, const char *prov, bool client,
 			 const char *node, const char *service,
 			 const unsigned int *sizes, unsigned int nsizes,
-			 int (*run_size)(struct ks_conn *c, size_t size,
-					 bool client))
+			 bool all, ks_run_size_t run_size)
 {
-	unsigned int i;
 	int ret;
 
 	ret = ks_connect(c, prov, !client, node, service);
@@ -598,12 +758,7 @@ static inline int ks_run(struct ks_conn *c, const char *prov, bool client,
 		pr_err("connection setup failed: %d\n", ret);
 		goto out;
 	}
-	if (client)
-		ks_print_header();
-	for (i = 0; i < nsizes && !ret; i++)
-		ret = run_size(c, sizes[i], client);
-	if (!ret)
-		ret = ks_sync(c, client, true);
+	ret = ks_run_sizes(c, client, sizes, nsizes, all, run_size);
 	if (!ret && client && !c->linger_ms)
 		ks_await_shutdown(c);
 	if (ret)

@@ -10,6 +10,11 @@
  * answer).  With verify=1 the data is checked: each message on arrival,
  * the written buffer at the end, the read data after each read.
  *
+ * ep_type=rdm runs one FI_EP_RDM endpoint on each side instead of a
+ * connection, the peers finding each other over a TCP control connection
+ * on port (kofi_sample_rdm.h); mode=tagged sends tagged messages (tag
+ * 1234) instead of messages.
+ *
  * The run happens in module init; the outcome is the read-only parameter
  * "result" (0 or a negative errno).
  */
@@ -19,7 +24,8 @@
 #include <linux/moduleparam.h>
 #include <linux/delay.h>
 #include <linux/sizes.h>
-#include "kofi_sample.h"
+#include "kofi_sample_rdm.h"
+#include "kofi_sample_sizes.h"
 
 static char *prov = "ksocket";
 module_param(prov, charp, 0444);
@@ -37,14 +43,25 @@ static char *port = "7481";
 module_param(port, charp, 0444);
 MODULE_PARM_DESC(port, "port (default 7481)");
 
+static char *ep_type = "msg";
+module_param(ep_type, charp, 0444);
+MODULE_PARM_DESC(ep_type, "msg (connected) or rdm (reliable datagrams, peers found over a TCP control connection on port) (default msg)");
+
+static char *mode = "msg";
+module_param(mode, charp, 0444);
+MODULE_PARM_DESC(mode, "msg (fi_send/fi_recv) or tagged (fi_tsend/fi_trecv, tag 1234) (default msg)");
+
 static char *op = "msg";
 module_param(op, charp, 0444);
 MODULE_PARM_DESC(op, "msg, write or read");
 
-static unsigned int sizes[16] = { 4096, 65536 };
+static unsigned int sizes[KS_SIZES_MAX] = { 4096, 65536 };
 static unsigned int nsizes = 2;
-module_param_array(sizes, uint, &nsizes, 0444);
-MODULE_PARM_DESC(sizes, "transfer sizes (default 4096,65536)");
+static bool sizes_all;
+static struct ks_sizes_param sizes_param =
+	KS_SIZES_INIT(sizes, nsizes, sizes_all);
+module_param_cb(sizes, &ks_sizes_ops, &sizes_param.arr, 0444);
+MODULE_PARM_DESC(sizes, "transfer sizes, comma separated, up to 64, or all: fi_pingpong -S all's (default 4096,65536)");
 
 static unsigned int iters = 1000;
 module_param(iters, uint, 0444);
@@ -91,17 +108,15 @@ static int bw_post(struct ks_conn *c, size_t size)
 	do {
 		switch (bw_op) {
 		case KS_OP_MSG:
-			ret = fi_send(c->ep, ks_tx(c), size, c->desc,
-				      FI_ADDR_UNSPEC, c);
+			ret = ks_post_send(c, ks_tx(c), size, c, false);
 			break;
 		case KS_OP_WRITE:
-			ret = fi_write(c->ep, ks_tx(c), size, c->desc,
-				       FI_ADDR_UNSPEC, c->raddr + c->half,
-				       c->rkey, c);
+			ret = fi_write(c->ep, ks_tx(c), size, c->desc, c->peer,
+				       c->raddr + c->half, c->rkey, c);
 			break;
 		default:
-			ret = fi_read(c->ep, ks_rx(c), size, c->desc,
-				      FI_ADDR_UNSPEC, c->raddr, c->rkey, c);
+			ret = fi_read(c->ep, ks_rx(c), size, c->desc, c->peer,
+				      c->raddr, c->rkey, c);
 			break;
 		}
 	} while (ret == -EAGAIN && !msleep_interruptible(1));
@@ -151,8 +166,8 @@ static int bw_server(struct ks_conn *c, size_t size, unsigned int k)
 	posted = 1;
 	for (i = 1; i < slots && posted <= iters; i++, posted++) {
 		slot = ks_rx(c) + i * size;
-		ret = fi_recv(c->ep, slot, posted == iters ? 0 : size, c->desc,
-			      FI_ADDR_UNSPEC, slot);
+		ret = ks_post_recv_buf(c, slot, posted == iters ? 0 : size,
+				       slot);
 		if (ret)
 			return ret;
 	}
@@ -173,8 +188,7 @@ static int bw_server(struct ks_conn *c, size_t size, unsigned int k)
 		if (posted == iters)
 			ret = ks_post_recv(c, c->half);
 		else
-			ret = fi_recv(c->ep, slot, size, c->desc,
-				      FI_ADDR_UNSPEC, slot);
+			ret = ks_post_recv_buf(c, slot, size, slot);
 		posted++;
 		if (ret)
 			return ret;
@@ -204,15 +218,21 @@ static int __init bw_init(void)
 {
 	struct ks_conn c = { .timeout_ms = timeout_ms };
 	bool client = !strcmp(role, "client");
+	int type = ks_parse_ep_type(ep_type);
+	int tagged = ks_parse_mode(mode);
 	size_t max = 64;
 	unsigned int i;
 
 	bw_op = ks_parse_op(op);
 	if ((!client && strcmp(role, "server")) || (client && !addr) ||
-	    !window || !iters || bw_op < 0) {
+	    !window || !iters || bw_op < 0 || type < 0 || tagged < 0) {
 		result = -EINVAL;
 		return 0;
 	}
+	c.tagged = tagged;
+	c.rma = bw_op != KS_OP_MSG;
+	if (sizes_all)
+		nsizes = ks_sizes_all(sizes);
 	for (i = 0; i < nsizes; i++)
 		max = max_t(size_t, max, sizes[i]);
 	/*
@@ -227,10 +247,16 @@ static int __init bw_init(void)
 	if (bw_op == KS_OP_MSG)
 		c.half = max_t(size_t, max, min_t(size_t, (size_t)window * max,
 						  BW_SLOTS_MAX));
-	pr_info("%s over %s, %s, %u sizes, %u iters, window %u%s\n", role,
-		prov, op, nsizes, iters, window, verify ? ", verified" : "");
-	result = ks_run(&c, prov, client, addr, port, sizes, nsizes,
-			bw_run_size);
+	pr_info("%s over %s, %s%s%s, %u sizes, %u iters, window %u%s\n",
+		role, prov, type == FI_EP_RDM ? "rdm, " : "",
+		tagged ? "tagged, " : "", op, nsizes, iters, window,
+		verify ? ", verified" : "");
+	if (type == FI_EP_RDM)
+		result = ks_rdm_run(&c, prov, client, addr, port, sizes,
+				    nsizes, sizes_all, bw_run_size);
+	else
+		result = ks_run(&c, prov, client, addr, port, sizes, nsizes,
+				sizes_all, bw_run_size);
 	return 0;
 }
 

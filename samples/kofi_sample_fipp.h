@@ -7,11 +7,13 @@
  * Control channel: plain TCP, the server listening on port 47592.  Each
  * message is one send() on one side and a read of the expected length on
  * the other.  The server sends its passive endpoint's address (u32 length
- * big-endian, u32 address format in host order, the sockaddr); then for
- * each size the client sends "q\0" and the server answers "a\0", the
- * pingpong runs over the fabric, the client sends its receive count as 10
- * NUL-padded decimal bytes and the server answers "cnt ok\0".  At the end
- * both sides send "fin\0" over the fabric with FI_TRANSMIT_COMPLETE.
+ * big-endian, u32 address format in host order, the sockaddr); with
+ * FI_EP_RDM ("-e rdm") the server sends its endpoint's name the same way
+ * and the client answers with its own.  Then for each size the client
+ * sends "q\0" and the server answers "a\0", the pingpong runs over the
+ * fabric, the client sends its receive count as 10 NUL-padded decimal
+ * bytes and the server answers "cnt ok\0".  At the end both sides send
+ * "fin\0" over the fabric with FI_TRANSMIT_COMPLETE.
  *
  * Process context only (module init); everything may sleep.
  */
@@ -79,25 +81,54 @@ static inline void fipp_timeouts(struct socket *sock, int timeout_ms)
 	sock->sk->sk_sndtimeo = t;
 }
 
-/* Server: accept fi_pingpong's control connection on @port. */
-static inline int fipp_ctrl_accept(struct socket **ctrl, u16 port,
-				   int timeout_ms)
+/*
+ * @node:@port as a socket address: IPv4 or IPv6 @node, or NULL for the
+ * IPv4 wildcard.  Return: the address's length, or a negative errno.
+ */
+static inline int fipp_sockaddr(const char *node, u16 port,
+				struct sockaddr_storage *ss)
 {
-	struct sockaddr_in sin = {
-		.sin_family = AF_INET,
-		.sin_port = htons(port),
-		.sin_addr.s_addr = htonl(INADDR_ANY),
-	};
-	struct socket *lsock;
+	struct sockaddr_in *sin = (struct sockaddr_in *)ss;
+	char service[8];
 	int ret;
 
-	ret = sock_create_kern(current->nsproxy->net_ns, AF_INET, SOCK_STREAM,
-			       IPPROTO_TCP, &lsock);
+	memset(ss, 0, sizeof(*ss));
+	if (!node) {
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons(port);
+		sin->sin_addr.s_addr = htonl(INADDR_ANY);
+		return sizeof(*sin);
+	}
+	snprintf(service, sizeof(service), "%u", port);
+	ret = inet_pton_with_scope(current->nsproxy->net_ns, AF_UNSPEC, node,
+				   service, ss);
+	if (ret)
+		return ret;
+	return ss->ss_family == AF_INET6 ? sizeof(struct sockaddr_in6) :
+					   sizeof(*sin);
+}
+
+/*
+ * Server: accept the control connection on @node:@port (@node NULL: any
+ * IPv4 address, as fi_pingpong).
+ */
+static inline int fipp_ctrl_accept(struct socket **ctrl, const char *node,
+				   u16 port, int timeout_ms)
+{
+	struct sockaddr_storage ss;
+	struct socket *lsock;
+	int len, ret;
+
+	len = fipp_sockaddr(node, port, &ss);
+	if (len < 0)
+		return len;
+	ret = sock_create_kern(current->nsproxy->net_ns, ss.ss_family,
+			       SOCK_STREAM, IPPROTO_TCP, &lsock);
 	if (ret)
 		return ret;
 	sock_set_reuseaddr(lsock->sk);
 	fipp_timeouts(lsock, timeout_ms);
-	ret = kernel_bind(lsock, (struct sockaddr *)&sin, sizeof(sin));
+	ret = kernel_bind(lsock, (struct sockaddr *)&ss, len);
 	if (!ret)
 		ret = kernel_listen(lsock, 1);
 	if (!ret)
@@ -108,26 +139,25 @@ static inline int fipp_ctrl_accept(struct socket **ctrl, u16 port,
 	return ret;
 }
 
-/* Client: connect to fi_pingpong's control port, retrying until it is up. */
+/* Client: connect to the control port, retrying until it is up. */
 static inline int fipp_ctrl_connect(struct socket **ctrl, const char *addr,
 				    u16 port, int timeout_ms)
 {
-	struct sockaddr_in sin = {
-		.sin_family = AF_INET,
-		.sin_port = htons(port),
-	};
-	int ret, waited = 0;
+	struct sockaddr_storage ss;
+	int len, ret, waited = 0;
 
-	if (!in4_pton(addr, -1, (u8 *)&sin.sin_addr, -1, NULL))
+	if (!addr)
 		return -EINVAL;
+	len = fipp_sockaddr(addr, port, &ss);
+	if (len < 0)
+		return len;
 	for (;;) {
-		ret = sock_create_kern(current->nsproxy->net_ns, AF_INET,
+		ret = sock_create_kern(current->nsproxy->net_ns, ss.ss_family,
 				       SOCK_STREAM, IPPROTO_TCP, ctrl);
 		if (ret)
 			return ret;
 		fipp_timeouts(*ctrl, timeout_ms);
-		ret = kernel_connect(*ctrl, (struct sockaddr *)&sin,
-				     sizeof(sin), 0);
+		ret = kernel_connect(*ctrl, (struct sockaddr *)&ss, len, 0);
 		if (!ret)
 			return 0;
 		sock_release(*ctrl);
@@ -195,6 +225,75 @@ static inline int fipp_recv_name(struct socket *ctrl, char *node,
 	return 0;
 }
 
+/*
+ * Send the name of @c's FI_EP_RDM endpoint: u32 length big-endian, u32
+ * address format in host order, the name.
+ */
+static inline int fipp_send_ep_name(struct socket *ctrl, struct ks_conn *c)
+{
+	struct sockaddr_storage name = {};
+	size_t len = sizeof(name);
+	u32 fmt = c->info->addr_format;
+	__be32 blen;
+	int ret;
+
+	ret = fi_getname(&c->ep->fid, &name, &len);
+	if (ret)
+		return ret;
+	blen = cpu_to_be32(len);
+	ret = fipp_send(ctrl, &blen, sizeof(blen));
+	if (!ret)
+		ret = fipp_send(ctrl, &fmt, sizeof(fmt));
+	if (!ret)
+		ret = fipp_send(ctrl, &name, len);
+	return ret;
+}
+
+/* Receive a peer's name as fipp_send_ep_name() sends it. */
+static inline int fipp_recv_ep_name(struct socket *ctrl,
+				    struct sockaddr_storage *name,
+				    size_t *len)
+{
+	__be32 blen;
+	u32 fmt;
+	int ret;
+
+	ret = fipp_recv(ctrl, &blen, sizeof(blen));
+	if (!ret)
+		ret = fipp_recv(ctrl, &fmt, sizeof(fmt));
+	if (ret)
+		return ret;
+	*len = be32_to_cpu(blen);
+	if (!*len || *len > sizeof(*name))
+		return -EMSGSIZE;
+	memset(name, 0, sizeof(*name));
+	return fipp_recv(ctrl, name, *len);
+}
+
+/*
+ * FI_EP_RDM: close the control connection once the peer is done with
+ * the fabric.  Both sides end their half (shutdown(SHUT_WR)) and read
+ * until the peer's end: the peer ends its half only once it has
+ * received every message of ours that it waits for, so that closing the
+ * endpoint afterwards cannot drop one (an RDS socket drops, when closed,
+ * what it has not yet transmitted, sends that completed included).
+ * fi_pingpong as the peer closes its control socket once it has our
+ * "fin".
+ */
+static inline int fipp_ctrl_end(struct socket *ctrl)
+{
+	char buf[16];
+	int ret;
+
+	ret = kernel_sock_shutdown(ctrl, SHUT_WR);
+	while (!ret) {
+		ret = fipp_recv(ctrl, buf, sizeof(buf));
+		if (ret == -ECONNABORTED)
+			return 0;	/* the end, after 0 to 15 bytes */
+	}
+	return ret;
+}
+
 /* Both sides, at the end: "fin\0" with transmit complete, and the peer's. */
 static inline int fipp_finish(struct ks_conn *c)
 {
@@ -202,14 +301,34 @@ static inline int fipp_finish(struct ks_conn *c)
 	struct fi_msg msg = {
 		.iov_type = FI_IOV_KVEC,
 		.msg_iov = &kv,
+		.desc = &c->desc,
 		.iov_count = 1,
+		.addr = c->peer,
 		.context = c,
 	};
+	struct fi_msg_tagged tmsg = {
+		.iov_type = FI_IOV_KVEC,
+		.msg_iov = &kv,
+		.desc = &c->desc,
+		.iov_count = 1,
+		.addr = c->peer,
+		.tag = KS_TAG,
+		.context = c,
+	};
+	ktime_t end = ktime_add_ms(ktime_get(), c->timeout_ms);
 	struct fi_cq_data_entry e;
 	int ret;
 
 	memcpy(ks_tx(c), "fin", 4);
-	ret = fi_sendmsg(c->ep, &msg, FI_TRANSMIT_COMPLETE);
+	for (;;) {
+		if (c->tagged)
+			ret = fi_tsendmsg(c->ep, &tmsg, FI_TRANSMIT_COMPLETE);
+		else
+			ret = fi_sendmsg(c->ep, &msg, FI_TRANSMIT_COMPLETE);
+		if (ret != -EAGAIN || ktime_after(ktime_get(), end))
+			break;
+		usleep_range(50, 200);
+	}
 	if (!ret)
 		ret = ks_cq_wait(c, c->txcq, &e);
 	if (!ret)

@@ -5,12 +5,19 @@
  * Loaded on two hosts, one with role=server and one with role=client (the
  * same sizes and iters on both), it connects one FI_EP_MSG endpoint and for
  * each size bounces a message back and forth iters times, then prints a
- * fabtests-style row.  op=msg uses fi_send/fi_recv; op=write bounces RMA
+ * fabtests-style row.  op=msg uses fi_send/fi_recv (mode=tagged:
+ * fi_tsend/fi_trecv, tag 1234); op=write bounces RMA
  * writes with remote CQ data (fi_writedata) into the peer's buffer, or,
  * where the provider has no FI_REMOTE_CQ_DATA (ib_verbs on iWARP), an
  * fi_write followed by a zero-byte message that tells the peer; op=read
  * has the client fi_read() the server's buffer.  With verify=1 every
  * transfer carries a pattern that the receiver checks.
+ *
+ * ep_type=rdm runs one FI_EP_RDM endpoint on each side instead
+ * (kofi_sample_rdm.h): the server listens for a TCP control connection on
+ * port, the two exchange their endpoints' names over it and address each
+ * other through an AV; sends below the info's inject_size are injected,
+ * as fi_pingpong does.
  *
  * The test runs in module init: insmod returns once it is over.  The
  * outcome - 0 if every transfer succeeded (and verified), a negative errno
@@ -23,7 +30,8 @@
 
 #include <linux/module.h>
 #include <linux/moduleparam.h>
-#include "kofi_sample_fipp.h"
+#include "kofi_sample_rdm.h"
+#include "kofi_sample_sizes.h"
 
 static char *prov = "ksocket";
 module_param(prov, charp, 0444);
@@ -41,14 +49,25 @@ static char *port = "7471";
 module_param(port, charp, 0444);
 MODULE_PARM_DESC(port, "port (default 7471)");
 
+static char *ep_type = "msg";
+module_param(ep_type, charp, 0444);
+MODULE_PARM_DESC(ep_type, "msg (connected) or rdm (reliable datagrams, peers found over a TCP control connection on port) (default msg)");
+
+static char *mode = "msg";
+module_param(mode, charp, 0444);
+MODULE_PARM_DESC(mode, "msg (fi_send/fi_recv) or tagged (fi_tsend/fi_trecv, tag 1234) (default msg)");
+
 static char *op = "msg";
 module_param(op, charp, 0444);
 MODULE_PARM_DESC(op, "msg, write or read");
 
-static unsigned int sizes[16] = { 64, 4096, 65536 };
+static unsigned int sizes[KS_SIZES_MAX] = { 64, 4096, 65536 };
 static unsigned int nsizes = 3;
-module_param_array(sizes, uint, &nsizes, 0444);
-MODULE_PARM_DESC(sizes, "message sizes, comma separated (default 64,4096,65536)");
+static bool sizes_all;
+static struct ks_sizes_param sizes_param =
+	KS_SIZES_INIT(sizes, nsizes, sizes_all);
+module_param_cb(sizes, &ks_sizes_ops, &sizes_param.arr, 0444);
+MODULE_PARM_DESC(sizes, "message sizes, comma separated, up to 64, or all: fi_pingpong -S all's (default 64,4096,65536)");
 
 static unsigned int iters = 100;
 module_param(iters, uint, 0444);
@@ -64,7 +83,7 @@ MODULE_PARM_DESC(writedata, "op=write: fi_writedata() even where the provider ha
 
 static bool fipp;
 module_param(fipp, bool, 0444);
-MODULE_PARM_DESC(fipp, "speak fi_pingpong's control protocol (msg only; the peer is Debian's fi_pingpong -e msg: -p tcp against ksocket, -p verbs against ib_verbs)");
+MODULE_PARM_DESC(fipp, "speak fi_pingpong's control protocol (op=msg only; the peer is fi_pingpong -e msg or -e rdm, as ep_type)");
 
 static ushort ctrl_port = FIPP_CTRL_PORT;
 module_param(ctrl_port, ushort, 0444);
@@ -76,11 +95,11 @@ MODULE_PARM_DESC(defer_io, "do not set FI_OPT_DATA_MAY_SLEEP: the provider may l
 
 static unsigned int keepalive_ms;
 module_param(keepalive_ms, uint, 0444);
-MODULE_PARM_DESC(keepalive_ms, "non-zero: set the endpoint's keepalive interval with fi_setopt(FI_OPT_KEEPALIVE_MS) (default 0: the provider's)");
+MODULE_PARM_DESC(keepalive_ms, "non-zero: set the endpoint's keepalive interval with fi_setopt(FI_OPT_KEEPALIVE_MS) (ep_type=msg only; default 0: the provider's)");
 
 static unsigned int linger_ms;
 module_param(linger_ms, uint, 0444);
-MODULE_PARM_DESC(linger_ms, "after the run, keep the idle connection up to this long and report how it ended (default 0)");
+MODULE_PARM_DESC(linger_ms, "after the run, keep the idle connection up to this long and report how it ended (ep_type=msg only; default 0)");
 
 static int result = -EINPROGRESS;
 module_param(result, int, 0444);
@@ -123,14 +142,12 @@ static int pp_put(struct ks_conn *c, size_t size, unsigned int k)
 	if (verify)
 		ks_fill(ks_tx(c), size, k);
 	if (pp_op == KS_OP_MSG)
-		ret = fi_send(c->ep, ks_tx(c), size, c->desc, FI_ADDR_UNSPEC,
-			      c);
-	else if (pp_cq_data(c))
+		return ks_send_data(c, size);
+	if (pp_cq_data(c))
 		ret = fi_writedata(c->ep, ks_tx(c), size, c->desc, k,
-				   FI_ADDR_UNSPEC, c->raddr + c->half,
-				   c->rkey, c);
+				   c->peer, c->raddr + c->half, c->rkey, c);
 	else
-		ret = fi_write(c->ep, ks_tx(c), size, c->desc, FI_ADDR_UNSPEC,
+		ret = fi_write(c->ep, ks_tx(c), size, c->desc, c->peer,
 			       c->raddr + c->half, c->rkey, c);
 	if (ret) {
 		pr_err("post: %d\n", ret);
@@ -138,7 +155,7 @@ static int pp_put(struct ks_conn *c, size_t size, unsigned int k)
 	}
 	ret = ks_cq_wait(c, c->txcq, &e);
 	/* Delivered after the write has landed (RC order). */
-	if (!ret && pp_op == KS_OP_WRITE && !pp_cq_data(c))
+	if (!ret && !pp_cq_data(c))
 		ret = ks_send_wait(c, 0);
 	return ret;
 }
@@ -183,7 +200,7 @@ static int pp_read_loop(struct ks_conn *c, size_t size, bool client)
 	if (!client)
 		return 0;
 	for (i = 0; i < iters; i++) {
-		ret = fi_read(c->ep, ks_rx(c), size, c->desc, FI_ADDR_UNSPEC,
+		ret = fi_read(c->ep, ks_rx(c), size, c->desc, c->peer,
 			      c->raddr, c->rkey, c);
 		if (ret)
 			return ret;
@@ -210,6 +227,14 @@ static int pp_run_size(struct ks_conn *c, size_t size, bool client)
 	 */
 	if (pp_op == KS_OP_READ && !client && verify)
 		ks_fill(ks_tx(c), size, 0);
+	/*
+	 * Without remote CQ data a write is notified by a message sent
+	 * after it, which only a connection's order delivers after it.
+	 */
+	if (pp_op == KS_OP_WRITE && c->rdm && !pp_cq_data(c)) {
+		pr_err("op=write on FI_EP_RDM needs FI_REMOTE_CQ_DATA\n");
+		return -EINVAL;
+	}
 	if (pp_op == KS_OP_WRITE && !pp_seq)
 		pr_info("writes notified by %s\n", pp_cq_data(c) ?
 			"remote CQ data" :
@@ -262,7 +287,7 @@ static int fipp_put(struct ks_conn *c, size_t size)
 	if (verify)
 		ks_fill(ks_tx(c), size, fipp_ktx);
 	fipp_ktx++;
-	return ks_send_wait(c, size);
+	return ks_send_data(c, size);
 }
 
 static int fipp_get(struct ks_conn *c, size_t size)
@@ -327,38 +352,66 @@ static int fipp_run_size(struct ks_conn *c, struct socket *ctrl, size_t size,
 	return ret;
 }
 
-static int fipp_run(struct ks_conn *c, bool client)
+/* fi_pingpong -e msg: the server's passive endpoint, then a connection. */
+static int fipp_connect(struct ks_conn *c, struct socket **ctrl, bool client)
 {
-	struct socket *ctrl = NULL;
 	char node[INET6_ADDRSTRLEN + 1], service[8];
-	unsigned int i;
 	int ret;
 
 	if (client) {
-		ret = fipp_ctrl_connect(&ctrl, addr, ctrl_port, timeout_ms);
+		ret = fipp_ctrl_connect(ctrl, addr, ctrl_port, timeout_ms);
 		if (!ret)
-			ret = fipp_recv_name(ctrl, node, sizeof(node), service);
+			ret = fipp_recv_name(*ctrl, node, sizeof(node), service);
 		if (!ret)
 			ret = ks_start(c, prov, false, node, service);
 	} else {
 		ret = ks_start(c, prov, true, addr, "0");
 		if (!ret)
-			ret = fipp_ctrl_accept(&ctrl, ctrl_port, timeout_ms);
+			ret = fipp_ctrl_accept(ctrl, NULL, ctrl_port,
+					       timeout_ms);
 		if (!ret)
-			ret = fipp_send_name(ctrl, c->pep);
+			ret = fipp_send_name(*ctrl, c->pep);
 	}
-	if (!ret)
-		ret = ks_establish(c, !client);
+	return ret ? ret : ks_establish(c, !client);
+}
+
+/* fi_pingpong -e rdm: the name exchange (ks_rdm_setup()). */
+static int fipp_rdm_setup(struct ks_conn *c, struct socket **ctrl,
+			  bool client)
+{
+	int ret;
+
+	if (client)
+		ret = fipp_ctrl_connect(ctrl, addr, ctrl_port, timeout_ms);
+	else
+		ret = fipp_ctrl_accept(ctrl, NULL, ctrl_port, timeout_ms);
+	return ret ? ret : ks_rdm_setup(c, prov, *ctrl, client,
+					client ? NULL : addr);
+}
+
+static int fipp_run(struct ks_conn *c, bool client)
+{
+	struct socket *ctrl = NULL;
+	unsigned int i, n;
+	int ret;
+
+	if (c->rdm)
+		ret = fipp_rdm_setup(c, &ctrl, client);
+	else
+		ret = fipp_connect(c, &ctrl, client);
 	if (ret) {
-		pr_err("connection setup with fi_pingpong failed: %d\n", ret);
+		pr_err("setup with fi_pingpong failed: %d\n", ret);
 		goto out;
 	}
 	if (client)
 		ks_print_header();
-	for (i = 0; i < nsizes && !ret; i++)
+	n = ks_sizes_fit(c, sizes, nsizes, sizes_all);
+	for (i = 0; i < n && !ret; i++)
 		ret = fipp_run_size(c, ctrl, sizes[i], client);
 	if (!ret)
 		ret = fipp_finish(c);
+	if (!ret && c->rdm)
+		ret = fipp_ctrl_end(ctrl);
 out:
 	if (ctrl)
 		sock_release(ctrl);
@@ -371,6 +424,8 @@ static int __init pp_init(void)
 			     .keepalive_ms = keepalive_ms,
 			     .linger_ms = linger_ms };
 	bool client = !strcmp(role, "client");
+	int type = ks_parse_ep_type(ep_type);
+	int tagged = ks_parse_mode(mode);
 	size_t max = 0;
 	unsigned int i;
 	int ret;
@@ -378,28 +433,39 @@ static int __init pp_init(void)
 	if (!client && strcmp(role, "server"))
 		return -EINVAL;
 	pp_op = ks_parse_op(op);
-	if (pp_op < 0)
+	if (pp_op < 0 || type < 0 || tagged < 0)
 		return -EINVAL;
 	if (client && !addr)
 		return -EINVAL;
+	if (type == FI_EP_RDM && (keepalive_ms || linger_ms))
+		return -EINVAL;
+	c.tagged = tagged;
+	c.rma = pp_op != KS_OP_MSG;
+	c.inject = type == FI_EP_RDM;
+	if (sizes_all)
+		nsizes = ks_sizes_all(sizes);
 	for (i = 0; i < nsizes; i++)
 		max = max_t(size_t, max, sizes[i]);
 	c.half = max_t(size_t, max, 64);
 
-	pr_info("%s over %s, %s, %u sizes, %u iters%s%s\n", role, prov, op,
+	pr_info("%s over %s, %s%s%s, %u sizes, %u iters%s%s\n", role, prov,
+		type == FI_EP_RDM ? "rdm, " : "", tagged ? "tagged, " : "", op,
 		nsizes, iters, verify ? ", verified" : "",
 		fipp ? ", with fi_pingpong" : "");
 	if (fipp) {
-		ret = pp_op == KS_OP_MSG && (!client || addr) ?
-		      fipp_run(&c, client) : -EINVAL;
+		c.rdm = type == FI_EP_RDM;
+		ret = pp_op == KS_OP_MSG ? fipp_run(&c, client) : -EINVAL;
 		if (ret)
 			pr_err("failed: %d\n", ret);
 		else
 			pr_info("%s done\n", role);
 		ks_close(&c);
+	} else if (type == FI_EP_RDM) {
+		ret = ks_rdm_run(&c, prov, client, addr, port, sizes, nsizes,
+				 sizes_all, pp_run_size);
 	} else {
 		ret = ks_run(&c, prov, client, addr, port, sizes, nsizes,
-			     pp_run_size);
+			     sizes_all, pp_run_size);
 	}
 	result = ret;
 	/*

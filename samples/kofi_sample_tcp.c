@@ -96,7 +96,7 @@ static int tcp_run_size(struct socket *sock, u8 *buf, size_t size,
 static int tcp_connect(struct socket **sock, bool client)
 {
 	if (!client)
-		return fipp_ctrl_accept(sock, port, timeout_ms);
+		return fipp_ctrl_accept(sock, NULL, port, timeout_ms);
 	if (!addr)
 		return -EINVAL;
 	return fipp_ctrl_connect(sock, addr, port, timeout_ms);
