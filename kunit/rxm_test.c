@@ -207,6 +207,22 @@ static void rxm_getinfo_test(struct kunit *test)
 	hints->ep_attr->type = FI_EP_MSG;
 	KUNIT_EXPECT_EQ(test, fi_getinfo(fi_version(), NULL, NULL, 0, hints,
 					 &info), -ENODATA);
+	/* not over ib_verbs (yet): only ksocket;rxm, also when none is named */
+	hints->ep_attr->type = FI_EP_RDM;
+	kfree(hints->fabric_attr->prov_name);
+	hints->fabric_attr->prov_name = kstrdup("ib_verbs;rxm", GFP_KERNEL);
+	KUNIT_EXPECT_EQ(test, fi_getinfo(fi_version(), NULL, NULL, 0, hints,
+					 &info), -ENODATA);
+	kfree(hints->fabric_attr->prov_name);
+	hints->fabric_attr->prov_name = NULL;
+	KUNIT_ASSERT_EQ(test, fi_getinfo(fi_version(), NULL, NULL, 0, hints,
+					 &info), 0);
+	for (i = info; i; i = i->next) {
+		if (strstr(i->fabric_attr->prov_name, "rxm"))
+			KUNIT_EXPECT_STREQ(test, i->fabric_attr->prov_name,
+					   "ksocket;rxm");
+	}
+	fi_freeinfo(info);
 	fi_freeinfo(hints);
 }
 

@@ -286,6 +286,8 @@ static inline int fipp_ctrl_end(struct socket *ctrl)
 	int ret;
 
 	ret = kernel_sock_shutdown(ctrl, SHUT_WR);
+	if (ret == -ENOTCONN)
+		return 0;	/* the peer has closed the connection already */
 	while (!ret) {
 		ret = fipp_recv(ctrl, buf, sizeof(buf));
 		if (ret == -ECONNABORTED)

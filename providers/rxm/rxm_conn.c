@@ -23,6 +23,8 @@
  * completes what was in flight on it with errors, and other peers carry
  * on.  The next send to that peer connects again.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/slab.h>
 #include <linux/wait_bit.h>
 #include "rxm.h"
@@ -363,6 +365,8 @@ static void rxm_conn_events(struct rxm_conn *conn)
 			err.err_data_size = sizeof(err_data);
 			if (fi_eq_readerr(conn->eq, &err, 0) < 0)
 				break;
+			pr_debug("connection with %pISpc: error %d\n",
+				 &conn->peer, err.err);
 			if (conn->state == RXM_CONN_CONNECTING)
 				rxm_conn_rejected(conn, &err);
 			else
@@ -371,6 +375,8 @@ static void rxm_conn_events(struct rxm_conn *conn)
 		}
 		if (n < 0)
 			break;
+		pr_debug("connection with %pISpc: event %u\n", &conn->peer,
+			 event);
 		switch (event) {
 		case FI_CONNECTED:
 			if (conn->state == RXM_CONN_CONNECTING) {
@@ -490,6 +496,9 @@ static void rxm_connreq(struct rxm_ep *ep, struct rxm_cm_event *ev,
 				   &fi_addr) < 0)
 		fi_addr = FI_ADDR_NOTAVAIL;
 	conn = rxm_connreq_conn(ep, fi_addr, &peer, &takeover);
+	pr_debug("request from %pISpc (fi_addr %lld): %s\n", &peer,
+		 (long long)fi_addr, IS_ERR_OR_NULL(conn) ? "rejected" :
+		 takeover ? "accepted, ours gives way" : "accepted");
 	if (IS_ERR_OR_NULL(conn)) {
 		rxm_reject(ep, info, conn ? RXM_REJECT_UNSPEC :
 			   RXM_REJECT_ALREADY);

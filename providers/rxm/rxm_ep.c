@@ -8,6 +8,8 @@
  * peers insert into their address vectors.  fi_close() closes every
  * connection and completes what is still posted with ECANCELED.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/slab.h>
 #include "rxm.h"
 

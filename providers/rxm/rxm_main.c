@@ -3,8 +3,11 @@
  * rxm: module, module parameters, registration, fi_getinfo(), fabric and
  * domain objects.
  *
- * rxm's infos ("ksocket;rxm", "ib_verbs;rxm") are the core providers'
- * IPv4 FI_EP_MSG infos with FI_MSG, turned into FI_EP_RDM infos.  Its
+ * rxm's infos ("ksocket;rxm") are ksocket's IPv4 FI_EP_MSG infos with
+ * FI_MSG and FI_RMA, turned into FI_EP_RDM infos.  The machinery would
+ * take any core provider; ib_verbs is left out until rxm's rendezvous
+ * over it (registration of the ULP's buffers, libfabric verbs' CM data)
+ * is done.  Its
  * fabric and domain are the utility objects of <kofi/util.h>, which own
  * the core's; the domain adds the shared address vector and CQ.
  */
@@ -23,10 +26,20 @@ module_param_named(conn_rx_bufs, rxm_conn_rx_bufs, uint, 0644);
 MODULE_PARM_DESC(conn_rx_bufs,
 		 "bounce buffers of 16448 bytes posted on each peer connection (1..128, default 4)");
 
-/* Hints for the core query: IPv4 FI_EP_MSG endpoints with messages. */
+/* The core providers rxm runs over. */
+#define RXM_CORE_NAMES	"ksocket;" RXM_PROV_NAME
+
+/* Hints for the core query: ksocket's IPv4 FI_EP_MSG endpoints. */
 static void rxm_core_hints(struct fi_info *h)
 {
+	char *name = kstrdup(RXM_CORE_NAMES, GFP_KERNEL);
+
+	kfree(h->fabric_attr->prov_name);
+	h->fabric_attr->prov_name = name;
 	h->caps = FI_MSG | FI_RMA;
+	/* out of memory: ask for what no core has, so that nothing is found */
+	if (!name)
+		h->caps = ~0ULL;
 	h->addr_format = FI_SOCKADDR_IN;
 	h->ep_attr->type = FI_EP_MSG;
 	/* a peer's address is the AV's business, not the core query's */
@@ -101,6 +114,11 @@ static int rxm_getinfo(u32 version, const struct fi_info *hints, u64 flags,
 	}
 	if (hints->caps & ~(RXM_CAPS | FI_REMOTE_CQ_DATA))
 		return -ENODATA;
+	/* a core named must be one rxm runs over */
+	if (hints->fabric_attr->prov_name &&
+	    strchr(hints->fabric_attr->prov_name, ';') &&
+	    !strstr(hints->fabric_attr->prov_name, RXM_CORE_NAMES))
+		return -ENODATA;
 	if (hints->addr_format != FI_FORMAT_UNSPEC &&
 	    hints->addr_format != FI_SOCKADDR_IN)
 		return -ENODATA;
@@ -163,8 +181,13 @@ static int __init rxm_init(void)
 
 	if (!rxm_conn_rx_bufs || rxm_conn_rx_bufs > 128)
 		return -EINVAL;
-	rxm_tx_cache = kmem_cache_create("kofi_rxm_tx", sizeof(struct rxm_tx),
-					 __alignof__(struct rxm_tx), 0, NULL);
+	/* an injected payload is copied in with copy_from_iter() */
+	rxm_tx_cache = kmem_cache_create_usercopy("kofi_rxm_tx",
+						  sizeof(struct rxm_tx),
+						  __alignof__(struct rxm_tx), 0,
+						  offsetof(struct rxm_tx, buf),
+						  sizeof_field(struct rxm_tx, buf),
+						  NULL);
 	if (!rxm_tx_cache)
 		return -ENOMEM;
 	rxm_wq = alloc_workqueue("kofi_rxm", WQ_MEM_RECLAIM, 0);

@@ -18,6 +18,8 @@
  * completes in (ksocket: socket callbacks or its work; ib_verbs: softirq)
  * or in the data call that found a waiting message.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/highmem.h>
 #include <linux/mm.h>
 #include <linux/scatterlist.h>
@@ -246,9 +248,13 @@ static ssize_t rxm_send(struct rxm_ep *ep, const struct rxm_send *s,
 		cm.msg_iov = tx->vec.kv;
 	cm.iov_count = tx->vec.count;
 	cm.context = &tx->cqe;
+	/*
+	 * The core's send completion over its reliable connection is
+	 * transmit complete (as libfabric's rxm has it); delivery complete
+	 * is the core's acknowledgment.
+	 */
 	ret = fi_sendmsg(conn->core, &cm, FI_COMPLETION |
-			 (flags & (FI_TRANSMIT_COMPLETE |
-				   FI_DELIVERY_COMPLETE)));
+			 (flags & FI_DELIVERY_COMPLETE));
 	if (ret)
 		goto err_tx;
 	rxm_conn_put(conn);
@@ -545,6 +551,8 @@ void rxm_buf_done(struct fid_cq *cq, struct fi_cqe *cqe,
 	rxm_deliver(ep, container_of(me, struct rxm_rx, me), buf);
 	return;
 bad:
+	pr_debug("malformed packet (type %u, %zu bytes) from %pISpc\n",
+		 hdr->type, buf->len, &conn->peer);
 	rxm_conn_fail(conn);
 }
 

@@ -18,6 +18,8 @@
  * answer for an id the table does not hold for that connection is
  * malformed.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/slab.h>
 #include "rxm.h"
 

@@ -1,0 +1,19 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# The rxm utility provider over ksocket ("ksocket;rxm") between the two
+# guests: kernel to kernel (rxm-lib.sh rxm_kernel), and Debian's
+# fi_pingpong -p tcp -e rdm (libfabric's ofi_rxm over its tcp provider)
+# against the kernel, both roles, untagged (libfabric sends its tagged
+# messages over tcp as tcp tagged frames, which ksocket does not take).
+. ./lib.sh
+CORE=ksocket
+FIPROV=tcp
+FIPP_ENV="FI_TCP_IFACE=$KOFI_DEV"
+FIPP_MODES=msg
+. ./rxm-lib.sh
+
+rxm_load
+rxm_kernel 7611
+rxm_fipp
+rxm_unload
+finish

@@ -1,0 +1,116 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# The rxm utility provider over one core provider (CORE), between the two
+# guests, every transfer verified.  The caller (rxm-ksocket.sh) sets CORE,
+# FIPROV (fi_pingpong's -p), FIPP_ENV (its environment) and FIPP_MODES
+# (the -m modes fi_pingpong runs in against the kernel).
+#
+# rxm_kernel PORT: kernel to kernel, ports PORT to PORT+4: the pingpong
+# over FI_MSG and FI_TAGGED with fi_pingpong's whole "-S all" list (0 B
+# to 6 MiB: eager up to 16 KiB, rendezvous above), the bandwidth sample
+# both ways, and the pingpong speaking fi_pingpong's "-e rdm" protocol
+# on both sides.
+# rxm_fipp: Debian's fi_pingpong -e rdm against the kernel pingpong in
+# fi_pingpong mode, both roles, for each mode of FIPP_MODES, with
+# fi_pingpong's default sizes, 64 B to 1 MiB (above 16 KiB: rendezvous).
+
+M=/kofi/modules
+RXM="prov=$CORE;rxm ep_type=rdm verify=1"
+FIPP_SIZES=64,256,1024,4096,65536,1048576
+FIPP_ITERS=$(scaled 10 3)
+
+if [ "$KOFI_HOST" = 0 ]; then
+	peer=""
+else
+	peer="addr=$KOFI_PEER"
+fi
+
+rxm_load() {
+	check "link to the peer" wait_for 180 ping -c 1 -W 1 "$KOFI_PEER"
+	check "insmod kofi" insmod $M/kofi.ko
+	check "insmod kofi_$CORE" insmod "$M/kofi_$CORE.ko"
+	check "insmod kofi_rxm" insmod $M/kofi_rxm.ko
+}
+
+rxm_unload() {
+	check "rmmod kofi_rxm" rmmod kofi_rxm
+	check "rmmod kofi_$CORE" rmmod "kofi_$CORE"
+	check "rmmod kofi" rmmod kofi
+}
+
+rxm_kernel() {
+	pp "pingpong msg, sizes=all" "$1" $peer $RXM sizes=all \
+		iters=$(scaled 4 2)
+	pp "pingpong tagged, sizes=all" "$(($1 + 1))" $peer $RXM mode=tagged \
+		sizes=all iters=$(scaled 4 2)
+	pair kofi_sample_bandwidth "bandwidth msg" "$(($1 + 2))" $peer $RXM \
+		sizes=1,4096,16384 iters=$(scaled 256 64)
+	pair kofi_sample_bandwidth "bandwidth tagged" "$(($1 + 3))" $peer \
+		$RXM mode=tagged sizes=1,4096,16384 iters=$(scaled 256 64)
+	pp "pingpong, fi_pingpong protocol" "$(($1 + 4))" $peer $RXM fipp=1 \
+		ctrl_port="$(($1 + 4))" sizes=all iters=$(scaled 2 1)
+}
+
+# fipp_ok: fi_pingpong's output has every size's row, up to 1 MiB, and
+# no data verification error.
+fipp_ok() {
+	! grep -q 'Error at iteration' /tmp/fipp.out &&
+		grep -q '^64 ' /tmp/fipp.out && grep -q '^1m ' /tmp/fipp.out
+}
+fipp_wait() { wait "$fipp_pid" && fipp_ok; }
+fipp_client() {
+	limited 240 env $FIPP_ENV fi_pingpong -p "$FIPROV" -e rdm \
+		-I $FIPP_ITERS -c "$@" > /tmp/fipp.out 2>&1 && fipp_ok
+}
+kernel_client() {
+	insmod $M/kofi_sample_pingpong.ko $RXM fipp=1 role=client \
+		addr="$KOFI_PEER" "$@" iters=$FIPP_ITERS &&
+		result_ok kofi_sample_pingpong
+}
+kernel_server_wait() { wait "$server_pid" && result_ok kofi_sample_pingpong; }
+
+# rxm_fipp_one MODE: both roles.
+rxm_fipp_one() {
+	_n="fi_pingpong -p $FIPROV -e rdm -m $1"
+	# 1. fi_pingpong serves, the kernel connects.
+	if [ "$KOFI_HOST" = 0 ]; then
+		limited 240 env $FIPP_ENV fi_pingpong -p "$FIPROV" -e rdm \
+			-I $FIPP_ITERS -c -m "$1" > /tmp/fipp.out 2>&1 &
+		fipp_pid=$!
+		wait_for 30 listening 47592 ||
+			fail "$_n server: not listening"
+		barrier "$_n server up"
+		check "$_n server vs kernel client" fipp_wait
+		say_cmd cat /tmp/fipp.out
+	else
+		barrier "$_n server up"
+		check "kernel client vs $_n server" kernel_client \
+			mode="$1" sizes=$FIPP_SIZES
+		rmmod kofi_sample_pingpong
+	fi
+	barrier "$_n: part 1 done"
+	# 2. The kernel serves, fi_pingpong connects.
+	if [ "$KOFI_HOST" = 0 ]; then
+		insmod $M/kofi_sample_pingpong.ko $RXM fipp=1 role=server \
+			addr="$KOFI_SELF" mode="$1" sizes=$FIPP_SIZES \
+			iters=$FIPP_ITERS > /tmp/server.out 2>&1 &
+		server_pid=$!
+		wait_for 30 listening 47592 ||
+			fail "$_n kernel server: not listening"
+		barrier "$_n kernel server up"
+		check "kernel server vs $_n client" kernel_server_wait
+		rmmod kofi_sample_pingpong
+	else
+		barrier "$_n kernel server up"
+		check "$_n client vs kernel server" fipp_client -m "$1" \
+			"$KOFI_PEER"
+		say_cmd cat /tmp/fipp.out
+	fi
+	barrier "$_n: part 2 done"
+}
+
+rxm_fipp() {
+	for _m in $FIPP_MODES; do
+		rxm_fipp_one "$_m"
+	done
+}
