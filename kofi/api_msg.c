@@ -9,10 +9,13 @@
  *
  * Every call here may be made from any context (process, softirq, with
  * spinlocks held); the core adds no sleeping and no allocation, and the
- * providers' data paths must not sleep either.  A call returns 0 once the
- * operation is queued; it then completes on the CQ bound to the endpoint
- * (FI_SEND or FI_RECV).  -EAGAIN means the queue is full: retry after
- * reading completions.
+ * providers' data paths must not sleep either - unless the caller
+ * promised that it may: for one call with FI_MAY_SLEEP in its flags
+ * (checked here with might_sleep()), for every call on the endpoint with
+ * FI_OPT_DATA_MAY_SLEEP.  A call returns 0 once the operation is queued;
+ * it then completes on the CQ bound to the endpoint (FI_SEND or
+ * FI_RECV).  -EAGAIN means the queue is full: retry after reading
+ * completions.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -64,6 +67,7 @@ static int kofi_msg_check(struct fid_ep *ep, const struct fi_msg *msg,
 	if (unlikely(!KOFI_IS(ep, FI_CLASS_EP) || !msg ||
 		     (flags & ~(FI_OP_FLAGS_MASK | FI_PEEK))))
 		return -EINVAL;
+	kofi_may_sleep_check(flags);
 	return kofi_iov_check(msg->iov_type, msg->msg_iov, msg->iov_count);
 }
 
@@ -72,12 +76,13 @@ static int kofi_msg_check(struct fid_ep *ep, const struct fi_msg *msg,
  * @ep: the endpoint
  * @msg: vector (kvec, bio_vec or scatterlist), descriptors, source
  *	address, context
- * @flags: FI_COMPLETION, FI_MULTI_RECV, FI_MORE ...; FI_PEEK on a
- *	stream endpoint (kstream): copy without consuming
+ * @flags: FI_COMPLETION, FI_MULTI_RECV, FI_MORE, FI_MAY_SLEEP ...; FI_PEEK
+ *	on a stream endpoint (kstream): copy without consuming
  *
  * fi_recv() and fi_recvv() are this call on a kvec array, with @flags 0.
  *
- * Context: any context; does not sleep.
+ * Context: any context; does not sleep.  With FI_MAY_SLEEP: process
+ * context, and the provider may sleep.
  * Return: 0; -EAGAIN if the receive queue is full; -EINVAL if @ep is not
  * an endpoint, for a NULL @msg, an unknown iov_type, a NULL vector with
  * iov_count, a kvec with a NULL base and a length, or unknown @flags;
@@ -100,15 +105,16 @@ EXPORT_SYMBOL_GPL(fi_recvmsg);
  * @msg: vector (kvec, bio_vec or scatterlist), descriptors, destination
  *	address, context, data
  * @flags: FI_COMPLETION, FI_INJECT, FI_REMOTE_CQ_DATA, FI_FENCE, FI_MORE,
- *	FI_*_COMPLETE; FI_PEEK on a stream endpoint (kstream): send nothing,
- *	return how many bytes a send would take
+ *	FI_*_COMPLETE, FI_MAY_SLEEP; FI_PEEK on a stream endpoint (kstream):
+ *	send nothing, return how many bytes a send would take
  *
  * With FI_INJECT the data is copied before the call returns and no
  * completion is written (@msg->context is not used).  fi_send(),
  * fi_sendv(), fi_inject(), fi_senddata() and fi_injectdata() are this
  * call on a kvec array.
  *
- * Context: any context; does not sleep.
+ * Context: any context; does not sleep.  With FI_MAY_SLEEP: process
+ * context, and the provider may sleep.
  * Return: 0; -EAGAIN if the send queue is full; -EINVAL (as for
  * fi_recvmsg()); -EMSGSIZE above ep_attr->max_msg_size, or with
  * FI_INJECT above tx_attr->inject_size; -ENOTCONN; -FI_ENOSYS if the

@@ -6,7 +6,8 @@
  * fi_writemsg() (struct fi_ops_rma), the other RMA calls are inlines of
  * fi_rma.h built on them, the arguments are checked here, and the
  * endpoint's table is complete (kofi_rma_ops_set()).  Any context, no
- * sleeping; 0 once queued, the completion (FI_RMA | FI_READ or FI_WRITE)
+ * sleeping (but with FI_MAY_SLEEP or FI_OPT_DATA_MAY_SLEEP, see
+ * api_msg.c); 0 once queued, the completion (FI_RMA | FI_READ or FI_WRITE)
  * on the endpoint's send CQ; -EAGAIN if the queue is full.  Remote errors
  * (bad key: ENOKEY, out of bounds: ERANGE, no access: EACCES) arrive as
  * error completions.
@@ -61,6 +62,7 @@ static int kofi_rma_check(struct fid_ep *ep, const struct fi_msg_rma *msg,
 		     (msg->rma_iov_count && !msg->rma_iov) ||
 		     (flags & ~FI_OP_FLAGS_MASK)))
 		return -EINVAL;
+	kofi_may_sleep_check(flags);
 	return kofi_iov_check(msg->iov_type, msg->msg_iov, msg->iov_count);
 }
 
@@ -69,12 +71,13 @@ static int kofi_rma_check(struct fid_ep *ep, const struct fi_msg_rma *msg,
  * @ep: the endpoint
  * @msg: local vector (kvec, bio_vec, scatterlist), remote segments,
  *	context
- * @flags: operation flags
+ * @flags: operation flags (FI_COMPLETION, FI_MAY_SLEEP ...)
  *
  * fi_read() and fi_readv() are this call on a kvec array and one remote
  * segment as long as the array, with @flags 0.
  *
- * Context: any context; does not sleep.
+ * Context: any context; does not sleep.  With FI_MAY_SLEEP: process
+ * context, and the provider may sleep.
  * Return: 0; -EAGAIN; -EINVAL if @ep is not an endpoint, for a NULL
  * @msg, an unknown iov_type, a NULL vector with iov_count, a kvec with a
  * NULL base and a length, a NULL rma_iov with rma_iov_count, or unknown
@@ -96,7 +99,8 @@ EXPORT_SYMBOL_GPL(fi_readmsg);
  * fi_writemsg() - RMA write described by a struct fi_msg_rma
  * @ep: the endpoint
  * @msg: local vector, remote segments, context, data
- * @flags: operation flags (FI_REMOTE_CQ_DATA, FI_INJECT, FI_FENCE ...)
+ * @flags: operation flags (FI_REMOTE_CQ_DATA, FI_INJECT, FI_FENCE,
+ *	FI_MAY_SLEEP ...)
  *
  * With FI_INJECT the data is copied before the call returns and no
  * completion is written (@msg->context is not used).  fi_write(),
@@ -104,7 +108,8 @@ EXPORT_SYMBOL_GPL(fi_readmsg);
  * fi_inject_writedata() are this call on a kvec array and one remote
  * segment as long as the array.
  *
- * Context: any context; does not sleep.
+ * Context: any context; does not sleep.  With FI_MAY_SLEEP: process
+ * context, and the provider may sleep.
  * Return: as for fi_readmsg(); -EMSGSIZE with FI_INJECT above
  * tx_attr->inject_size.
  */

@@ -6,7 +6,8 @@
  * fi_tsendmsg() (struct fi_ops_tagged), the other tagged calls are inlines
  * of fi_tagged.h built on them, the arguments are checked here, and the
  * endpoint's table is complete (kofi_tagged_ops_set()).  Any context, no
- * sleeping; 0 once queued, the completion (FI_TAGGED | FI_SEND or
+ * sleeping (but with FI_MAY_SLEEP or FI_OPT_DATA_MAY_SLEEP, see
+ * api_msg.c); 0 once queued, the completion (FI_TAGGED | FI_SEND or
  * FI_RECV) on the endpoint's CQ; -EAGAIN if the queue is full.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -57,6 +58,7 @@ static int kofi_tagged_check(struct fid_ep *ep,
 {
 	if (unlikely(!KOFI_IS(ep, FI_CLASS_EP) || !msg))
 		return -EINVAL;
+	kofi_may_sleep_check(flags);
 	return kofi_iov_check(msg->iov_type, msg->msg_iov, msg->iov_count);
 }
 
@@ -78,15 +80,16 @@ static bool kofi_trecv_flags_ok(u64 flags)
  * fi_trecvmsg() - post a tagged receive described by a struct fi_msg_tagged
  * @ep: the endpoint
  * @msg: vector, descriptors, source, tag, ignore bits, context
- * @flags: FI_COMPLETION, FI_MULTI_RECV ...; FI_PEEK (look for a message
- *	that waits, with FI_CLAIM to claim it for a later FI_CLAIM receive
- *	of the same context, or FI_DISCARD to drop it); FI_CLAIM (receive
- *	the message claimed, or with FI_DISCARD drop it)
+ * @flags: FI_COMPLETION, FI_MULTI_RECV, FI_MAY_SLEEP ...; FI_PEEK (look
+ *	for a message that waits, with FI_CLAIM to claim it for a later
+ *	FI_CLAIM receive of the same context, or FI_DISCARD to drop it);
+ *	FI_CLAIM (receive the message claimed, or with FI_DISCARD drop it)
  *
  * fi_trecv() and fi_trecvv() are this call on a kvec array, flags 0.  A
  * peek that finds nothing completes with an ENOMSG error entry.
  *
- * Context: any context; does not sleep.
+ * Context: any context; does not sleep.  With FI_MAY_SLEEP: process
+ * context, and the provider may sleep.
  * Return: 0; -EAGAIN if the receive queue is full; -EINVAL if @ep is not
  * an endpoint, for a NULL @msg, a bad vector (as fi_recvmsg()), unknown
  * @flags, FI_DISCARD without FI_PEEK or FI_CLAIM, or FI_PEEK with
@@ -111,13 +114,14 @@ EXPORT_SYMBOL_GPL(fi_trecvmsg);
  * @ep: the endpoint
  * @msg: vector, descriptors, destination, tag, context, data
  * @flags: FI_COMPLETION, FI_INJECT, FI_REMOTE_CQ_DATA, FI_FENCE, FI_MORE,
- *	FI_*_COMPLETE
+ *	FI_*_COMPLETE, FI_MAY_SLEEP
  *
  * With FI_INJECT the data is copied before the call returns and no
  * completion is written.  fi_tsend(), fi_tsendv(), fi_tinject(),
  * fi_tsenddata() and fi_tinjectdata() are this call on a kvec array.
  *
- * Context: any context; does not sleep.
+ * Context: any context; does not sleep.  With FI_MAY_SLEEP: process
+ * context, and the provider may sleep.
  * Return: 0; -EAGAIN if the send queue is full; -EINVAL (as for
  * fi_sendmsg()); -EMSGSIZE above max_msg_size, or with FI_INJECT above
  * inject_size; -FI_ENOSYS if the provider has no tagged operations; the

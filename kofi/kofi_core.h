@@ -72,6 +72,22 @@ static inline int kofi_iov_check(enum fi_iov_type type, const void *vec,
 	return 0;
 }
 
+/**
+ * kofi_may_sleep_check() - check a data call's FI_MAY_SLEEP promise
+ * @flags: the call's flags
+ *
+ * With CONFIG_DEBUG_ATOMIC_SLEEP a call flagged FI_MAY_SLEEP from a
+ * context that may not sleep is reported here, whatever the provider
+ * does with the flag.
+ *
+ * Context: any context; may sleep only with FI_MAY_SLEEP in @flags.
+ */
+static inline void kofi_may_sleep_check(u64 flags)
+{
+	if (flags & FI_MAY_SLEEP)
+		might_sleep();
+}
+
 /*
  * api_msg.c, api_rma.c: fi_endpoint() completes the data operation tables
  * of every new endpoint, one family at a time.

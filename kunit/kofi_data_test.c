@@ -5,7 +5,7 @@
  * tag and flags it stands for; a provider without data operations answers
  * -FI_ENOSYS; a partial table refuses the endpoint; the argument checks
  * answer -EINVAL before the provider is reached; a tagged CQ gives the
- * tag.
+ * tag; FI_MAY_SLEEP reaches the provider from every data call.
  */
 #include <linux/uio.h>
 #include "kofi_test.h"
@@ -546,6 +546,77 @@ static void kd_args_test(struct kunit *test)
 	ktp_stack_close(test, &s);
 }
 
+/*
+ * FI_MAY_SLEEP: every data call takes it (made here from the test's task,
+ * which may sleep) and hands it to the provider unchanged, alone and with
+ * the call's other flags; the bits beside it stay unknown.
+ */
+static void kd_may_sleep_test(struct kunit *test)
+{
+	char buf[8];
+	struct kvec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
+	struct fi_rma_iov riov = { .len = sizeof(buf) };
+	struct fi_msg msg = { .iov_type = FI_IOV_KVEC, .msg_iov = &iov,
+			      .iov_count = 1 };
+	struct fi_msg_rma rmsg = { .iov_type = FI_IOV_KVEC, .msg_iov = &iov,
+				   .iov_count = 1, .rma_iov = &riov,
+				   .rma_iov_count = 1 };
+	struct fi_msg_tagged tmsg = { .iov_type = FI_IOV_KVEC, .msg_iov = &iov,
+				      .iov_count = 1, .tag = 5 };
+	static const u64 flags[] = {
+		FI_MAY_SLEEP, FI_MAY_SLEEP | FI_COMPLETION,
+		FI_MAY_SLEEP | FI_INJECT | FI_REMOTE_CQ_DATA,
+	};
+	struct ktp_stack s;
+	struct ktp_ep *kep;
+	unsigned int i, calls = 0;
+
+	ktp_stack_open(test, &s, true);
+	kep = kd_ep(s.ep);
+	for (i = 0; i < ARRAY_SIZE(flags); i++) {
+		KUNIT_EXPECT_EQ(test, fi_sendmsg(s.ep, &msg, flags[i]), 0);
+		KUNIT_EXPECT_EQ(test, kep->last.op, KTP_OP_SENDMSG);
+		KUNIT_EXPECT_EQ(test, kep->last.flags, flags[i]);
+		KUNIT_EXPECT_EQ(test, fi_writemsg(s.ep, &rmsg, flags[i]), 0);
+		KUNIT_EXPECT_EQ(test, kep->last.op, KTP_OP_WRITEMSG);
+		KUNIT_EXPECT_EQ(test, kep->last.flags, flags[i]);
+		KUNIT_EXPECT_EQ(test, fi_tsendmsg(s.ep, &tmsg, flags[i]), 0);
+		KUNIT_EXPECT_EQ(test, kep->last.op, KTP_OP_TSENDMSG);
+		KUNIT_EXPECT_EQ(test, kep->last.flags, flags[i]);
+		calls += 3;
+	}
+	KUNIT_EXPECT_EQ(test, fi_recvmsg(s.ep, &msg, FI_MAY_SLEEP), 0);
+	KUNIT_EXPECT_EQ(test, kep->last.op, KTP_OP_RECVMSG);
+	KUNIT_EXPECT_EQ(test, kep->last.flags, FI_MAY_SLEEP);
+	KUNIT_EXPECT_EQ(test, fi_recvmsg(s.ep, &msg, FI_MAY_SLEEP | FI_PEEK),
+			0);
+	KUNIT_EXPECT_EQ(test, kep->last.flags, FI_MAY_SLEEP | FI_PEEK);
+	KUNIT_EXPECT_EQ(test, fi_readmsg(s.ep, &rmsg, FI_MAY_SLEEP), 0);
+	KUNIT_EXPECT_EQ(test, kep->last.op, KTP_OP_READMSG);
+	KUNIT_EXPECT_EQ(test, kep->last.flags, FI_MAY_SLEEP);
+	KUNIT_EXPECT_EQ(test, fi_trecvmsg(s.ep, &tmsg,
+					  FI_MAY_SLEEP | FI_PEEK | FI_CLAIM),
+			0);
+	KUNIT_EXPECT_EQ(test, kep->last.op, KTP_OP_TRECVMSG);
+	KUNIT_EXPECT_EQ(test, kep->last.flags,
+			FI_MAY_SLEEP | FI_PEEK | FI_CLAIM);
+	calls += 4;
+	KUNIT_EXPECT_EQ(test, kep->last.calls, calls);
+
+	/* it is not FI_PEEK: a send or RMA call with that is still refused */
+	KUNIT_EXPECT_EQ(test, fi_readmsg(s.ep, &rmsg, FI_MAY_SLEEP | FI_PEEK),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, fi_tsendmsg(s.ep, &tmsg,
+					  FI_MAY_SLEEP | FI_PEEK), -EINVAL);
+	/* the bits beside it are still unknown */
+	KUNIT_EXPECT_EQ(test, fi_sendmsg(s.ep, &msg, BIT_ULL(61)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, fi_writemsg(s.ep, &rmsg,
+					  FI_MAY_SLEEP | BIT_ULL(61)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, fi_trecvmsg(s.ep, &tmsg, BIT_ULL(61)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kep->last.calls, calls);
+	ktp_stack_close(test, &s);
+}
+
 static struct kunit_case kofi_data_cases[] = {
 	KUNIT_CASE(kd_msg_calls_test),
 	KUNIT_CASE(kd_tagged_calls_test),
@@ -555,6 +626,7 @@ static struct kunit_case kofi_data_cases[] = {
 	KUNIT_CASE(kd_enosys_test),
 	KUNIT_CASE(kd_partial_test),
 	KUNIT_CASE(kd_args_test),
+	KUNIT_CASE(kd_may_sleep_test),
 	{}
 };
 

@@ -34,6 +34,7 @@
 
 #define KST_TIMEOUT	5000	/* ms, every wait */
 #define KST_BIG		(16 << 20)
+#define KST_MR_LEN	65536		/* registered region of the RMA tests */
 
 struct kst_cm_entry {
 	struct fi_eq_cm_entry e;
@@ -482,6 +483,89 @@ static void ksocket_may_sleep_test(struct kunit *test)
 	vfree(rbuf);
 }
 
+/*
+ * FI_MAY_SLEEP on endpoints without FI_OPT_DATA_MAY_SLEEP: a send or RMA
+ * write so flagged on an idle connection goes to the socket from the
+ * caller, so its transmit completion is there when the call returns; a
+ * flagged read and receive complete as usual; data verified.
+ */
+static void ksocket_may_sleep_flag_test(struct kunit *test)
+{
+	u8 *region = vzalloc(KST_MR_LEN), *local = vzalloc(KST_MR_LEN);
+	struct kvec iov = { .iov_base = local, .iov_len = 64 };
+	struct fi_rma_iov riov = { .addr = 1000 + 256, .len = 64 };
+	struct fi_msg msg = { .iov_type = FI_IOV_KVEC, .msg_iov = &iov,
+			      .iov_count = 1, .addr = FI_ADDR_UNSPEC };
+	struct fi_msg_rma rmsg = { .iov_type = FI_IOV_KVEC, .msg_iov = &iov,
+				   .iov_count = 1, .addr = FI_ADDR_UNSPEC,
+				   .rma_iov = &riov, .rma_iov_count = 1 };
+	struct fi_cq_data_entry e;
+	size_t val = 1, len = sizeof(val);
+	struct fid_mr *mr;
+	u8 rbuf[64];
+	struct kst t;
+
+	KUNIT_ASSERT_NOT_NULL(test, region);
+	KUNIT_ASSERT_NOT_NULL(test, local);
+	kst_listen(test, &t);
+	kst_connect(test, &t, NULL, 0, NULL, 0);
+	KUNIT_EXPECT_EQ(test, fi_getopt(&t.cep->fid, FI_OPT_ENDPOINT,
+					FI_OPT_DATA_MAY_SLEEP, &val, &len), 0);
+	KUNIT_EXPECT_EQ(test, val, 0);
+	KUNIT_ASSERT_EQ(test, fi_mr_reg(t.domain, region, KST_MR_LEN,
+					FI_REMOTE_READ | FI_REMOTE_WRITE,
+					1000, 0, 0, &mr, NULL), 0);
+	riov.key = fi_mr_key(mr);
+
+	/* a message */
+	KUNIT_ASSERT_EQ(test, fi_recv(t.sep, rbuf, sizeof(rbuf), NULL,
+				      FI_ADDR_UNSPEC, rbuf), 0);
+	kst_fill(local, 64, 4);
+	msg.context = local;
+	KUNIT_ASSERT_EQ(test, fi_sendmsg(t.cep, &msg,
+					 FI_COMPLETION | FI_MAY_SLEEP), 0);
+	KUNIT_EXPECT_EQ(test, fi_cq_read(t.ctx, &e, 1), 1);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)local);
+	KUNIT_EXPECT_EQ(test, e.flags, FI_SEND | FI_MSG);
+	KUNIT_ASSERT_EQ(test, kst_comp(t.srx, &e, NULL), 0);
+	KUNIT_EXPECT_EQ(test, e.len, (size_t)64);
+	KUNIT_EXPECT_EQ(test, memcmp(rbuf, local, 64), 0);
+
+	/* an RMA write */
+	kst_fill(local, 64, 5);
+	rmsg.context = region;
+	KUNIT_ASSERT_EQ(test, fi_writemsg(t.cep, &rmsg,
+					  FI_COMPLETION | FI_MAY_SLEEP), 0);
+	KUNIT_EXPECT_EQ(test, fi_cq_read(t.ctx, &e, 1), 1);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)region);
+	KUNIT_EXPECT_EQ(test, e.flags, FI_RMA | FI_WRITE);
+
+	/* a read (answered by the peer) and a receive complete as usual */
+	memset(local, 0, 64);
+	KUNIT_ASSERT_EQ(test, fi_readmsg(t.cep, &rmsg,
+					 FI_COMPLETION | FI_MAY_SLEEP), 0);
+	KUNIT_ASSERT_EQ(test, kst_comp(t.ctx, &e, NULL), 0);
+	KUNIT_EXPECT_EQ(test, e.flags, FI_RMA | FI_READ);
+	KUNIT_EXPECT_EQ(test, memcmp(local, region + 256, 64), 0);
+	kst_fill(rbuf, 64, 5);
+	KUNIT_EXPECT_EQ(test, memcmp(local, rbuf, 64), 0);
+	iov.iov_base = rbuf;
+	msg.context = rbuf;
+	KUNIT_ASSERT_EQ(test, fi_recvmsg(t.sep, &msg,
+					 FI_COMPLETION | FI_MAY_SLEEP), 0);
+	KUNIT_ASSERT_EQ(test, fi_send(t.cep, local, 64, NULL, FI_ADDR_UNSPEC,
+				      local), 0);
+	KUNIT_ASSERT_EQ(test, kst_comp(t.srx, &e, NULL), 0);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)rbuf);
+	KUNIT_EXPECT_EQ(test, memcmp(rbuf, local, 64), 0);
+	KUNIT_ASSERT_EQ(test, kst_comp(t.ctx, &e, NULL), 0);
+
+	KUNIT_EXPECT_EQ(test, fi_close(&mr->fid), 0);
+	kst_teardown(test, &t);
+	vfree(region);
+	vfree(local);
+}
+
 static void ksocket_msg_variants_test(struct kunit *test)
 {
 	u8 sbuf[300], rbuf[300], small[10];
@@ -569,8 +653,6 @@ static void ksocket_msg_variants_test(struct kunit *test)
 }
 
 /* ---- RMA ---- */
-
-#define KST_MR_LEN	65536
 
 static void ksocket_rma_test(struct kunit *test)
 {
@@ -1024,6 +1106,7 @@ static struct kunit_case ksocket_cases[] = {
 	KUNIT_CASE(ksocket_shutdown_test),
 	KUNIT_CASE(ksocket_msg_sizes_test),
 	KUNIT_CASE(ksocket_may_sleep_test),
+	KUNIT_CASE(ksocket_may_sleep_flag_test),
 	KUNIT_CASE(ksocket_msg_variants_test),
 	KUNIT_CASE(ksocket_rma_test),
 	KUNIT_CASE(ksocket_raw_peer_test),

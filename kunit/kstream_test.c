@@ -7,12 +7,14 @@
  * partial reads and writes, FI_PEEK on both sides, ring wrap-around with
  * small rings, credit exhaustion and the bytes it leaves queued, several
  * MiB checked byte for byte, the vector forms, shutdown variants,
- * settings, and a raw ksocket endpoint playing a peer that sends nonsense:
- * each must end the stream with an error, never a splat.
+ * settings, a send's FI_MAY_SLEEP reaching ksocket, and a raw ksocket
+ * endpoint playing a peer that sends nonsense: each must end the stream
+ * with an error, never a splat.
  *
  * Only exported symbols are used (the suite is also built as a module);
- * the credit test reads the engine's counters (kstream.h) to count the
- * writes.  kofi_ksocket and kofi_kstream must be loaded or built in.
+ * the credit and may-sleep tests read the engine's counters (kstream.h)
+ * to count the writes and their completions.  kofi_ksocket and
+ * kofi_kstream must be loaded or built in.
  */
 #include <kunit/test.h>
 #include <linux/module.h>
@@ -54,6 +56,7 @@ struct ks_opts {
 	size_t rbuf;
 	size_t rq;
 	size_t iomap;
+	size_t may_sleep;	/* FI_OPT_DATA_MAY_SLEEP */
 };
 
 struct ks {
@@ -143,6 +146,11 @@ static void ks_setopts(struct kunit *test, struct fid_ep *ep,
 		KUNIT_ASSERT_EQ(test, fi_setopt(&ep->fid, FI_OPT_ENDPOINT,
 						FI_OPT_KSTREAM_IOMAPSIZE,
 						&o->iomap, sizeof(size_t)), 0);
+	if (o->may_sleep)
+		KUNIT_ASSERT_EQ(test, fi_setopt(&ep->fid, FI_OPT_ENDPOINT,
+						FI_OPT_DATA_MAY_SLEEP,
+						&o->may_sleep, sizeof(size_t)),
+				0);
 }
 
 /* Fabric, domain, EQs and a kstream listener on 127.0.0.1, any port. */
@@ -651,6 +659,79 @@ static void kstream_stream_test(struct kunit *test)
 				      NULL), 0);
 	KUNIT_EXPECT_EQ(test, fi_recv(t.cep, buf, 0, NULL, FI_ADDR_UNSPEC,
 				      NULL), 0);
+	ks_teardown(test, &t);
+}
+
+/*
+ * One 64-byte send on an idle stream over ksocket, with @flags, and
+ * whether the completion of its write was signalled (kstream_ep.kicks)
+ * by the time the send returned; the bytes are read and checked.
+ */
+static bool ks_send_inline(struct kunit *test, struct ks *t, u64 flags,
+			   u8 seed)
+{
+	struct kstream_ep *kep = kstream_ep(t->cep);
+	u8 sbuf[64], rbuf[64];
+	struct kvec kv = { .iov_base = sbuf, .iov_len = sizeof(sbuf) };
+	struct fi_msg m = { .iov_type = FI_IOV_KVEC, .msg_iov = &kv,
+			    .iov_count = 1, .addr = FI_ADDR_UNSPEC };
+	bool signalled;
+	int kicks;
+
+	ks_fill(sbuf, sizeof(sbuf), seed);
+	KUNIT_EXPECT_TRUE(test, ks_wait(t->cep, EPOLLOUT));
+	kicks = atomic_read(&kep->kicks);
+	KUNIT_EXPECT_EQ(test, fi_sendmsg(t->cep, &m, flags),
+			(ssize_t)sizeof(sbuf));
+	signalled = atomic_read(&kep->kicks) != kicks;
+	KUNIT_EXPECT_EQ(test, ks_recv_all(t->sep, rbuf, sizeof(rbuf)),
+			(ssize_t)sizeof(rbuf));
+	KUNIT_EXPECT_EQ(test, memcmp(rbuf, sbuf, sizeof(sbuf)), 0);
+	return signalled;
+}
+
+/*
+ * The caller's promise that it may sleep, per send (FI_MAY_SLEEP) or for
+ * the endpoint (FI_OPT_DATA_MAY_SLEEP), reaches ksocket with the write
+ * the send posts: on an idle stream ksocket sends it from the caller,
+ * whose call returns with the write's completion signalled.
+ */
+static void kstream_may_sleep_test(struct kunit *test)
+{
+	struct ks_opts o = { .may_sleep = 1 };
+	size_t v = 0, len = sizeof(v);
+	struct ks t;
+	int i;
+
+	ks_connect(test, &t, NULL);
+	KUNIT_EXPECT_EQ(test, fi_getopt(&t.cep->fid, FI_OPT_ENDPOINT,
+					FI_OPT_DATA_MAY_SLEEP, &v, &len), 0);
+	KUNIT_EXPECT_EQ(test, v, (size_t)0);
+	/*
+	 * ksocket's work may still be finishing the connection, its transmit
+	 * engine busy, when the first send comes: data only for that one.
+	 */
+	ks_send_inline(test, &t, 0, 8);
+	for (i = 0; i < 4; i++)
+		KUNIT_EXPECT_TRUE_MSG(test, ks_send_inline(test, &t,
+							   FI_MAY_SLEEP, i),
+				      "send %d", i);
+	/* without a promise the write may or may not be done: data only */
+	ks_send_inline(test, &t, 0, 9);
+	ks_teardown(test, &t);
+
+	ks_connect(test, &t, &o);
+	len = sizeof(v);
+	KUNIT_EXPECT_EQ(test, fi_getopt(&t.cep->fid, FI_OPT_ENDPOINT,
+					FI_OPT_DATA_MAY_SLEEP, &v, &len), 0);
+	KUNIT_EXPECT_EQ(test, v, (size_t)1);
+	KUNIT_EXPECT_EQ(test, fi_setopt(&t.cep->fid, FI_OPT_ENDPOINT,
+					FI_OPT_DATA_MAY_SLEEP, &v,
+					sizeof(v)), -EISCONN);
+	ks_send_inline(test, &t, 0, 8);
+	for (i = 0; i < 4; i++)
+		KUNIT_EXPECT_TRUE_MSG(test, ks_send_inline(test, &t, 0, i),
+				      "send %d", i);
 	ks_teardown(test, &t);
 }
 
@@ -1680,6 +1761,7 @@ static struct kunit_case kstream_cases[] = {
 	KUNIT_CASE(kstream_getinfo_test),
 	KUNIT_CASE(kstream_stream_test),
 	KUNIT_CASE(kstream_peek_test),
+	KUNIT_CASE(kstream_may_sleep_test),
 	KUNIT_CASE(kstream_wrap_test),
 	KUNIT_CASE(kstream_large_test),
 	KUNIT_CASE(kstream_credits_test),

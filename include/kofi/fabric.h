@@ -83,6 +83,19 @@ typedef u64 fi_addr_t;
 #define FI_NAMED_RX_CTX		BIT_ULL(58)
 #define FI_DIRECTED_RECV	BIT_ULL(59)
 
+/*
+ * kOFI extension, an operation flag of the data calls (fi_sendmsg(),
+ * fi_recvmsg(), fi_writemsg(), fi_readmsg(), fi_tsendmsg(),
+ * fi_trecvmsg()): this call is made from a context that may sleep - a
+ * task, no spinlock or RCU read lock held, interrupts enabled.  It is
+ * FI_OPT_DATA_MAY_SLEEP for one call: a provider may do the call's I/O in
+ * the caller's context instead of deferring it to a work item.  Only a
+ * permission: a provider that has no use for it ignores it.  It sits in
+ * the bits libfabric leaves to providers (60-63), clear of libfabric's
+ * own flags.
+ */
+#define FI_MAY_SLEEP		BIT_ULL(60)
+
 /* Every capability bit fi_getinfo() knows about. */
 #define FI_CAPS_MASK	(FI_MSG | FI_RMA | FI_TAGGED | FI_ATOMIC |	\
 			 FI_MULTICAST | FI_READ | FI_WRITE | FI_RECV |	\
@@ -96,7 +109,7 @@ typedef u64 fi_addr_t;
 #define FI_OP_FLAGS_MASK (FI_MULTI_RECV | FI_REMOTE_CQ_DATA | FI_MORE |	\
 			  FI_FENCE | FI_COMPLETION | FI_INJECT |	\
 			  FI_INJECT_COMPLETE | FI_TRANSMIT_COMPLETE |	\
-			  FI_DELIVERY_COMPLETE)
+			  FI_DELIVERY_COMPLETE | FI_MAY_SLEEP)
 
 /* Flags accepted by fi_getinfo(). */
 #define FI_GETINFO_FLAGS_MASK	(FI_SOURCE | FI_NUMERICHOST | FI_PROV_ATTR_ONLY)

@@ -64,6 +64,8 @@ struct fi_ops_tagged;
  *                         context.  Set it before fi_enable(); a provider
  *                         that does not use it accepts and ignores it
  *                         (fi_setopt() answers 0 for it on any endpoint).
+ *                         The operation flag FI_MAY_SLEEP (fabric.h)
+ *                         makes the same promise for one call.
  */
 #define FI_OPT_DATA_MAY_SLEEP	0x10000
 

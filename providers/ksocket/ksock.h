@@ -13,10 +13,11 @@
  *   sleeps and never takes ksock_ep.tx_mutex.
  * - The transmit engine (ksock_tx.c: tx_cur, ack_hdr, ack_sent) belongs to
  *   the holder of ksock_ep.tx_mutex: the endpoint's work, or a data call
- *   on an endpoint whose ULP promised FI_OPT_DATA_MAY_SLEEP
- *   (ksock_ep_can_direct()), which sends at once instead of scheduling
- *   the work.  tx_mutex may be held
- *   around lock_sock(), never the other way round.
+ *   whose ULP promised that it may sleep - on an endpoint with
+ *   FI_OPT_DATA_MAY_SLEEP, or with FI_MAY_SLEEP in the call's flags
+ *   (ksock_ep_can_direct()) - which sends at once instead of scheduling
+ *   the work.  tx_mutex may be held around lock_sock(), never the other
+ *   way round.
  * - The end of a connection (ksock_ep_down()) and connection setup run in
  *   the work (io_work on ksock_wq); the engines only record a failure
  *   (ksock_ep_fail()) and schedule it.
@@ -408,14 +409,15 @@ int ksock_ep_open(struct fid_domain *domain, struct fi_info *info,
 		  struct fid_ep **ep, void *context);
 void ksock_ep_kick(struct ksock_ep *ep);
 void ksock_ep_kick_unlocked(struct ksock_ep *ep);
-bool ksock_ep_can_direct(struct ksock_ep *ep);
+bool ksock_ep_can_direct(struct ksock_ep *ep, u64 flags);
 
 /**
  * ksock_ep_data_call() - the start of a data call
  * @ep: the endpoint
  *
  * With FI_OPT_DATA_MAY_SLEEP promised, checks the promise
- * (CONFIG_DEBUG_ATOMIC_SLEEP reports a call from atomic context).
+ * (CONFIG_DEBUG_ATOMIC_SLEEP reports a call from atomic context); the
+ * core checks a call's FI_MAY_SLEEP.
  *
  * Context: any context; may sleep only if the ULP promised it may.
  */
@@ -453,7 +455,7 @@ int ksock_cm_progress(struct ksock_ep *ep);
 
 /* ksock_tx.c */
 int ksock_tx_progress(struct ksock_ep *ep, size_t *budget);
-void ksock_tx_direct(struct ksock_ep *ep);
+void ksock_tx_direct(struct ksock_ep *ep, u64 flags);
 void ksock_tx_flush_acks(struct ksock_ep *ep);
 void ksock_tx_writable(struct ksock_ep *ep);
 u16 ksock_tx_wire_flags(u64 flags);
@@ -464,7 +466,7 @@ void ksock_tx_build_hdr(struct ksock_ep *ep, struct ksock_req *req, u8 op,
 /* ksock_rx.c */
 int ksock_rx_run(struct ksock_ep *ep, size_t *budget);
 void ksock_rx_ready(struct ksock_ep *ep);
-void ksock_rx_resume(struct ksock_ep *ep);
+void ksock_rx_resume(struct ksock_ep *ep, u64 flags);
 struct ksock_req *ksock_rx_reset(struct ksock_ep *ep);
 
 /* ksock_msg.c, ksock_rma.c */

@@ -77,23 +77,26 @@ void ksock_ep_kick_unlocked(struct ksock_ep *ep)
 /**
  * ksock_ep_can_direct() - may this data call do socket I/O itself?
  * @ep: the endpoint
+ * @flags: the call's flags
  *
- * The rule is the ULP's, stated once: a data call on an endpoint whose
- * ULP set FI_OPT_DATA_MAY_SLEEP (every data call is made from a context
- * that may sleep) sends, or resumes the receive engine, itself, which can
- * wait briefly for the socket's lock; on any other endpoint it leaves the
- * I/O to the endpoint's work, whatever the kernel's configuration.  The
- * promise is not taken blindly where checking is cheap: a call from an
- * interrupt, with interrupts disabled, or from a completion handler the
- * receive engine runs with the socket locked (ep->rx_task) leaves the
- * I/O to the work as well.
+ * The rule is the ULP's, stated once: a data call that its ULP promised
+ * is made from a context that may sleep - every call on an endpoint whose
+ * ULP set FI_OPT_DATA_MAY_SLEEP, or one call with FI_MAY_SLEEP in @flags
+ * - sends, or resumes the receive engine, itself, which can wait briefly
+ * for the socket's lock; any other call leaves the I/O to the endpoint's
+ * work, whatever the kernel's configuration.  The promise is not taken
+ * blindly where checking is cheap: a call from an interrupt, with
+ * interrupts disabled, or from a completion handler the receive engine
+ * runs with the socket locked (ep->rx_task) leaves the I/O to the work
+ * as well.
  *
  * Context: any context.
  * Return: true if the caller may lock the socket.
  */
-bool ksock_ep_can_direct(struct ksock_ep *ep)
+bool ksock_ep_can_direct(struct ksock_ep *ep, u64 flags)
 {
-	return READ_ONCE(ep->may_sleep) && in_task() && !irqs_disabled() &&
+	return (READ_ONCE(ep->may_sleep) || (flags & FI_MAY_SLEEP)) &&
+	       in_task() && !irqs_disabled() &&
 	       READ_ONCE(ep->rx_task) != current;
 }
 

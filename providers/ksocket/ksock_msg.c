@@ -5,11 +5,12 @@
  * A call takes a request from the endpoint's pool (-EAGAIN when it is
  * empty), copies the caller's vector into it and queues it.  A send that
  * finds the socket idle goes to the socket from the caller's context when
- * the ULP promised that its data calls may sleep (FI_OPT_DATA_MAY_SLEEP,
- * ksock_tx_direct()); a receive the receive engine waits for resumes it
- * there (ksock_rx_resume()); otherwise the endpoint's work does it.
- * Without the promise the calls may be made from any context and do not
- * sleep; with it they may sleep briefly, for the socket's lock.
+ * the ULP promised that the call may sleep (FI_OPT_DATA_MAY_SLEEP for
+ * every call on the endpoint, FI_MAY_SLEEP for one; ksock_tx_direct()); a
+ * receive the receive engine waits for resumes it there
+ * (ksock_rx_resume()); otherwise the endpoint's work does it.  Without
+ * the promise the calls may be made from any context and do not sleep;
+ * with it they may sleep briefly, for the socket's lock.
  * Sends posted before the connection is established wait for it; receives
  * may be posted at any time after fi_enable().
  */
@@ -58,7 +59,7 @@ static ssize_t ksock_send_common(struct ksock_ep *ep, enum fi_iov_type type,
 	direct = ksock_post_tx(ep, req);
 	spin_unlock_irqrestore(&ep->lock, irqflags);
 	if (direct)
-		ksock_tx_direct(ep);
+		ksock_tx_direct(ep, flags);
 	return 0;
 put:
 	list_add(&req->node, &ep->tx_free);
@@ -68,7 +69,8 @@ out:
 }
 
 static ssize_t ksock_recv_common(struct ksock_ep *ep, enum fi_iov_type type,
-				 const void *vec, size_t count, void *context)
+				 const void *vec, size_t count, u64 flags,
+				 void *context)
 {
 	struct ksock_req *req;
 	unsigned long irqflags;
@@ -106,7 +108,7 @@ static ssize_t ksock_recv_common(struct ksock_ep *ep, enum fi_iov_type type,
 out:
 	spin_unlock_irqrestore(&ep->lock, irqflags);
 	if (resume)
-		ksock_rx_resume(ep);
+		ksock_rx_resume(ep, flags);
 	return ret;
 }
 
@@ -116,7 +118,7 @@ static ssize_t ksock_recvmsg(struct fid_ep *fep, const struct fi_msg *msg,
 	if (flags & FI_MULTI_RECV)
 		return -EINVAL;
 	return ksock_recv_common(ksock_ep(fep), msg->iov_type, msg->msg_iov,
-				 msg->iov_count, msg->context);
+				 msg->iov_count, flags, msg->context);
 }
 
 static ssize_t ksock_sendmsg(struct fid_ep *fep, const struct fi_msg *msg,

@@ -113,7 +113,7 @@ static ssize_t ksock_rma_common(struct ksock_ep *ep, bool read,
 	direct = ksock_post_tx(ep, req);
 	spin_unlock_irqrestore(&ep->lock, irqflags);
 	if (direct)
-		ksock_tx_direct(ep);
+		ksock_tx_direct(ep, flags);
 	return 0;
 put:
 	list_add(&req->node, &ep->tx_free);

@@ -597,19 +597,20 @@ void ksock_rx_ready(struct ksock_ep *ep)
 /**
  * ksock_rx_resume() - a receive the engine waited for was posted
  * @ep: the endpoint
+ * @flags: the receive's flags (FI_MAY_SLEEP counts)
  *
  * Runs the engine at once when the caller may sleep (it locks the
  * socket), else schedules the endpoint's work.
  *
  * Context: any context; sleeps only when ksock_ep_can_direct().
  */
-void ksock_rx_resume(struct ksock_ep *ep)
+void ksock_rx_resume(struct ksock_ep *ep, u64 flags)
 {
 	size_t budget = KSOCK_DIRECT_BUDGET;
 	struct sock *sk = ep->sock->sk;
 	int ret;
 
-	if (!ksock_ep_can_direct(ep)) {
+	if (!ksock_ep_can_direct(ep, flags)) {
 		ksock_ep_kick_unlocked(ep);
 		return;
 	}

@@ -9,10 +9,11 @@
  * callback schedules the endpoint's work again.
  *
  * It runs under the endpoint's tx_mutex: in the work, or straight from a
- * data call whose ULP promised it may sleep (FI_OPT_DATA_MAY_SLEEP) when
- * nothing else is being sent (ksock_tx_direct()), which spares the message
- * a trip through the workqueue.  The header of a request whose payload is a kvec vector goes
- * to the socket in the same call as the payload (one sendmsg, one
+ * data call whose ULP promised it may sleep (FI_OPT_DATA_MAY_SLEEP on the
+ * endpoint, or FI_MAY_SLEEP in the call's flags) when nothing else is
+ * being sent (ksock_tx_direct()), which spares the message a trip through
+ * the workqueue.  The header of a request whose payload is a kvec vector
+ * goes to the socket in the same call as the payload (one sendmsg, one
  * segment for a small message); otherwise the header is sent with
  * MSG_MORE, as is every piece of a request but its last.
  *
@@ -374,6 +375,7 @@ out:
 /**
  * ksock_tx_direct() - send a request just queued, from the caller
  * @ep: the endpoint, connected
+ * @flags: the data call's flags (FI_MAY_SLEEP counts)
  *
  * When the caller may sleep (ksock_ep_can_direct()) and nobody else holds
  * the transmit engine, the request goes to the socket now, and completes
@@ -382,11 +384,11 @@ out:
  * Context: any context, without ep->lock; sleeps (briefly, for the
  * socket's lock) only when ksock_ep_can_direct().
  */
-void ksock_tx_direct(struct ksock_ep *ep)
+void ksock_tx_direct(struct ksock_ep *ep, u64 flags)
 {
 	size_t budget = KSOCK_DIRECT_BUDGET;
 
-	if (!ksock_ep_can_direct(ep) || !mutex_trylock(&ep->tx_mutex)) {
+	if (!ksock_ep_can_direct(ep, flags) || !mutex_trylock(&ep->tx_mutex)) {
 		ksock_ep_kick_unlocked(ep);
 		return;
 	}

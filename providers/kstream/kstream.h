@@ -85,6 +85,7 @@ extern unsigned int kstream_wake_up_interval;
  * @inline_size: FI_OPT_KSTREAM_INLINE
  * @iomap_size: FI_OPT_KSTREAM_IOMAPSIZE
  * @keepalive: FI_OPT_KSTREAM_KEEPALIVE, seconds
+ * @may_sleep: FI_OPT_DATA_MAY_SLEEP: every data call may sleep (non-zero)
  */
 struct kstream_opts {
 	size_t rbuf_size;
@@ -94,6 +95,7 @@ struct kstream_opts {
 	size_t inline_size;
 	size_t iomap_size;
 	size_t keepalive;
+	size_t may_sleep;
 };
 
 /**
@@ -502,7 +504,7 @@ void kstream_data_req_done(struct kstream_ep *kep, struct kstream_req *req);
 void kstream_tx_posted(struct kstream_ep *kep);
 int kstream_core_write(struct fid_ep *core, struct kvec *iov, void **desc,
 		       size_t cnt, u64 addr, u64 key, u32 imm,
-		       struct kstream_req *req, bool with_imm);
+		       struct kstream_req *req, bool with_imm, u64 flags);
 int kstream_post_data(struct kstream_ep *kep, struct kvec *iov,
 		      void **desc, size_t cnt, u64 addr, u64 key, u32 imm,
 		      u32 len, bool with_imm);

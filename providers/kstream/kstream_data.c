@@ -12,13 +12,16 @@
  * when nothing fits or nothing has arrived, 0 at the end of the stream, a
  * negative errno after an error.  No completions are written: kstream has
  * no CQs.  Every call takes only the endpoint's spinlock (a bottom-half
- * lock: the core providers' data paths take bottom-half locks too) and
- * sleeps only as the core's data calls do (ksocket's may wait briefly for
- * their socket when the context may sleep): any context but hard
- * interrupts and interrupts disabled.  A send whose bytes are the only
- * ones to write posts its write with the lock dropped
- * (kstream_tx_write_prep()), so that the core may send it from the
- * caller's context.
+ * lock: the core providers' data paths take bottom-half locks too): any
+ * context but hard interrupts and interrupts disabled.  A send whose bytes
+ * are the only ones to write posts its write with the lock dropped
+ * (kstream_tx_write_prep()); when the send's caller promised that it may
+ * sleep (FI_MAY_SLEEP in the send's flags, or FI_OPT_DATA_MAY_SLEEP on the
+ * endpoint) that write carries FI_MAY_SLEEP, so that a core provider that
+ * can (ksocket) sends it from the caller's context, which may then wait
+ * briefly for the core's socket.  Every other write to the peer is posted
+ * with the lock held, or from the progress, and may come from any
+ * context: it carries no such promise.
  *
  * The copies between the caller's buffers and the rings run with that
  * lock dropped (by the calls themselves: no helper drops a lock its
@@ -418,14 +421,15 @@ struct kstream_tx_wr {
  *
  * The write is accounted as posted, then the caller posts it with the lock
  * dropped, so that a core provider that sends from the caller's context
- * when that context may sleep (ksocket) does so, instead of handing every
- * write of the stream to its work.  The writes stay in order: while the
- * caller holds tx_busy no other data of the stream can be posted (other
- * sends, iowrite, mapping announcements and control messages wait for it,
- * and no other bytes are queued for the progress to write); ring updates,
- * credits and keepalives may go meanwhile, as they may overtake data
- * anyway.  The core endpoint stays: it is closed only by fi_close(), which
- * must not race with the endpoint's data calls.
+ * when that context may sleep (ksocket, told by FI_MAY_SLEEP) does so,
+ * instead of handing every write of the stream to its work.  The writes
+ * stay in order: while the caller holds tx_busy no other data of the
+ * stream can be posted (other sends, iowrite, mapping announcements and
+ * control messages wait for it, and no other bytes are queued for the
+ * progress to write); ring updates, credits and keepalives may go
+ * meanwhile, as they may overtake data anyway.  The core endpoint stays:
+ * it is closed only by fi_close(), which must not race with the
+ * endpoint's data calls.
  *
  * Context: any context, endpoint lock held.
  */
@@ -531,11 +535,15 @@ static ssize_t kstream_send_vec(struct kstream_ep *kep, struct kstream_vec *v,
 	struct kstream_tx_wr w;
 	bool wake = false;
 	size_t done = 0;
+	u64 sleep;
 	ssize_t ret;
 	u32 olen, x;
 	int err;
 
 	spin_lock_bh(&kep->lock);
+	/* The caller's promise, for the write it posts with the lock dropped. */
+	sleep = (flags & FI_MAY_SLEEP) || kep->opts.may_sleep ?
+		FI_MAY_SLEEP : 0;
 	ret = kstream_tx_check(kep);
 	if (ret || !v->len)
 		goto out;
@@ -583,7 +591,7 @@ static ssize_t kstream_send_vec(struct kstream_ep *kep, struct kstream_vec *v,
 			spin_unlock_bh(&kep->lock);
 			err = kstream_core_write(w.core, w.iov, w.desc, w.cnt,
 						 w.addr, w.key, w.imm, w.req,
-						 true);
+						 true, sleep);
 			spin_lock_bh(&kep->lock);
 			kstream_tx_write_fini(kep, &w, err);
 		} else {

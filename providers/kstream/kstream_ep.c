@@ -300,6 +300,8 @@ static const struct kofi_util_opt kstream_opt_tab[] = {
 		      struct kstream_opts, iomap_size),
 	KOFI_UTIL_OPT(FI_OPT_KSTREAM_KEEPALIVE, 0, KSTREAM_KEEPALIVE_MAX,
 		      struct kstream_opts, keepalive),
+	KOFI_UTIL_OPT(FI_OPT_DATA_MAY_SLEEP, 0, SIZE_MAX,
+		      struct kstream_opts, may_sleep),
 };
 
 static int kstream_ep_setopt(struct fid *fid, int level, int optname,

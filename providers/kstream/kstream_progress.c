@@ -155,14 +155,16 @@ bool kstream_after_disconnect(struct kstream_ep *kep)
  * @imm: the immediate (remote CQ data)
  * @req: the request the write completes to
  * @with_imm: false for a plain write (keepalive, iowrite)
+ * @flags: FI_MAY_SLEEP when the caller may sleep (it holds no lock, and
+ *	its own caller promised that it may sleep), else 0
  *
  * Context: any context; sleeps only as the core's data calls do (ksocket's
- * may wait briefly for their socket when the context may sleep).
+ * may wait briefly for their socket with FI_MAY_SLEEP).
  * Return: 0 or the core's error.
  */
 int kstream_core_write(struct fid_ep *core, struct kvec *iov, void **desc,
 		       size_t cnt, u64 addr, u64 key, u32 imm,
-		       struct kstream_req *req, bool with_imm)
+		       struct kstream_req *req, bool with_imm, u64 flags)
 {
 	struct fi_rma_iov rma = { .addr = addr, .key = key };
 	struct fi_msg_rma msg = {
@@ -180,7 +182,7 @@ int kstream_core_write(struct fid_ep *core, struct kvec *iov, void **desc,
 
 	for (i = 0; i < cnt; i++)
 		rma.len += iov[i].iov_len;
-	return fi_writemsg(core, &msg, FI_COMPLETION |
+	return fi_writemsg(core, &msg, FI_COMPLETION | (flags & FI_MAY_SLEEP) |
 			   (with_imm ? FI_REMOTE_CQ_DATA : 0));
 }
 
@@ -232,7 +234,7 @@ static int kstream_post_req(struct kstream_ep *kep, struct kstream_req **free,
 		return -ENOTCONN;
 	}
 	ret = kstream_core_write(kep->core_ep, iov, desc, cnt, addr, key, imm,
-				 req, with_imm);
+				 req, with_imm, 0);
 	if (ret) {
 		kstream_req_put(free, req);
 		return ret;

@@ -211,9 +211,12 @@ static int ksk_io_ready(struct kstream_sock *ks, long *timeo, int notconn)
  * Blocking (the default): returns once every byte is queued, or earlier
  * with the count so far when interrupted, out of SO_SNDTIMEO or failed.
  * Nonblocking (MSG_DONTWAIT or kstream_set_nonblock()): queues what fits.
- * A connection still being set up is waited for (blocking) first.
+ * A connection still being set up is waited for (blocking) first.  The
+ * bytes are handed to the endpoint with FI_MAY_SLEEP: over ksocket the
+ * write that carries them is sent from here.
  *
- * Context: process context; sleeps unless nonblocking.
+ * Context: process context; sleeps (nonblocking: only briefly, for memory
+ * and the core's socket).
  * Return: bytes queued (> 0, or 0 for an empty @msg); -EAGAIN when
  * nothing fits (nonblocking, or SO_SNDTIMEO); -EPIPE when not connected
  * or shut down for writing; -EOPNOTSUPP for other flags or a user-memory
@@ -249,7 +252,8 @@ int kstream_sendmsg(struct kstream_sock *ks, struct msghdr *msg)
 		err = ksk_iter_msg(&msg->msg_iter, limit, v);
 		if (err)
 			break;
-		n = fi_sendmsg(ks->ep, &v->msg, 0);
+		/* process context (see above): the core may send from here */
+		n = fi_sendmsg(ks->ep, &v->msg, FI_MAY_SLEEP);
 		if (n > 0) {
 			iov_iter_advance(&msg->msg_iter, n);
 			copied += n;
