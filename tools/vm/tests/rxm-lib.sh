@@ -5,11 +5,11 @@
 # FIPROV (fi_pingpong's -p), FIPP_ENV (its environment) and FIPP_MODES
 # (the -m modes fi_pingpong runs in against the kernel).
 #
-# rxm_kernel PORT: kernel to kernel, ports PORT to PORT+4: the pingpong
+# rxm_kernel PORT: kernel to kernel, ports PORT to PORT+3: the pingpong
 # over FI_MSG and FI_TAGGED with fi_pingpong's whole "-S all" list (0 B
-# to 6 MiB: eager up to 16 KiB, rendezvous above), the bandwidth sample
-# both ways, and the pingpong speaking fi_pingpong's "-e rdm" protocol
-# on both sides.
+# to 6 MiB: eager up to 16 KiB, rendezvous above) and the bandwidth
+# sample, untagged and tagged.  (rds-rdm runs the fi_pingpong protocol
+# kernel to kernel; here the real fi_pingpong is the peer.)
 # rxm_fipp: Debian's fi_pingpong -e rdm against the kernel pingpong in
 # fi_pingpong mode, both roles, for each mode of FIPP_MODES, with
 # fi_pingpong's default sizes, 64 B to 1 MiB (above 16 KiB: rendezvous).
@@ -47,8 +47,6 @@ rxm_kernel() {
 		sizes=1,4096,16384 iters=$(scaled 256 64)
 	pair kofi_sample_bandwidth "bandwidth tagged" "$(($1 + 3))" $peer \
 		$RXM mode=tagged sizes=1,4096,16384 iters=$(scaled 256 64)
-	pp "pingpong, fi_pingpong protocol" "$(($1 + 4))" $peer $RXM fipp=1 \
-		ctrl_port="$(($1 + 4))" sizes=all iters=$(scaled 2 1)
 }
 
 # fipp_ok: fi_pingpong's output has every size's row, up to 1 MiB, and
