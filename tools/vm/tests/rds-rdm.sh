@@ -9,9 +9,7 @@
 # sides with fi_pingpong's whole "-S all" list of sizes.  Sizes below the
 # info's inject_size (256 B) go by fi_inject.  mode=tagged is refused
 # with fi_getinfo()'s -ENODATA on both sides (rds has no FI_TAGGED).
-# A pingpong over connected ksocket endpoints with an explicit
-# ep_type=msg mode=msg and a list of 20 sizes runs as before.  Then the
-# modules unload.
+# Then the modules unload.
 . ./lib.sh
 . ./rds-lib.sh
 
@@ -52,7 +50,6 @@ refused() {
 
 check "link to the peer" wait_for 180 ping -c 1 -W 1 "$KOFI_PEER"
 rds_load rds_tcp
-check "insmod kofi_ksocket" insmod $M/kofi_ksocket.ko
 
 if [ "$KOFI_HOST" = 0 ]; then
 	peer=""
@@ -67,10 +64,6 @@ pair kofi_sample_bandwidth "rdm bandwidth" 7572 $peer $RDM \
 pp "rdm pingpong, fi_pingpong protocol, -S all" 7573 $peer $RDM fipp=1 \
 	ctrl_port=7573 sizes=all iters=$(scaled 2 1)
 refused 7574 $peer $RDM mode=tagged
-pp "msg pingpong, 20 sizes" 7575 $peer prov=ksocket ep_type=msg \
-	mode=msg sizes=0,1,2,3,4,6,8,12,16,24,32,48,64,96,128,192,256,384,512,768 \
-	iters=$(scaled 10 4)
 
-check "rmmod kofi_ksocket" rmmod kofi_ksocket
 rds_unload
 finish

@@ -6,9 +6,9 @@
 # (the -m modes fi_pingpong runs in against the kernel).
 #
 # rxm_kernel PORT: kernel to kernel, ports PORT to PORT+3: the pingpong
-# over FI_MSG and FI_TAGGED with fi_pingpong's whole "-S all" list (0 B
-# to 6 MiB: eager up to 16 KiB, rendezvous above) and the bandwidth
-# sample, untagged and tagged.  (rds-rdm runs the fi_pingpong protocol
+# over FI_MSG and FI_TAGGED with the sizes on both sides of rxm's edges
+# (inject 256 B, eager 16 KiB, rendezvous above, to 1 MiB) and the
+# bandwidth sample, untagged and tagged.  (rds-rdm runs the fi_pingpong protocol
 # kernel to kernel; here the real fi_pingpong is the peer.)
 # rxm_fipp: Debian's fi_pingpong -e rdm against the kernel pingpong in
 # fi_pingpong mode, both roles, for each mode of FIPP_MODES, with
@@ -17,6 +17,8 @@
 M=/kofi/modules
 RXM="prov=$CORE;rxm ep_type=rdm verify=1"
 FIPP_SIZES=64,256,1024,4096,65536,1048576
+# Both sides of each edge: inject, eager, rendezvous.
+RXM_SIZES=0,1,255,256,257,4096,16383,16384,16385,65536,1048576
 FIPP_ITERS=$(scaled 10 3)
 
 if [ "$KOFI_HOST" = 0 ]; then
@@ -39,10 +41,10 @@ rxm_unload() {
 }
 
 rxm_kernel() {
-	pp "pingpong msg, sizes=all" "$1" $peer $RXM sizes=all \
+	pp "pingpong msg" "$1" $peer $RXM sizes=$RXM_SIZES \
 		iters=$(scaled 4 2)
-	pp "pingpong tagged, sizes=all" "$(($1 + 1))" $peer $RXM mode=tagged \
-		sizes=all iters=$(scaled 4 2)
+	pp "pingpong tagged" "$(($1 + 1))" $peer $RXM mode=tagged \
+		sizes=$RXM_SIZES iters=$(scaled 4 2)
 	pair kofi_sample_bandwidth "bandwidth msg" "$(($1 + 2))" $peer $RXM \
 		sizes=1,4096,16384 iters=$(scaled 256 64)
 	pair kofi_sample_bandwidth "bandwidth tagged" "$(($1 + 3))" $peer \
