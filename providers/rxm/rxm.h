@@ -134,6 +134,29 @@ struct rxm_tx {
 };
 
 /**
+ * struct rxm_comp - a receive's completion, written once the lock is
+ *	dropped
+ * @context: the receive's context
+ * @flags: its completion flags
+ * @len: bytes received
+ * @buf: where a multi-receive buffer's message starts, else NULL
+ * @data: remote CQ data
+ * @tag: the message's tag
+ * @src: the sender
+ * @olen: bytes cut off (truncation)
+ */
+struct rxm_comp {
+	void *context;
+	u64 flags;
+	size_t len;
+	void *buf;
+	u64 data;
+	u64 tag;
+	fi_addr_t src;
+	size_t olen;
+};
+
+/**
  * struct rxm_rd - a receive reading a rendezvous message
  * @cqe: the core read's context
  * @ep: its endpoint
@@ -141,14 +164,7 @@ struct rxm_tx {
  * @rx: the receive
  * @released: @rx is used up once the message is in it
  * @msg_id: the request's msg_id, echoed in RXM_RNDV_RD_DONE
- * @context: the receive's completion: its context ...
- * @flags: ... flags
- * @len: ... bytes received
- * @olen: ... bytes cut off
- * @buf: ... where a multi-receive buffer's message starts
- * @data: ... remote CQ data
- * @tag: ... tag
- * @src: ... source
+ * @c: the receive's completion
  * @local: where the message goes
  * @rma: where it is read from
  * @nrma: entries of @rma
@@ -160,14 +176,7 @@ struct rxm_rd {
 	struct rxm_rx *rx;
 	bool released;
 	u64 msg_id;
-	void *context;
-	u64 flags;
-	size_t len;
-	size_t olen;
-	void *buf;
-	u64 data;
-	u64 tag;
-	fi_addr_t src;
+	struct rxm_comp c;
 	struct rxm_vec local;
 	struct fi_rma_iov rma[RXM_RNDV_IOV_MAX];
 	unsigned int nrma;
@@ -328,6 +337,10 @@ void rxm_tx_done(struct fid_cq *cq, struct fi_cqe *cqe,
 		 const struct fi_cq_err_entry *comp);
 void rxm_rx_free(struct rxm_ep *ep, struct rxm_rx *rx);
 bool rxm_rx_released(const struct rxm_rx *rx, const struct rxm_buf *buf);
+size_t rxm_rx_room(const struct rxm_rx *rx, const struct rxm_buf *buf);
+void rxm_comp_fill(const struct rxm_rx *rx, const struct rxm_buf *buf,
+		   size_t len, struct rxm_comp *c);
+void rxm_comp_write(struct rxm_ep *ep, const struct rxm_comp *c);
 void rxm_buf_recycle(struct rxm_buf *buf);
 
 /* rxm_rndv.c */

@@ -177,8 +177,11 @@ void rxm_conn_put(struct rxm_conn *conn)
 }
 
 /**
- * rxm_conn_fail() - end a connection the data path found broken
- * @conn: the connection (a malformed packet arrived on it)
+ * rxm_conn_fail() - end a connection
+ * @conn: the connection: it failed (a core error or shutdown, a malformed
+ *	packet) or its endpoint closes
+ *
+ * The CM work (or fi_close()) closes it once no data call uses it.
  *
  * Context: any context.
  */
@@ -284,16 +287,6 @@ static void rxm_conn_set_state(struct rxm_conn *conn,
 	spin_unlock_irqrestore(&ep->lock, flags);
 }
 
-static void rxm_conn_set_down(struct rxm_conn *conn)
-{
-	struct rxm_ep *ep = conn->ep;
-	unsigned long flags;
-
-	spin_lock_irqsave(&ep->lock, flags);
-	rxm_conn_down_locked(conn);
-	spin_unlock_irqrestore(&ep->lock, flags);
-}
-
 /* RXM_CONN_IDLE: connect to the peer, from our address, any port. */
 static void rxm_conn_connect(struct rxm_conn *conn)
 {
@@ -330,7 +323,7 @@ static void rxm_conn_connect(struct rxm_conn *conn)
 fail:
 	fi_freeinfo(info);
 	pr_debug("connecting to %pISpc failed: %d\n", &conn->peer, ret);
-	rxm_conn_set_down(conn);
+	rxm_conn_fail(conn);
 }
 
 /* Our request came back rejected: lost a simultaneous connect or not. */
@@ -345,7 +338,7 @@ static void rxm_conn_rejected(struct rxm_conn *conn,
 		rxm_conn_set_state(conn, RXM_CONN_WAITING);
 		return;
 	}
-	rxm_conn_set_down(conn);
+	rxm_conn_fail(conn);
 }
 
 /* Read @conn's core events. */
@@ -370,7 +363,7 @@ static void rxm_conn_events(struct rxm_conn *conn)
 			if (conn->state == RXM_CONN_CONNECTING)
 				rxm_conn_rejected(conn, &err);
 			else
-				rxm_conn_set_down(conn);
+				rxm_conn_fail(conn);
 			continue;
 		}
 		if (n < 0)
@@ -384,7 +377,7 @@ static void rxm_conn_events(struct rxm_conn *conn)
 					(const void *)ev.data;
 
 				if (n < (ssize_t)(sizeof(ev.e) + sizeof(*acc))) {
-					rxm_conn_set_down(conn);
+					rxm_conn_fail(conn);
 					break;
 				}
 				conn->peer_id = le64_to_cpu(acc->conn_id);
@@ -393,7 +386,7 @@ static void rxm_conn_events(struct rxm_conn *conn)
 			break;
 		case FI_SHUTDOWN:
 		default:
-			rxm_conn_set_down(conn);
+			rxm_conn_fail(conn);
 			break;
 		}
 	}
@@ -511,7 +504,7 @@ static void rxm_connreq(struct rxm_ep *ep, struct rxm_cm_event *ev,
 	if (ret) {
 		if (!conn->core)
 			rxm_reject(ep, info, RXM_REJECT_UNSPEC);
-		rxm_conn_set_down(conn);
+		rxm_conn_fail(conn);
 		goto out;
 	}
 	acc.conn_id = cpu_to_le64(conn->id);
@@ -519,7 +512,7 @@ static void rxm_connreq(struct rxm_ep *ep, struct rxm_cm_event *ev,
 	acc.flow_ctrl = RXM_FLOW_CTRL_OFF;
 	ret = fi_accept(conn->core, &acc, sizeof(acc));
 	if (ret)
-		rxm_conn_set_down(conn);
+		rxm_conn_fail(conn);
 out:
 	fi_freeinfo(info);
 }
@@ -616,12 +609,9 @@ void rxm_cm_work(struct work_struct *work)
 void rxm_conn_close_all(struct rxm_ep *ep)
 {
 	struct rxm_conn *conn, *next;
-	unsigned long flags;
 
 	for (conn = rxm_conn_next(ep, NULL); conn; conn = next) {
-		spin_lock_irqsave(&ep->lock, flags);
-		rxm_conn_down_locked(conn);
-		spin_unlock_irqrestore(&ep->lock, flags);
+		rxm_conn_fail(conn);
 		next = rxm_conn_next(ep, conn);
 		rxm_conn_reap(conn);
 	}

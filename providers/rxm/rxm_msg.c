@@ -382,49 +382,28 @@ void rxm_buf_recycle(struct rxm_buf *buf)
 	rxm_conn_put(conn);
 }
 
-/**
- * struct rxm_comp - a receive's completion, written once the lock is
- *	dropped
- * @context: the receive's context
- * @flags: its completion flags
- * @len: bytes received
- * @buf: where a multi-receive buffer's message starts, else NULL
- * @data: remote CQ data
- * @tag: the message's tag
- * @src: the sender
- * @olen: bytes cut off (truncation)
- */
-struct rxm_comp {
-	void *context;
-	u64 flags;
-	size_t len;
-	void *buf;
-	u64 data;
-	u64 tag;
-	fi_addr_t src;
-	size_t olen;
-};
-
 /* Copy @msg's payload into @rx and describe the completion. */
-static void rxm_copy(struct rxm_rx *rx, struct rxm_buf *buf,
-		     struct rxm_comp *c)
+/**
+ * rxm_comp_fill() - the completion of a receive that took a message
+ * @rx: the receive
+ * @buf: the message (its packet's header, its source, its place in @rx)
+ * @len: bytes of it that are (or will be) in @rx; the rest is cut off
+ * @c: filled in
+ *
+ * Context: any context.
+ */
+void rxm_comp_fill(const struct rxm_rx *rx, const struct rxm_buf *buf,
+		   size_t len, struct rxm_comp *c)
 {
 	const struct rxm_hdr *hdr = (const void *)buf->pkt;
-	size_t off = buf->me.offset, room, n;
-	struct iov_iter it;
 
-	room = rx->vec.len > off ? rx->vec.len - off : 0;
-	n = min(buf->me.len, room);
-	rxm_vec_iter(&rx->vec, ITER_DEST, 0, &it);
-	iov_iter_advance(&it, off);
-	n = copy_to_iter(buf->pkt + sizeof(*hdr), n, &it);
 	c->context = rx->me.context;
 	c->flags = rx->flags | (buf->me.flags & FI_MULTI_RECV);
-	c->len = n;
-	c->olen = buf->me.len - n;
+	c->len = len;
+	c->olen = buf->me.len - len;
 	c->buf = NULL;
 	if ((rx->me.flags & FI_MULTI_RECV) && rx->vec.type == FI_IOV_KVEC)
-		c->buf = (u8 *)rx->vec.kv[0].iov_base + off;
+		c->buf = (u8 *)rx->vec.kv[0].iov_base + buf->me.offset;
 	c->data = 0;
 	if (le32_to_cpu(hdr->flags) & RXM_FLAG_CQ_DATA) {
 		c->flags |= FI_REMOTE_CQ_DATA;
@@ -434,7 +413,43 @@ static void rxm_copy(struct rxm_rx *rx, struct rxm_buf *buf,
 	c->src = buf->me.addr;
 }
 
-static void rxm_comp_write(struct rxm_ep *ep, const struct rxm_comp *c)
+/**
+ * rxm_rx_room() - bytes of a message that fit in the receive taking it
+ * @rx: the receive
+ * @buf: the message
+ *
+ * Context: any context.
+ * Return: at most the message's length.
+ */
+size_t rxm_rx_room(const struct rxm_rx *rx, const struct rxm_buf *buf)
+{
+	size_t off = buf->me.offset;
+
+	return min(buf->me.len, rx->vec.len > off ? rx->vec.len - off : 0);
+}
+
+/* Copy @buf's eager payload into @rx and describe the completion. */
+static void rxm_copy(struct rxm_rx *rx, struct rxm_buf *buf,
+		     struct rxm_comp *c)
+{
+	struct iov_iter it;
+	size_t n;
+
+	rxm_vec_iter(&rx->vec, ITER_DEST, 0, &it);
+	iov_iter_advance(&it, buf->me.offset);
+	n = copy_to_iter(buf->pkt + sizeof(struct rxm_hdr),
+			 rxm_rx_room(rx, buf), &it);
+	rxm_comp_fill(rx, buf, n, c);
+}
+
+/**
+ * rxm_comp_write() - write a receive's completion
+ * @ep: the endpoint
+ * @c: the completion: an EMSGSIZE error entry if bytes were cut off
+ *
+ * Context: any context; no rxm lock held.
+ */
+void rxm_comp_write(struct rxm_ep *ep, const struct rxm_comp *c)
 {
 	struct fid_cq *cq = kofi_ep_cq(&ep->ep, FI_RECV, NULL);
 

@@ -366,20 +366,16 @@ fail:
 static void rxm_rd_finish(struct rxm_rd *rd, int err)
 {
 	struct rxm_ep *ep = rd->ep;
-	struct fid_cq *cq = kofi_ep_cq(&ep->ep, FI_RECV, NULL);
 
 	if (!err)
 		rxm_rndv_ack(ep, rd->conn, rd->msg_id);
 	if (rd->released)
 		rxm_rx_free(ep, rd->rx);
 	if (err)
-		kofi_cq_write_err(cq, rd->context, rd->flags, err, 0, 0, 0);
-	else if (rd->olen)
-		kofi_cq_write_err(cq, rd->context, rd->flags, EMSGSIZE, 0,
-				  rd->len, rd->olen);
+		kofi_cq_write_err(kofi_ep_cq(&ep->ep, FI_RECV, NULL),
+				  rd->c.context, rd->c.flags, err, 0, 0, 0);
 	else
-		kofi_cq_write_tagged(cq, rd->context, rd->flags, rd->len,
-				     rd->buf, rd->data, rd->tag, rd->src);
+		rxm_comp_write(ep, &rd->c);
 	kfree(rd);
 }
 
@@ -402,10 +398,10 @@ void rxm_rndv_read(struct rxm_ep *ep, struct rxm_rx *rx, struct rxm_buf *buf)
 	const struct rxm_hdr *hdr = (const void *)buf->pkt;
 	const struct rxm_rndv *r = (const void *)(hdr + 1);
 	struct rxm_conn *conn = buf->conn;
-	size_t off = buf->me.offset, room, left;
 	struct fi_msg_rma msg = { .addr = FI_ADDR_UNSPEC };
 	struct rxm_rd *rd;
 	unsigned int i;
+	size_t left;
 	int ret;
 
 	rd = kzalloc(sizeof(*rd), GFP_ATOMIC);
@@ -425,33 +421,21 @@ void rxm_rndv_read(struct rxm_ep *ep, struct rxm_rx *rx, struct rxm_buf *buf)
 	rd->rx = rx;
 	rd->released = rxm_rx_released(rx, buf);
 	rd->msg_id = le64_to_cpu(hdr->msg_id);
-	room = rx->vec.len > off ? rx->vec.len - off : 0;
-	rd->len = min(buf->me.len, room);
-	rd->olen = buf->me.len - rd->len;
-	rd->context = rx->me.context;
-	rd->flags = rx->flags | (buf->me.flags & FI_MULTI_RECV);
-	if ((rx->me.flags & FI_MULTI_RECV) && rx->vec.type == FI_IOV_KVEC)
-		rd->buf = (u8 *)rx->vec.kv[0].iov_base + off;
-	if (le32_to_cpu(hdr->flags) & RXM_FLAG_CQ_DATA) {
-		rd->flags |= FI_REMOTE_CQ_DATA;
-		rd->data = le64_to_cpu(hdr->data);
-	}
-	rd->tag = le64_to_cpu(hdr->tag);
-	rd->src = buf->me.addr;
-	for (i = 0, left = rd->len; i < r->count && left; i++) {
+	rxm_comp_fill(rx, buf, rxm_rx_room(rx, buf), &rd->c);
+	for (i = 0, left = rd->c.len; i < r->count && left; i++) {
 		rd->rma[i].addr = le64_to_cpu(r->iov[i].addr);
 		rd->rma[i].len = min_t(u64, le64_to_cpu(r->iov[i].len), left);
 		rd->rma[i].key = le64_to_cpu(r->iov[i].key);
 		left -= rd->rma[i].len;
 	}
 	rd->nrma = i;
-	rxm_vec_slice(&rx->vec, off, rd->len, &rd->local);
+	rxm_vec_slice(&rx->vec, buf->me.offset, rd->c.len, &rd->local);
 	rxm_buf_recycle(buf);
 	if (!conn) {
 		rxm_rd_finish(rd, ECONNRESET);
 		return;
 	}
-	if (!rd->len) {
+	if (!rd->c.len) {
 		rxm_rd_finish(rd, 0);
 		return;
 	}
