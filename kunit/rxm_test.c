@@ -559,10 +559,48 @@ static void rxm_simultaneous_test(struct kunit *test)
 	rt_teardown(test, &t);
 }
 
+/*
+ * More rendezvous requests than the connection has bounce buffers wait
+ * unexpected while the one receive posted reads its message: the read's
+ * answers come on the same connection behind those requests, so they
+ * must not hold the bounce buffers.  Then every message is received.
+ */
+static void rxm_rndv_backlog_test(struct kunit *test)
+{
+	const size_t len = 32768;
+	const int n = 12;
+	struct fi_cq_tagged_entry e;
+	struct rt t;
+	int i;
+
+	rt_setup(test, &t, FI_MSG);
+	for (i = 0; i < n; i++)
+		rt_fill(t.buf[0] + i * len, len, i);
+	KUNIT_ASSERT_EQ(test, fi_recv(t.ep[1], t.buf[1], len, NULL,
+				      FI_ADDR_UNSPEC, NULL), 0);
+	for (i = 0; i < n; i++)
+		KUNIT_ASSERT_EQ(test, rt_send(&t, 0, t.buf[0] + i * len, len,
+					      false, 0, NULL), 0);
+	KUNIT_ASSERT_EQ(test, rt_comp(t.rx[1], &e, NULL, NULL), 1);
+	KUNIT_EXPECT_EQ(test, e.len, len);
+	for (i = 1; i < n; i++)
+		KUNIT_ASSERT_EQ(test, fi_recv(t.ep[1], t.buf[1] + i * len, len,
+					      NULL, FI_ADDR_UNSPEC, NULL), 0);
+	for (i = 1; i < n; i++) {
+		KUNIT_ASSERT_EQ(test, rt_comp(t.rx[1], &e, NULL, NULL), 1);
+		KUNIT_EXPECT_EQ(test, e.len, len);
+	}
+	KUNIT_EXPECT_EQ(test, memcmp(t.buf[1], t.buf[0], n * len), 0);
+	for (i = 0; i < n; i++)
+		KUNIT_EXPECT_EQ(test, rt_comp(t.tx[0], &e, NULL, NULL), 1);
+	rt_teardown(test, &t);
+}
+
 static struct kunit_case rxm_cases[] = {
 	KUNIT_CASE(rxm_getinfo_test),
 	KUNIT_CASE(rxm_msg_test),
 	KUNIT_CASE(rxm_rndv_test),
+	KUNIT_CASE(rxm_rndv_backlog_test),
 	KUNIT_CASE(rxm_tagged_test),
 	KUNIT_CASE(rxm_recv_kinds_test),
 	KUNIT_CASE(rxm_simultaneous_test),

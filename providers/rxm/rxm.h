@@ -183,20 +183,28 @@ struct rxm_rd {
 };
 
 /**
- * struct rxm_buf - a bounce buffer posted on a core connection
+ * struct rxm_buf - a bounce buffer posted on a core connection, or the
+ *	copy of a rendezvous request
  * @cqe: the core receive's context
  * @me: the message's matching entry while it waits as unexpected
+ * @ep: the endpoint
  * @conn: its connection; NULL once the connection is gone while the
  *	message waits (the buffer is then freed when it is received)
+ * @node: a copy's place on &rxm_conn.copies while @conn is set
  * @held: the message waits on a match queue (not posted on the core)
+ * @copy: a rendezvous request's copy (rxm_buf_copy()), never posted
  * @len: bytes received
- * @pkt: the packet, RXM_BUF_SIZE bytes of whole pages
+ * @pkt: the packet, RXM_BUF_SIZE bytes of whole pages (a copy: the
+ *	request's bytes, after the structure)
  */
 struct rxm_buf {
 	struct fi_cqe cqe;
 	struct kofi_match_entry me;
+	struct rxm_ep *ep;
 	struct rxm_conn *conn;
+	struct list_head node;
 	bool held;
+	bool copy;
 	size_t len;
 	u8 *pkt;
 };
@@ -227,6 +235,7 @@ enum rxm_conn_state {
  *	when it is zero
  * @bufs: the bounce buffers
  * @nbufs: entries of @bufs
+ * @copies: copies of its rendezvous requests that wait for a receive
  */
 struct rxm_conn {
 	struct list_head node;
@@ -242,6 +251,7 @@ struct rxm_conn {
 	atomic_t users;
 	struct rxm_buf **bufs;
 	unsigned int nbufs;
+	struct list_head copies;
 };
 
 /* Endpoint states. */

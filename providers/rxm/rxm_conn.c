@@ -45,6 +45,7 @@ static struct rxm_conn *rxm_conn_alloc(struct rxm_ep *ep, gfp_t gfp)
 	conn->fi_addr = FI_ADDR_NOTAVAIL;
 	conn->state = RXM_CONN_IDLE;
 	atomic_set(&conn->users, 0);
+	INIT_LIST_HEAD(&conn->copies);
 	conn->id = atomic_inc_return(&ep->next_id);
 	return conn;
 }
@@ -220,12 +221,14 @@ static int rxm_conn_bufs(struct rxm_conn *conn)
 
 /*
  * Close @conn's core endpoint and EQ.  The core completes what was in
- * flight with errors; bounce buffers whose messages wait as unexpected
- * are left to the match queues, the others freed.
+ * flight with errors; bounce buffers whose messages wait as unexpected,
+ * and copies of rendezvous requests, are left to the match queues, the
+ * others freed.
  */
 static void rxm_conn_close_core(struct rxm_conn *conn)
 {
 	struct rxm_ep *ep = conn->ep;
+	struct rxm_buf *buf, *next;
 	unsigned long flags;
 	unsigned int i;
 
@@ -242,6 +245,10 @@ static void rxm_conn_close_core(struct rxm_conn *conn)
 			conn->bufs[i]->conn = NULL;
 		else
 			rxm_buf_free(conn->bufs[i]);
+	}
+	list_for_each_entry_safe(buf, next, &conn->copies, node) {
+		list_del_init(&buf->node);
+		buf->conn = NULL;
 	}
 	spin_unlock_irqrestore(&ep->lock, flags);
 	kfree(conn->bufs);

@@ -12,7 +12,12 @@
  * is copied out and the buffer posted again.  A packet no receive takes
  * waits in its bounce buffer as an unexpected message, which holds the
  * buffer: a peer that sends faster than the ULP receives is held back by
- * its connection (the core's flow control), nothing is dropped.
+ * its connection (the core's flow control), nothing is dropped.  A
+ * rendezvous request waits in a copy of its own instead, and its bounce
+ * buffer is posted again at once: the reads of the receives that took
+ * earlier requests are answered on the same connection (ksocket), behind
+ * whatever the peer sent after them, so requests that held the bounce
+ * buffers would stop those reads for good.
  *
  * Completions are written with no rxm lock held, in the context the core
  * completes in (ksocket: socket callbacks or its work; ib_verbs: softirq)
@@ -321,20 +326,58 @@ struct rxm_buf *rxm_buf_alloc(struct rxm_conn *conn)
 		return NULL;
 	}
 	buf->cqe.done = rxm_buf_done;
+	buf->ep = conn->ep;
 	buf->conn = conn;
+	INIT_LIST_HEAD(&buf->node);
 	return buf;
 }
 
 /**
- * rxm_buf_free() - free a bounce buffer
- * @buf: the buffer, not posted
+ * rxm_buf_free() - free a bounce buffer or a rendezvous request's copy
+ * @buf: the buffer, not posted; a copy on no connection's list
  *
  * Context: any context.
  */
 void rxm_buf_free(struct rxm_buf *buf)
 {
-	free_pages_exact(buf->pkt, RXM_BUF_SIZE);
+	if (!buf->copy)
+		free_pages_exact(buf->pkt, RXM_BUF_SIZE);
 	kfree(buf);
+}
+
+/*
+ * A copy of the rendezvous request in @buf (checked), on its connection's
+ * list; NULL if there is no memory for it (the request then waits in
+ * @buf).
+ */
+static struct rxm_buf *rxm_buf_copy(struct rxm_buf *buf)
+{
+	struct rxm_ep *ep = buf->ep;
+	struct rxm_buf *copy;
+	unsigned long flags;
+
+	copy = kmalloc(sizeof(*copy) + buf->len, GFP_ATOMIC);
+	if (!copy)
+		return NULL;
+	*copy = *buf;
+	copy->copy = true;
+	copy->pkt = (u8 *)(copy + 1);
+	memcpy(copy->pkt, buf->pkt, buf->len);
+	spin_lock_irqsave(&ep->lock, flags);
+	list_add_tail(&copy->node, &buf->conn->copies);
+	spin_unlock_irqrestore(&ep->lock, flags);
+	return copy;
+}
+
+/* A copy's request is done with: take it off its connection, free it. */
+static void rxm_buf_copy_free(struct rxm_buf *copy)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&copy->ep->lock, flags);
+	list_del(&copy->node);
+	spin_unlock_irqrestore(&copy->ep->lock, flags);
+	rxm_buf_free(copy);
 }
 
 /**
@@ -363,7 +406,8 @@ int rxm_buf_post(struct rxm_conn *conn, struct rxm_buf *buf)
  * rxm_buf_recycle() - a bounce buffer is free again
  * @buf: the buffer
  *
- * Posts it again, or frees it if its connection is gone.
+ * Posts it again, or frees it if its connection is gone or it is a
+ * rendezvous request's copy.
  *
  * Context: any context; does not sleep.
  */
@@ -371,6 +415,10 @@ void rxm_buf_recycle(struct rxm_buf *buf)
 {
 	struct rxm_conn *conn = buf->conn;
 
+	if (buf->copy) {
+		rxm_buf_copy_free(buf);
+		return;
+	}
 	if (!conn) {
 		rxm_buf_free(buf);
 		return;
@@ -525,6 +573,7 @@ void rxm_buf_done(struct fid_cq *cq, struct fi_cqe *cqe,
 	struct rxm_ep *ep = conn->ep;
 	struct kofi_match_queue *q;
 	struct kofi_match_entry *me;
+	struct rxm_buf *copy;
 	unsigned long flags;
 
 	/* flushed, or the connection failed: the CM work closes it */
@@ -555,15 +604,25 @@ void rxm_buf_done(struct fid_cq *cq, struct fi_cqe *cqe,
 	buf->me.tag = le64_to_cpu(hdr->tag);
 	buf->me.len = hdr->type == RXM_EAGER ? buf->len - sizeof(*hdr) :
 		      le64_to_cpu(hdr->size);
+	/* a request waits in its copy: the bounce buffer goes back below */
+	copy = hdr->type == RXM_RNDV_REQ ? rxm_buf_copy(buf) : NULL;
 	spin_lock_irqsave(&ep->lock, flags);
-	me = kofi_match_arrive(q, &buf->me);
+	me = kofi_match_arrive(q, copy ? &copy->me : &buf->me);
 	if (IS_ERR_OR_NULL(me)) {
-		buf->held = true;	/* waits as unexpected */
+		/* waits as unexpected */
+		if (copy)
+			copy->held = true;
+		else
+			buf->held = true;
 		spin_unlock_irqrestore(&ep->lock, flags);
+		if (copy)
+			rxm_buf_recycle(buf);
 		return;
 	}
 	spin_unlock_irqrestore(&ep->lock, flags);
-	rxm_deliver(ep, container_of(me, struct rxm_rx, me), buf);
+	if (copy)
+		rxm_buf_recycle(buf);
+	rxm_deliver(ep, container_of(me, struct rxm_rx, me), copy ?: buf);
 	return;
 bad:
 	pr_debug("malformed packet (type %u, %zu bytes) from %pISpc\n",
