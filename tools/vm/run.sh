@@ -12,8 +12,10 @@
 #
 # The guest's init (tools/vm/init) runs the tests one after the other,
 # each in its own console section, and after each one unloads kOFI's
-# modules, scans for leaks (kmemleak) and dumps the kernel log.  A test
-# is judged on its own section only (tools/vm/judge.sh): it passes when
+# modules and dumps the kernel log.  On the debug kernel the last test of
+# a boot is the harness's own kmemleak@NAME: a kmemleak scan of what the
+# tests before it left behind (two scans take ~12 s there, too slow to
+# follow every test).  A test is judged on its own section only (tools/vm/judge.sh): it passes when
 # every guest's section ends with exit status 0, holds at least one
 # KOFI-PASS line, no KOFI-FAIL line and no kernel report
 # (tools/scan-splats.sh).  A test that fails, or runs past its time (the
@@ -44,7 +46,8 @@ usage() { sed -n '/^# usage:/,/^# the tests joined/s/^# \{0,1\}//p' "$0"; }
 # list_groups SERIES: the groups of tools/vm/tests.list whose tests run on
 # SERIES, in the list's order: "GROUP GUESTS TEST..." per line.  A line
 # is "GUESTS TEST [@GROUP] [KERNEL...]"; a test without @GROUP is a group
-# of its own, named after it.
+# of its own, named after it.  On debug each group ends with the
+# harness's test kmemleak@GROUP.
 list_groups() {
 	awk -v s="$1" '
 	/^[ \t]*(#|$)/ { next }
@@ -62,7 +65,10 @@ list_groups() {
 	}
 	END {
 		if (bad) exit 1
-		for (i = 1; i <= ng; i++) print order[i], n[order[i]] list[order[i]]
+		for (i = 1; i <= ng; i++) {
+			g = order[i]
+			print g, n[g] list[g] (s == "debug" ? " kmemleak@" g : "")
+		}
 	}' "$KOFI_TOP/tools/vm/tests.list"
 }
 
@@ -94,8 +100,10 @@ else
 	[ $# -gt 0 ] || { usage >&2; exit 2; }
 	tests=("$@")
 	name=$(IFS=+; echo "${tests[*]}")
+	[ "$series" = debug ] && tests+=("kmemleak@$name")
 fi
 for t in "${tests[@]}"; do
+	[ "${t%%@*}" = kmemleak ] && continue
 	[ -x "$KOFI_TOP/tools/vm/tests/$t.sh" ] || kofi_die "no test $t"
 done
 case $guests in 1|2) ;; *) kofi_die "-n must be 1 or 2" ;; esac
