@@ -86,6 +86,36 @@ static bool kofi_match_take(struct kofi_match_queue *q,
 }
 
 /**
+ * kofi_match_receive() - a message arrived: find its receive, if posted
+ * @q: the queue
+ * @msg: the message, with @addr, @tag and @len set and @flags 0
+ *
+ * As kofi_match_arrive(), but a message no posted receive takes is left
+ * alone: for a provider that learns of a message before it has its
+ * payload, and places it straight in the receive it finds (or holds it
+ * back, or queues it with kofi_match_arrive() once it has it).
+ *
+ * Context: any context; the caller serialises calls on @q.
+ * Return: the receive, @msg->offset and @msg->flags set; NULL if no
+ * posted receive takes @msg.
+ */
+struct kofi_match_entry *kofi_match_receive(struct kofi_match_queue *q,
+					    struct kofi_match_entry *msg)
+{
+	struct kofi_match_entry *rx;
+
+	list_for_each_entry(rx, &q->posted, node) {
+		if (!kofi_match_takes(q, rx, msg))
+			continue;
+		if (kofi_match_take(q, rx, msg))
+			list_del_init(&rx->node);
+		return rx;
+	}
+	return NULL;
+}
+EXPORT_SYMBOL_GPL(kofi_match_receive);
+
+/**
  * kofi_match_arrive() - a message arrived: find its receive
  * @q: the queue
  * @msg: the message, with @addr, @tag and @len set and @flags 0
@@ -105,15 +135,10 @@ static bool kofi_match_take(struct kofi_match_queue *q,
 struct kofi_match_entry *kofi_match_arrive(struct kofi_match_queue *q,
 					   struct kofi_match_entry *msg)
 {
-	struct kofi_match_entry *rx;
+	struct kofi_match_entry *rx = kofi_match_receive(q, msg);
 
-	list_for_each_entry(rx, &q->posted, node) {
-		if (!kofi_match_takes(q, rx, msg))
-			continue;
-		if (kofi_match_take(q, rx, msg))
-			list_del_init(&rx->node);
+	if (rx)
 		return rx;
-	}
 	if (q->nr_unexpected >= q->max_unexpected)
 		return ERR_PTR(-ENOBUFS);
 	list_add_tail(&msg->node, &q->unexpected);

@@ -70,6 +70,26 @@ static void km_directed_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, q.nr_unexpected, 1);
 }
 
+/* kofi_match_receive(): a posted receive takes it; nothing is queued. */
+static void km_receive_test(struct kunit *test)
+{
+	struct kofi_match_entry rx = km_rx(FI_ADDR_UNSPEC, 7, 0, &rx, 8);
+	struct kofi_match_entry a = km_msg(1, 9, 8), b = km_msg(1, 7, 8);
+	struct kofi_match_queue q;
+	LIST_HEAD(taken);
+
+	kofi_match_init(&q, true, false, 8, 0);
+	KUNIT_EXPECT_NULL(test, kofi_match_receive(&q, &a));
+	KUNIT_EXPECT_EQ(test, q.nr_unexpected, 0);
+	KUNIT_EXPECT_TRUE(test, list_empty(&q.unexpected));
+	KUNIT_EXPECT_EQ(test, kofi_match_post(&q, &rx, &taken), 0);
+	KUNIT_EXPECT_NULL(test, kofi_match_receive(&q, &a));
+	KUNIT_EXPECT_PTR_EQ(test, kofi_match_receive(&q, &b), &rx);
+	KUNIT_EXPECT_EQ(test, b.offset, 0);
+	KUNIT_EXPECT_TRUE(test, list_empty(&q.posted));
+	KUNIT_EXPECT_EQ(test, q.nr_unexpected, 0);
+}
+
 /* Receives are used in posting order, messages taken in arrival order. */
 static void km_order_test(struct kunit *test)
 {
@@ -255,6 +275,7 @@ static struct kunit_case kofi_match_cases[] = {
 	KUNIT_CASE(km_tag_test),
 	KUNIT_CASE(km_directed_test),
 	KUNIT_CASE(km_order_test),
+	KUNIT_CASE(km_receive_test),
 	KUNIT_CASE(km_unexpected_bound_test),
 	KUNIT_CASE(km_peek_test),
 	KUNIT_CASE(km_multi_recv_test),

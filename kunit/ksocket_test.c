@@ -12,6 +12,7 @@
  * the provider (kofi_ksocket) must be loaded or built in.
  */
 #include <kunit/test.h>
+#include <linux/delay.h>
 #include <linux/module.h>
 #include <linux/in.h>
 #include <linux/net.h>
@@ -28,6 +29,7 @@
 #include <kofi/fi_cm.h>
 #include <kofi/fi_eq.h>
 #include <kofi/fi_rma.h>
+#include <kofi/fi_tagged.h>
 #include <kofi/fi_errno.h>
 #include "../providers/ksocket/ksock_proto.h"
 #include "kofi_test_net.h"
@@ -53,6 +55,7 @@ struct kst {
 	struct fid_ep *sep, *cep;
 	struct sockaddr_in addr;	/* where the listener listens */
 	size_t may_sleep;		/* FI_OPT_DATA_MAY_SLEEP of both */
+	const struct fi_tagged_rx *trx;	/* FI_OPT_TAGGED_RX of the server */
 };
 
 static void kst_close(struct kunit *test, struct fid *fid)
@@ -145,6 +148,10 @@ static void kst_ep_setup(struct kunit *test, struct kst *t, struct fi_info *info
 						FI_OPT_DATA_MAY_SLEEP,
 						&t->may_sleep,
 						sizeof(t->may_sleep)), 0);
+	if (server && t->trx)
+		KUNIT_ASSERT_EQ(test, fi_setopt(&(*ep)->fid, FI_OPT_ENDPOINT,
+						FI_OPT_TAGGED_RX, t->trx,
+						sizeof(*t->trx)), 0);
 	KUNIT_ASSERT_EQ(test, fi_ep_bind(*ep, server ? &t->seq->fid :
 					 &t->ceq->fid, 0), 0);
 	KUNIT_ASSERT_EQ(test, fi_ep_bind(*ep, server ? &t->stx->fid :
@@ -779,6 +786,8 @@ static const struct kst_bad kst_bad_cases[] = {
 	{ .name = "unknown op", .op = 5, .err = EIO },
 	{ .name = "op 200", .op = 200, .err = EIO },
 	{ .name = "tagged op", .op = KSOCK_OP_TAGGED, .err = EPROTO },
+	{ .name = "tagged message, no owner", .flags = KSOCK_FLAG_TAGGED,
+	  .hdr_size = 24, .err = EPROTO },
 	{ .name = "hdr_size too big", .hdr_size = 24, .err = EPROTO },
 	{ .name = "hdr_size too small", .hdr_size = 8, .err = EPROTO },
 	{ .name = "hdr_size above 120", .hdr_size = 200, .err = EPROTO },
@@ -1099,6 +1108,183 @@ static void ksocket_bad_connreq_test(struct kunit *test)
 	kst_teardown(test, &t);
 }
 
+/* ---- tagged messages placed by the endpoint's owner ---- */
+
+/* What the owner's claim() does, and what it was told. */
+static struct kst_trx {
+	int answer;			/* 0: into buf; POSTED; -EAGAIN ... */
+	unsigned int calls;
+	struct fi_tagged_frame f;
+	struct fid_ep *ep;
+	size_t room;			/* of buf given, 0: all */
+	struct kvec kv;
+	char buf[32];
+} kst_trx;
+
+static int kst_claim(struct fid_ep *ep, const struct fi_tagged_frame *f,
+		     struct fi_tagged_dest *d)
+{
+	kst_trx.calls++;
+	kst_trx.f = *f;
+	kst_trx.ep = ep;
+	if (kst_trx.answer)
+		return kst_trx.answer;
+	kst_trx.kv.iov_base = kst_trx.buf;
+	kst_trx.kv.iov_len = kst_trx.room ?: sizeof(kst_trx.buf);
+	d->iov_type = FI_IOV_KVEC;
+	d->msg_iov = &kst_trx.kv;
+	d->iov_count = 1;
+	d->context = &kst_trx;
+	return 0;
+}
+
+static const struct fi_tagged_rx kst_trx_ops = { .claim = kst_claim };
+
+/* A tagged message as libfabric's tcp sends it for its rxm. */
+struct kst_tframe {
+	struct ksock_base_hdr hdr;
+	u64 cq_data;
+	u64 tag;
+	char data[20];
+} __packed;
+
+static void kst_tframe(struct kst_tframe *f, u64 tag, const char *data)
+{
+	memset(f, 0, sizeof(*f));
+	f->hdr.version = KSOCK_PROTO_VERSION;
+	f->hdr.op = KSOCK_OP_MSG;
+	f->hdr.flags = KSOCK_FLAG_CQ_DATA | KSOCK_FLAG_TAGGED;
+	f->hdr.hdr_size = offsetof(struct kst_tframe, data);
+	f->hdr.size = sizeof(*f);
+	f->cq_data = 7;
+	f->tag = tag;
+	strscpy(f->data, data, sizeof(f->data));
+}
+
+/*
+ * FI_OPT_TAGGED_RX: each answer of claim() - a place of its own (whole,
+ * or cut off), the next posted receive, not yet then a retry, an error -
+ * and fi_tsendmsg()'s frame.
+ */
+static void ksocket_tagged_rx_test(struct kunit *test)
+{
+	struct kst_tframe in, out;
+	struct kvec kv = { .iov_base = "tagged", .iov_len = 7 };
+	struct fi_msg_tagged tm = {
+		.iov_type = FI_IOV_KVEC,
+		.msg_iov = &kv,
+		.iov_count = 1,
+		.tag = 0xabc,
+		.context = &kv,
+		.data = 9,
+	};
+	struct fi_cq_err_entry err;
+	struct fi_cq_data_entry e;
+	struct kst_cm_entry entry;
+	struct socket *sock;
+	char rbuf[32] = {};
+	size_t bad = 1;
+	u32 event;
+	struct kst t;
+
+	memset(&kst_trx, 0, sizeof(kst_trx));
+	kst_listen(test, &t);
+	t.trx = &kst_trx_ops;
+	sock = kst_raw_peer(test, &t);
+	/* fixed once enabled; a value of another size is refused */
+	KUNIT_EXPECT_EQ(test, fi_setopt(&t.sep->fid, FI_OPT_ENDPOINT,
+					FI_OPT_TAGGED_RX, &kst_trx_ops,
+					sizeof(kst_trx_ops)), -EBUSY);
+	KUNIT_EXPECT_EQ(test, fi_setopt(&t.sep->fid, FI_OPT_ENDPOINT,
+					FI_OPT_TAGGED_RX, &bad, 1), -EINVAL);
+
+	/* claim() gives a place: the message lands there, tag and data */
+	kst_tframe(&in, 0x1234, "to the owner");
+	KUNIT_ASSERT_EQ(test, kst_raw_send(sock, &in, sizeof(in)),
+			(int)sizeof(in));
+	KUNIT_ASSERT_EQ(test, kst_comp(t.srx, &e, NULL), 0);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)&kst_trx);
+	KUNIT_EXPECT_EQ(test, e.flags, FI_RECV | FI_TAGGED | FI_REMOTE_CQ_DATA);
+	KUNIT_EXPECT_EQ(test, e.len, sizeof(in.data));
+	KUNIT_EXPECT_EQ(test, e.data, 7ULL);
+	KUNIT_EXPECT_STREQ(test, kst_trx.buf, "to the owner");
+	KUNIT_EXPECT_EQ(test, kst_trx.calls, 1U);
+	KUNIT_EXPECT_PTR_EQ(test, kst_trx.ep, t.sep);
+	KUNIT_EXPECT_EQ(test, kst_trx.f.tag, 0x1234ULL);
+	KUNIT_EXPECT_EQ(test, kst_trx.f.data, 7ULL);
+	KUNIT_EXPECT_EQ(test, kst_trx.f.len, sizeof(in.data));
+	KUNIT_EXPECT_EQ(test, kst_trx.f.flags, FI_TAGGED | FI_REMOTE_CQ_DATA);
+
+	/* a place too small: what fits, EMSGSIZE, the rest dropped */
+	kst_trx.room = 16;
+	kst_tframe(&in, 5, "0123456789abcdefXYZ");
+	KUNIT_ASSERT_EQ(test, kst_raw_send(sock, &in, sizeof(in)),
+			(int)sizeof(in));
+	KUNIT_EXPECT_EQ(test, kst_comp(t.srx, &e, &err), -EMSGSIZE);
+	KUNIT_EXPECT_PTR_EQ(test, err.op_context, (void *)&kst_trx);
+	KUNIT_EXPECT_EQ(test, err.len, 16);
+	KUNIT_EXPECT_EQ(test, err.olen, sizeof(in.data) - 16);
+	KUNIT_EXPECT_EQ(test, memcmp(kst_trx.buf, "0123456789abcdefXYZ", 16),
+			0);
+	KUNIT_EXPECT_EQ(test, kst_trx.buf[16], 0);
+	kst_trx.room = 0;
+
+	/* FI_TAGGED_RX_POSTED: the next posted receive takes it, tagged */
+	kst_trx.answer = FI_TAGGED_RX_POSTED;
+	kst_tframe(&in, 77, "posted");
+	kst_raw_deliver(test, &t, sock, &in, sizeof(in), rbuf, sizeof(rbuf),
+			&e);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)rbuf);
+	KUNIT_EXPECT_EQ(test, e.flags, FI_RECV | FI_TAGGED | FI_REMOTE_CQ_DATA);
+	KUNIT_EXPECT_STREQ(test, rbuf, "posted");
+
+	/* -EAGAIN holds the connection until the owner's retry */
+	kst_trx.answer = -EAGAIN;
+	kst_trx.calls = 0;
+	kst_tframe(&in, 8, "held");
+	KUNIT_ASSERT_EQ(test, kst_raw_send(sock, &in, sizeof(in)),
+			(int)sizeof(in));
+	msleep(50);
+	KUNIT_EXPECT_EQ(test, fi_cq_read(t.srx, &e, 1), -EAGAIN);
+	KUNIT_EXPECT_GE(test, kst_trx.calls, 1U);
+	kst_trx.answer = 0;
+	memset(kst_trx.buf, 0, sizeof(kst_trx.buf));
+	KUNIT_ASSERT_EQ(test, fi_control(&t.sep->fid, FI_TAGGED_RX_RETRY,
+					 NULL), 0);
+	KUNIT_ASSERT_EQ(test, kst_comp(t.srx, &e, NULL), 0);
+	KUNIT_EXPECT_STREQ(test, kst_trx.buf, "held");
+
+	/* fi_tsendmsg(): op 0, flag 0x80, the tag after the CQ data */
+	KUNIT_ASSERT_EQ(test, fi_tsendmsg(t.sep, &tm, FI_REMOTE_CQ_DATA), 0);
+	KUNIT_ASSERT_EQ(test, kst_raw_recv(sock, &out,
+					   offsetof(struct kst_tframe, data) +
+					   7), (int)offsetof(struct kst_tframe,
+							     data) + 7);
+	KUNIT_EXPECT_EQ(test, out.hdr.op, KSOCK_OP_MSG);
+	KUNIT_EXPECT_EQ(test, out.hdr.flags,
+			KSOCK_FLAG_CQ_DATA | KSOCK_FLAG_TAGGED);
+	KUNIT_EXPECT_EQ(test, out.hdr.hdr_size, 32);
+	KUNIT_EXPECT_EQ(test, out.hdr.size, 32ULL + 7);
+	KUNIT_EXPECT_EQ(test, out.cq_data, 9ULL);
+	KUNIT_EXPECT_EQ(test, out.tag, 0xabcULL);
+	KUNIT_EXPECT_STREQ(test, out.data, "tagged");
+	KUNIT_ASSERT_EQ(test, kst_comp(t.stx, &e, NULL), 0);
+	KUNIT_EXPECT_EQ(test, e.flags, FI_SEND | FI_TAGGED);
+	KUNIT_EXPECT_EQ(test, fi_trecvmsg(t.sep, &tm, 0), -FI_ENOSYS);
+
+	/* an error from claim() ends the connection with it */
+	kst_trx.answer = -ENOMEM;
+	KUNIT_ASSERT_EQ(test, kst_raw_send(sock, &in, sizeof(in)),
+			(int)sizeof(in));
+	KUNIT_EXPECT_EQ(test, kst_event(t.seq, &entry, NULL, NULL), -ENOMEM);
+	KUNIT_EXPECT_EQ(test, kst_event(t.seq, &entry, NULL, NULL),
+			FI_SHUTDOWN);
+	KUNIT_EXPECT_EQ(test, fi_eq_read(t.seq, &event, &entry, sizeof(entry),
+					 0), -EAGAIN);
+	sock_release(sock);
+	kst_teardown(test, &t);
+}
+
 static struct kunit_case ksocket_cases[] = {
 	KUNIT_CASE(ksocket_getinfo_test),
 	KUNIT_CASE(ksocket_cm_data_test),
@@ -1110,6 +1296,7 @@ static struct kunit_case ksocket_cases[] = {
 	KUNIT_CASE(ksocket_msg_variants_test),
 	KUNIT_CASE(ksocket_rma_test),
 	KUNIT_CASE(ksocket_raw_peer_test),
+	KUNIT_CASE(ksocket_tagged_rx_test),
 	KUNIT_CASE(ksocket_ack_before_end_test),
 	KUNIT_CASE_PARAM(ksocket_malformed_test, kst_bad_gen_params),
 	KUNIT_CASE(ksocket_bad_connreq_test),

@@ -9,7 +9,9 @@
  * messages with ignore bits, unexpected messages, FI_PEEK / FI_CLAIM /
  * FI_DISCARD, directed and multi-receive
  * buffers, both sides sending first at once (simultaneous connect),
- * cancel, and close with receives still posted.
+ * cancel, and close with receives still posted; and the wire form of
+ * tagged messages against a ksocket endpoint playing libfabric's tcp under
+ * its ofi_rxm.
  *
  * Only exported symbols are used (the suite is also built as a module);
  * kofi_ksocket and kofi_rxm must be loaded or built in.
@@ -32,6 +34,7 @@
 #include <kofi/fi_errno.h>
 #include <kofi/fi_tagged.h>
 #include "kofi_test_net.h"
+#include "../providers/rxm/rxm_proto.h"
 
 #define RT_TIMEOUT	5000	/* ms, every wait */
 #define RT_EAGER	16384
@@ -596,12 +599,236 @@ static void rxm_rndv_backlog_test(struct kunit *test)
 	rt_teardown(test, &t);
 }
 
+/* ---- the wire: a ksocket endpoint as libfabric's tcp under ofi_rxm ---- */
+
+#define RT_PEER_PORT	4242	/* the name the peer says it listens on */
+
+struct rt_peer {
+	struct fi_info *info;
+	struct fid_fabric *fabric;
+	struct fid_domain *domain;
+	struct fid_eq *eq;
+	struct fid_cq *tx, *rx;
+	struct fid_ep *ep;
+	fi_addr_t fi_addr;	/* in the rxm endpoints' AV */
+};
+
+/* What the peer's claim() was told: it sends every message to a receive. */
+static struct {
+	unsigned int calls;
+	struct fi_tagged_frame f;
+} rt_claimed;
+
+static int rt_claim(struct fid_ep *ep, const struct fi_tagged_frame *f,
+		    struct fi_tagged_dest *d)
+{
+	rt_claimed.calls++;
+	rt_claimed.f = *f;
+	return FI_TAGGED_RX_POSTED;
+}
+
+static const struct fi_tagged_rx rt_claim_ops = { .claim = rt_claim };
+
+/* The peer connects to rxm endpoint 1 with rxm's connection request. */
+static void rt_peer_open(struct kunit *test, struct rt *t, struct rt_peer *p)
+{
+	struct fi_cq_attr cq_attr = { .format = FI_CQ_FORMAT_TAGGED };
+	struct fi_eq_attr eq_attr = {};
+	struct sockaddr_in name, self = {
+		.sin_family = AF_INET,
+		.sin_port = htons(RT_PEER_PORT),
+		.sin_addr.s_addr = htonl(INADDR_LOOPBACK),
+	};
+	struct {
+		struct fi_eq_cm_entry e;
+		u8 data[FI_CM_DATA_MAX];
+	} ev;
+	struct fi_info *hints = fi_allocinfo(GFP_KERNEL);
+	struct rxm_cm_req req;
+	size_t len = sizeof(name);
+	u32 event;
+
+	memset(p, 0, sizeof(*p));
+	memset(&rt_claimed, 0, sizeof(rt_claimed));
+	KUNIT_ASSERT_NOT_NULL(test, hints);
+	hints->caps = FI_MSG | FI_RMA;
+	hints->ep_attr->type = FI_EP_MSG;
+	hints->fabric_attr->prov_name = kstrdup("ksocket", GFP_KERNEL);
+	KUNIT_ASSERT_EQ(test, fi_getinfo(fi_version(), "127.0.0.1", "0",
+					 FI_SOURCE, hints, &p->info), 0);
+	fi_freeinfo(hints);
+	KUNIT_ASSERT_EQ(test, fi_av_insert(t->av, &self, 1, &p->fi_addr, 0,
+					   NULL), 1);
+	KUNIT_ASSERT_EQ(test, fi_fabric(p->info->fabric_attr, &p->fabric,
+					NULL), 0);
+	KUNIT_ASSERT_EQ(test, fi_domain(p->fabric, p->info, &p->domain, NULL),
+			0);
+	KUNIT_ASSERT_EQ(test, fi_eq_open(p->fabric, &eq_attr, &p->eq, NULL),
+			0);
+	KUNIT_ASSERT_EQ(test, fi_cq_open(p->domain, &cq_attr, &p->tx, NULL),
+			0);
+	KUNIT_ASSERT_EQ(test, fi_cq_open(p->domain, &cq_attr, &p->rx, NULL),
+			0);
+	KUNIT_ASSERT_EQ(test, fi_endpoint(p->domain, p->info, &p->ep, NULL),
+			0);
+	KUNIT_ASSERT_EQ(test, fi_setopt(&p->ep->fid, FI_OPT_ENDPOINT,
+					FI_OPT_TAGGED_RX, &rt_claim_ops,
+					sizeof(rt_claim_ops)), 0);
+	KUNIT_ASSERT_EQ(test, fi_ep_bind(p->ep, &p->eq->fid, 0), 0);
+	KUNIT_ASSERT_EQ(test, fi_ep_bind(p->ep, &p->tx->fid, FI_SEND), 0);
+	KUNIT_ASSERT_EQ(test, fi_ep_bind(p->ep, &p->rx->fid, FI_RECV), 0);
+	KUNIT_ASSERT_EQ(test, fi_enable(p->ep), 0);
+	KUNIT_ASSERT_EQ(test, fi_getname(&t->ep[1]->fid, &name, &len), 0);
+	rxm_cm_req_fill(&req, RT_PEER_PORT, RXM_FLOW_CTRL_OFF, 256, 7ULL << 32);
+	KUNIT_ASSERT_EQ(test, fi_connect(p->ep, &name, &req, sizeof(req)), 0);
+	KUNIT_ASSERT_GE(test, fi_eq_sread(p->eq, &event, &ev, sizeof(ev),
+					  RT_TIMEOUT, 0),
+			(ssize_t)(sizeof(ev.e) + sizeof(struct rxm_cm_accept)));
+	KUNIT_ASSERT_EQ(test, event, FI_CONNECTED);
+}
+
+static void rt_peer_close(struct kunit *test, struct rt_peer *p)
+{
+	rt_close(test, p->ep ? &p->ep->fid : NULL);
+	rt_close(test, p->tx ? &p->tx->fid : NULL);
+	rt_close(test, p->rx ? &p->rx->fid : NULL);
+	rt_close(test, p->eq ? &p->eq->fid : NULL);
+	rt_close(test, p->domain ? &p->domain->fid : NULL);
+	rt_close(test, p->fabric ? &p->fabric->fid : NULL);
+	fi_freeinfo(p->info);
+}
+
+/* The peer sends a tagged message as libfabric's tcp does for its rxm. */
+static void rt_peer_tsend(struct kunit *test, struct rt_peer *p,
+			  const void *buf, size_t len, u64 tag)
+{
+	KUNIT_ASSERT_EQ(test, fi_tsenddata(p->ep, buf, len, NULL, 3,
+					   FI_ADDR_UNSPEC, tag, NULL), 0);
+}
+
+/*
+ * Tagged messages without rxm's header, both ways: placed in the receive
+ * they match, waiting unexpected, cut off, held while larger than a
+ * bounce buffer; the header form still taken; and what rxm sends.
+ */
+static void rxm_tagged_wire_test(struct kunit *test)
+{
+	struct fi_cq_tagged_entry e;
+	struct fi_cq_err_entry err;
+	struct rxm_hdr hdr;
+	struct kvec kv[2];
+	struct rt_peer p;
+	unsigned long end;
+	fi_addr_t src;
+	struct rt t;
+	u8 *big;
+	ssize_t ret;
+
+	rt_setup(test, &t, FI_MSG | FI_TAGGED | FI_SOURCE);
+	rt_peer_open(test, &t, &p);
+	big = t.buf[0];
+	rt_fill(big, 20000, 3);
+
+	/* placed straight in the receive it matches, with its data */
+	KUNIT_ASSERT_EQ(test, fi_trecv(t.ep[1], t.buf[1], 64, NULL,
+				       FI_ADDR_UNSPEC, 0x55, 0, &t), 0);
+	rt_peer_tsend(test, &p, big, 32, 0x55);
+	KUNIT_ASSERT_EQ(test, rt_comp(t.rx[1], &e, &src, NULL), 1);
+	KUNIT_EXPECT_EQ(test, e.flags, FI_RECV | FI_TAGGED | FI_REMOTE_CQ_DATA);
+	KUNIT_EXPECT_EQ(test, e.tag, 0x55);
+	KUNIT_EXPECT_EQ(test, e.data, 3);
+	KUNIT_EXPECT_EQ(test, e.len, 32);
+	KUNIT_EXPECT_EQ(test, src, p.fi_addr);
+	KUNIT_EXPECT_EQ(test, memcmp(t.buf[1], big, 32), 0);
+
+	/* unexpected: it waits in a bounce buffer */
+	rt_peer_tsend(test, &p, big + 1, 40, 0x56);
+	msleep(50);
+	KUNIT_ASSERT_EQ(test, fi_trecv(t.ep[1], t.buf[1], 64, NULL,
+				       FI_ADDR_UNSPEC, 0x56, 0, &t), 0);
+	KUNIT_ASSERT_EQ(test, rt_comp(t.rx[1], &e, &src, NULL), 1);
+	KUNIT_EXPECT_EQ(test, e.tag, 0x56);
+	KUNIT_EXPECT_EQ(test, e.len, 40);
+	KUNIT_EXPECT_EQ(test, e.data, 3);
+	KUNIT_EXPECT_EQ(test, src, p.fi_addr);
+	KUNIT_EXPECT_EQ(test, memcmp(t.buf[1], big + 1, 40), 0);
+
+	/* a receive too short: what fits, EMSGSIZE */
+	KUNIT_ASSERT_EQ(test, fi_trecv(t.ep[1], t.buf[1], 8, NULL,
+				       FI_ADDR_UNSPEC, 0x57, 0, &t), 0);
+	rt_peer_tsend(test, &p, big, 32, 0x57);
+	KUNIT_EXPECT_EQ(test, rt_comp(t.rx[1], &e, NULL, &err), -EMSGSIZE);
+	KUNIT_EXPECT_EQ(test, err.len, 8);
+	KUNIT_EXPECT_EQ(test, err.olen, 24);
+	KUNIT_EXPECT_PTR_EQ(test, err.op_context, (void *)&t);
+
+	/* an untagged message comes with rxm's header */
+	rxm_hdr_fill(&hdr, RXM_EAGER, RXM_OP_MSG, 0, 0, 5, 0, 0, 0);
+	kv[0].iov_base = &hdr;
+	kv[0].iov_len = sizeof(hdr);
+	kv[1].iov_base = "hello";
+	kv[1].iov_len = 5;
+	KUNIT_ASSERT_EQ(test, fi_recv(t.ep[1], t.buf[1], 64, NULL,
+				      FI_ADDR_UNSPEC, &t), 0);
+	KUNIT_ASSERT_EQ(test, fi_sendv(p.ep, kv, NULL, 2, FI_ADDR_UNSPEC,
+				       NULL), 0);
+	KUNIT_ASSERT_EQ(test, rt_comp(t.rx[1], &e, NULL, NULL), 1);
+	KUNIT_EXPECT_EQ(test, e.flags, FI_RECV | FI_MSG);
+	KUNIT_EXPECT_EQ(test, e.len, 5);
+	KUNIT_EXPECT_EQ(test, memcmp(t.buf[1], "hello", 5), 0);
+
+	/*
+	 * Larger than a bounce buffer and unexpected: it holds its
+	 * connection, and what follows waits behind it.
+	 */
+	rt_peer_tsend(test, &p, big, 20000, 0xa);
+	rt_peer_tsend(test, &p, big + 2, 8, 0xb);
+	KUNIT_ASSERT_EQ(test, fi_trecv(t.ep[1], t.buf[1] + SZ_64K, 64, NULL,
+				       FI_ADDR_UNSPEC, 0xb, 0, &p), 0);
+	msleep(100);
+	KUNIT_EXPECT_EQ(test, fi_cq_read(t.rx[1], &e, 1), -EAGAIN);
+	KUNIT_ASSERT_EQ(test, fi_trecv(t.ep[1], t.buf[1], 20000, NULL,
+				       FI_ADDR_UNSPEC, 0xa, 0, &t), 0);
+	KUNIT_ASSERT_EQ(test, rt_comp(t.rx[1], &e, NULL, NULL), 1);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)&t);
+	KUNIT_EXPECT_EQ(test, e.len, 20000);
+	KUNIT_EXPECT_EQ(test, memcmp(t.buf[1], big, 20000), 0);
+	KUNIT_ASSERT_EQ(test, rt_comp(t.rx[1], &e, NULL, NULL), 1);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)&p);
+	KUNIT_EXPECT_EQ(test, memcmp(t.buf[1] + SZ_64K, big + 2, 8), 0);
+
+	/* rxm sends a tagged message without its header: the core's tag */
+	KUNIT_ASSERT_EQ(test, fi_recv(p.ep, t.buf[1], RT_EAGER + 64, NULL,
+				      FI_ADDR_UNSPEC, &p), 0);
+	end = jiffies + msecs_to_jiffies(RT_TIMEOUT);
+	do {
+		ret = fi_tsend(t.ep[1], big, 40, NULL, p.fi_addr, 0x77, NULL);
+		if (ret == -EAGAIN)
+			usleep_range(500, 1000);
+	} while (ret == -EAGAIN && time_before(jiffies, end));
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	KUNIT_ASSERT_EQ(test, rt_comp(p.rx, &e, NULL, NULL), 1);
+	KUNIT_EXPECT_EQ(test, e.flags, FI_RECV | FI_TAGGED);
+	KUNIT_EXPECT_EQ(test, e.tag, 0x77);
+	KUNIT_EXPECT_EQ(test, e.len, 40);
+	KUNIT_EXPECT_EQ(test, memcmp(t.buf[1], big, 40), 0);
+	KUNIT_EXPECT_EQ(test, rt_claimed.calls, 1U);
+	KUNIT_EXPECT_EQ(test, rt_claimed.f.tag, 0x77ULL);
+	KUNIT_EXPECT_EQ(test, rt_claimed.f.len, 40);
+	KUNIT_ASSERT_EQ(test, rt_comp(t.tx[1], &e, NULL, NULL), 1);
+	KUNIT_EXPECT_EQ(test, e.flags, FI_SEND | FI_TAGGED);
+
+	rt_teardown(test, &t);
+	rt_peer_close(test, &p);
+}
+
 static struct kunit_case rxm_cases[] = {
 	KUNIT_CASE(rxm_getinfo_test),
 	KUNIT_CASE(rxm_msg_test),
 	KUNIT_CASE(rxm_rndv_test),
 	KUNIT_CASE(rxm_rndv_backlog_test),
 	KUNIT_CASE(rxm_tagged_test),
+	KUNIT_CASE(rxm_tagged_wire_test),
 	KUNIT_CASE(rxm_recv_kinds_test),
 	KUNIT_CASE(rxm_simultaneous_test),
 	{}

@@ -263,6 +263,7 @@ enum fi_fclass {
 #define FI_ENABLE	5
 #define FI_BACKLOG	6
 #define FI_GETWAIT	7	/* wait_queue_head_t **: the fid's wait queue */
+#define FI_TAGGED_RX_RETRY 8	/* fi_tagged.h: FI_OPT_TAGGED_RX */
 
 struct fid;
 struct fid_fabric;

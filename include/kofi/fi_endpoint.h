@@ -70,6 +70,12 @@ struct fi_ops_tagged;
 #define FI_OPT_DATA_MAY_SLEEP	0x10000
 
 /*
+ * FI_OPT_TAGGED_RX (0x10001), in <kofi/fi_tagged.h>: a connected
+ * endpoint's tagged messages matched by its owner (ksocket; the others
+ * answer -ENOPROTOOPT).
+ */
+
+/*
  * Shared by the providers that have it (ib_verbs, ksocket; others answer
  * -ENOPROTOOPT).  Its number predates the kOFI range and is kept.
  *

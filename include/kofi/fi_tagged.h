@@ -74,6 +74,94 @@ ssize_t fi_trecvmsg(struct fid_ep *ep, const struct fi_msg_tagged *msg,
 ssize_t fi_tsendmsg(struct fid_ep *ep, const struct fi_msg_tagged *msg,
 		    u64 flags);
 
+/*
+ * kOFI extension: tagged messages over a connected endpoint, matched by its
+ * owner.  A utility provider that matches tags itself (rxm) over a core
+ * whose wire carries a tag in its own header (ksocket: libfabric tcp's
+ * tagged frames, op 0 with flag 0x80) sends with fi_tsendmsg() on the core
+ * endpoint, and receives by setting FI_OPT_TAGGED_RX on it: when the
+ * header of a tagged message has arrived, the core asks the owner's
+ * claim() where its payload goes, before it reads a byte of it.  A core
+ * without it answers -ENOPROTOOPT to the option (and -FI_ENOSYS to
+ * fi_tsendmsg()); the owner then carries the tag in its own header.
+ *
+ * FI_OPT_TAGGED_RX:   level FI_OPT_ENDPOINT, value a struct fi_tagged_rx
+ *                     (optlen its size), set before fi_enable() (-EBUSY
+ *                     after); write only.  Without it a tagged message
+ *                     from the peer ends the connection as malformed.
+ * FI_TAGGED_RX_POSTED: what claim() returns to have the message go to
+ *                     the next receive posted with fi_recvmsg(), as an
+ *                     untagged one would (waiting for one if none is).
+ * FI_TAGGED_RX_RETRY: fi_control() command (arg NULL): a connection held
+ *                     by claim() (-EAGAIN) asks again.  Any context, does
+ *                     not sleep; 0 also when nothing is held.
+ */
+#define FI_OPT_TAGGED_RX	0x10001
+#define FI_TAGGED_RX_POSTED	1
+
+/**
+ * struct fi_tagged_frame - what the header of a tagged message says
+ * @tag: the tag
+ * @data: remote CQ data, if @flags has FI_REMOTE_CQ_DATA
+ * @flags: FI_TAGGED, with FI_REMOTE_CQ_DATA if the header carries data
+ * @len: bytes of payload
+ */
+struct fi_tagged_frame {
+	u64 tag;
+	u64 data;
+	u64 flags;
+	size_t len;
+};
+
+/**
+ * struct fi_tagged_dest - where claim() puts a tagged message
+ * @iov_type: FI_IOV_KVEC, FI_IOV_BVEC or FI_IOV_SG
+ * @msg_iov: FI_IOV_KVEC: @iov_count kvecs
+ * @msg_bvec: FI_IOV_BVEC: @iov_count bio_vecs
+ * @msg_sg: FI_IOV_SG: scatterlist of @iov_count entries
+ * @iov_count: entries, at most the core's rx_attr->iov_limit (0: none)
+ * @context: the completion's operation context
+ *
+ * The message is read into the vector and completes on the endpoint's
+ * receive CQ as a receive of @context would: FI_RECV | FI_TAGGED, with
+ * FI_REMOTE_CQ_DATA and the data, the tag, the length.  Bytes that do not
+ * fit are read and dropped, and the completion is an EMSGSIZE error entry
+ * (olen the bytes dropped).  If the connection ends first, it completes
+ * with ECANCELED.
+ */
+struct fi_tagged_dest {
+	enum fi_iov_type iov_type;
+	union {
+		const struct kvec *msg_iov;
+		const struct bio_vec *msg_bvec;
+		struct scatterlist *msg_sg;
+	};
+	size_t iov_count;
+	void *context;
+};
+
+/**
+ * struct fi_tagged_rx - the owner's side of FI_OPT_TAGGED_RX
+ * @claim: a tagged message's header arrived on @ep: 0 with @dest filled
+ *	in (the message goes there), FI_TAGGED_RX_POSTED (it goes to the
+ *	next posted receive), -EAGAIN (not yet: the core reads nothing more
+ *	from the connection, and the peer is held back by the transport's
+ *	flow control, until fi_control(FI_TAGGED_RX_RETRY) on @ep; a retry
+ *	made while claim() runs counts), or another negative errno (the
+ *	connection ends with that error).  Context: the core's receive
+ *	context (ksocket: its socket callbacks in softirq, or process
+ *	context with the socket locked); must not sleep or call the data
+ *	calls of @ep.  @frame and @dest are valid during the call only; the
+ *	vector @dest names is copied.
+ *
+ * One message of a connection is claimed at a time, in the order they
+ * arrive: the next one is claimed once the previous one has completed.
+ */
+struct fi_tagged_rx {
+	int (*claim)(struct fid_ep *ep, const struct fi_tagged_frame *frame,
+		     struct fi_tagged_dest *dest);
+};
+
 /**
  * kofi_tagged_kvec() - a tagged call on a kvec array, as the convenience
  *	calls make it

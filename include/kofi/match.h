@@ -74,6 +74,8 @@ void kofi_match_init(struct kofi_match_queue *q, bool tagged, bool directed,
 bool kofi_match_takes(const struct kofi_match_queue *q,
 		      const struct kofi_match_entry *rx,
 		      const struct kofi_match_entry *msg);
+struct kofi_match_entry *kofi_match_receive(struct kofi_match_queue *q,
+					    struct kofi_match_entry *msg);
 struct kofi_match_entry *kofi_match_arrive(struct kofi_match_queue *q,
 					   struct kofi_match_entry *msg);
 unsigned int kofi_match_post(struct kofi_match_queue *q,

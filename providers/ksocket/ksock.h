@@ -36,6 +36,7 @@
 #include <net/sock.h>
 #include <net/tcp.h>
 #include <kofi/provider.h>
+#include <kofi/fi_tagged.h>
 #include "ksock_proto.h"
 
 #define KSOCK_PROV_NAME		"ksocket"
@@ -134,6 +135,7 @@ enum ksock_req_kind {
 	KSOCK_REQ_READ,		/* RMA read request (local: destination) */
 	KSOCK_REQ_READ_RSP,	/* response to a peer's read request */
 	KSOCK_REQ_RECV,		/* posted receive */
+	KSOCK_REQ_TRECV,	/* tagged message its owner placed (claim()) */
 };
 
 /**
@@ -155,6 +157,7 @@ enum ksock_req_kind {
  * @len: payload bytes
  * @cq_flags: completion flags
  * @data: remote CQ data (sends: to send; receives: received)
+ * @tag: tag (tagged sends: to send; receives: received)
  * @rx_flags: receives: extra completion flags (FI_REMOTE_CQ_DATA)
  * @vec: copy of the user's local vector; a kvec vector starts at kv[1],
  *	kv[0] being the header of a send, so that header and payload go to
@@ -181,6 +184,7 @@ struct ksock_req {
 	size_t len;
 	u64 cq_flags;
 	u64 data;
+	u64 tag;
 	u64 rx_flags;
 	union {
 		struct kvec kv[1 + KSOCK_IOV_LIMIT];
@@ -205,6 +209,7 @@ enum ksock_ep_state {
 enum ksock_rx_state {
 	KSOCK_RX_HDR,		/* reading a message header */
 	KSOCK_RX_WAIT,		/* header read, waiting for a receive */
+	KSOCK_RX_CLAIM,		/* tagged header read, asking its owner */
 	KSOCK_RX_DATA,		/* reading payload */
 	KSOCK_RX_DISCARD,	/* discarding what did not fit */
 	KSOCK_RX_CTRL,		/* reading the connection response */
@@ -222,6 +227,7 @@ struct ksock_rx {
 		u8 raw[KSOCK_HDR_MAX + KSOCK_CM_DATA_MAX];
 	} hdr;
 	u64 cq_data;
+	u64 tag;
 	struct ksock_rma_iov rma[KSOCK_RMA_IOV_MAX];	/* host order */
 	struct ksock_req *req;		/* receive or read being filled */
 	struct kofi_key_entry *ke[KSOCK_RMA_IOV_MAX];	/* write target */
@@ -259,9 +265,13 @@ struct ksock_rx {
  * @rx_queue: posted receives
  * @tx_free: free transmit requests
  * @rx_free: free receive requests
+ * @trx_free: the request kept for a tagged message claim() places
  * @rsp_free: free read response requests
  * @acks: ACKs to send
  * @rx_waiting: the receive engine waits for a receive or read response
+ * @rx_held: the receive engine waits for FI_TAGGED_RX_RETRY
+ * @trx: FI_OPT_TAGGED_RX: the owner's claim() of tagged messages, NULL
+ *	if not set (set before fi_enable(), read without the lock after it)
  * @tx_blocked: the socket's send buffer was full; its write-space callback
  *	schedules the work
  * @fail_pending: an engine saw the connection end; the work ends it
@@ -307,9 +317,12 @@ struct ksock_ep {
 	struct list_head rx_queue;
 	struct list_head tx_free;
 	struct list_head rx_free;
+	struct list_head trx_free;
 	struct list_head rsp_free;
 	unsigned int acks;
 	bool rx_waiting;
+	bool rx_held;
+	struct fi_tagged_rx trx;
 	bool tx_blocked;
 	bool fail_pending;
 	int fail_err;
@@ -471,6 +484,7 @@ struct ksock_req *ksock_rx_reset(struct ksock_ep *ep);
 
 /* ksock_msg.c, ksock_rma.c */
 extern const struct fi_ops_msg ksock_msg_ops;
+extern const struct fi_ops_tagged ksock_tagged_ops;
 extern const struct fi_ops_rma ksock_rma_ops;
 int ksock_rma_target(struct ksock_ep *ep, const struct ksock_rma_iov *rma,
 		     unsigned int cnt, u64 access, struct kofi_key_entry **ke,

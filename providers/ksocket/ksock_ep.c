@@ -128,7 +128,7 @@ void ksock_ep_fail(struct ksock_ep *ep, int err, int prov_errno)
 /**
  * ksock_req_get() - take a free request
  * @ep: the endpoint; ep->lock held
- * @free: the free list (tx_free, rx_free, rsp_free)
+ * @free: the free list (tx_free, rx_free, trx_free, rsp_free)
  *
  * Context: any context.
  * Return: a zeroed request, or NULL if the pool is empty.
@@ -148,6 +148,7 @@ struct ksock_req *ksock_req_get(struct ksock_ep *ep, struct list_head *free)
 	INIT_LIST_HEAD(&req->node);
 	/* Remember which pool the request belongs to. */
 	req->kind = home == &ep->rx_free ? KSOCK_REQ_RECV :
+		    home == &ep->trx_free ? KSOCK_REQ_TRECV :
 		    home == &ep->rsp_free ? KSOCK_REQ_READ_RSP :
 		    KSOCK_REQ_SEND;
 	return req;
@@ -187,6 +188,9 @@ void ksock_req_put(struct ksock_ep *ep, struct ksock_req *req)
 	case KSOCK_REQ_RECV:
 		free = &ep->rx_free;
 		break;
+	case KSOCK_REQ_TRECV:
+		free = &ep->trx_free;
+		break;
 	case KSOCK_REQ_READ_RSP:
 		free = &ep->rsp_free;
 		break;
@@ -212,14 +216,15 @@ void ksock_req_put(struct ksock_ep *ep, struct ksock_req *req)
  */
 void ksock_req_complete(struct ksock_ep *ep, struct ksock_req *req)
 {
-	size_t len = req->kind == KSOCK_REQ_RECV ? req->len : 0;
+	bool rx = req->kind == KSOCK_REQ_RECV || req->kind == KSOCK_REQ_TRECV;
+	size_t len = rx ? req->len : 0;
 
 	if (req->user && !kofi_oplist_del(&ep->ops, &req->op))
 		return;	/* a flush took it: it completed in error */
 	if (req->signal && req->op.cq)
-		kofi_cq_write(req->op.cq, req->op.context,
-			      req->op.flags | req->rx_flags, len, NULL,
-			      req->data);
+		kofi_cq_write_tagged(req->op.cq, req->op.context,
+				     req->op.flags | req->rx_flags, len, NULL,
+				     req->data, req->tag, FI_ADDR_NOTAVAIL);
 	ksock_req_put(ep, req);
 }
 
@@ -669,7 +674,8 @@ static int ksock_ep_enable(struct fid_ep *fep)
 		ntx = min_t(size_t, ep->info->tx_attr->size, 65536);
 	if (ep->info->rx_attr->size)
 		nrx = min_t(size_t, ep->info->rx_attr->size, 65536);
-	pool = kvcalloc(ntx + nrx + KSOCK_RSP_SIZE, sizeof(*pool),
+	/* one more receive request, for a tagged message claim() places */
+	pool = kvcalloc(ntx + nrx + 1 + KSOCK_RSP_SIZE, sizeof(*pool),
 			GFP_KERNEL);
 	if (!pool)
 		return -ENOMEM;
@@ -679,7 +685,8 @@ static int ksock_ep_enable(struct fid_ep *fep)
 		list_add_tail(&pool[i].node, &ep->tx_free);
 	for (; i < ntx + nrx; i++)
 		list_add_tail(&pool[i].node, &ep->rx_free);
-	for (; i < ntx + nrx + KSOCK_RSP_SIZE; i++)
+	list_add_tail(&pool[i++].node, &ep->trx_free);
+	for (; i < ntx + nrx + 1 + KSOCK_RSP_SIZE; i++)
 		list_add_tail(&pool[i].node, &ep->rsp_free);
 	ep->enabled = true;
 	spin_unlock_irqrestore(&ep->lock, flags);
@@ -756,6 +763,25 @@ static int ksock_ep_set_may_sleep(struct ksock_ep *ep, size_t val)
 	return ret;
 }
 
+/* FI_OPT_TAGGED_RX: fixed once the endpoint is enabled. */
+static int ksock_ep_set_tagged_rx(struct ksock_ep *ep, const void *optval,
+				  size_t optlen)
+{
+	const struct fi_tagged_rx *trx = optval;
+	unsigned long flags;
+	int ret = 0;
+
+	if (optlen != sizeof(*trx) || !trx->claim)
+		return -EINVAL;
+	spin_lock_irqsave(&ep->lock, flags);
+	if (ep->enabled)
+		ret = -EBUSY;
+	else
+		ep->trx = *trx;
+	spin_unlock_irqrestore(&ep->lock, flags);
+	return ret;
+}
+
 /* FI_OPT_KEEPALIVE_MS: the work applies it to a socket there is. */
 static int ksock_ep_set_keepalive(struct ksock_ep *ep, size_t ms)
 {
@@ -789,13 +815,37 @@ static int ksock_ep_setopt(struct fid *fid, int level, int optname,
 		if (optlen != sizeof(size_t))
 			return -EINVAL;
 		return ksock_ep_set_keepalive(ep, *(const size_t *)optval);
+	case FI_OPT_TAGGED_RX:
+		return ksock_ep_set_tagged_rx(ep, optval, optlen);
 	default:
 		return -ENOPROTOOPT;
 	}
 }
 
+/*
+ * fi_control(FI_TAGGED_RX_RETRY): the owner of a connection claim() held
+ * has a place for its message now.  Any context; does not sleep.
+ */
+static int ksock_ep_control(struct fid *fid, int command, void *arg)
+{
+	struct ksock_ep *ep = container_of(fid, struct ksock_ep, ep.fid);
+	unsigned long flags;
+	bool resume;
+
+	if (command != FI_TAGGED_RX_RETRY)
+		return -FI_ENOSYS;
+	spin_lock_irqsave(&ep->lock, flags);
+	resume = ep->rx_held && ep->state == KSOCK_EP_CONNECTED;
+	ep->rx_held = false;
+	spin_unlock_irqrestore(&ep->lock, flags);
+	if (resume)
+		ksock_ep_kick_unlocked(ep);
+	return 0;
+}
+
 static const struct fi_ops ksock_ep_fi_ops = {
 	.close = ksock_ep_close,
+	.control = ksock_ep_control,
 };
 
 static const struct fi_ops_ep ksock_ep_ops = {
@@ -848,6 +898,7 @@ int ksock_ep_open(struct fid_domain *domain, struct fi_info *info,
 	INIT_LIST_HEAD(&ep->rx_queue);
 	INIT_LIST_HEAD(&ep->tx_free);
 	INIT_LIST_HEAD(&ep->rx_free);
+	INIT_LIST_HEAD(&ep->trx_free);
 	INIT_LIST_HEAD(&ep->rsp_free);
 	kofi_oplist_init(&ep->ops);
 	INIT_WORK(&ep->io_work, ksock_ep_work);
@@ -856,6 +907,7 @@ int ksock_ep_open(struct fid_domain *domain, struct fi_info *info,
 	ep->ep.ops = &ksock_ep_ops;
 	ep->ep.cm = &ksock_ep_cm_ops;
 	ep->ep.msg = &ksock_msg_ops;
+	ep->ep.tagged = &ksock_tagged_ops;
 	ep->ep.rma = &ksock_rma_ops;
 
 	if (info->handle) {

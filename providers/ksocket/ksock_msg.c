@@ -13,12 +13,27 @@
  * with it they may sleep briefly, for the socket's lock.
  * Sends posted before the connection is established wait for it; receives
  * may be posted at any time after fi_enable().
+ *
+ * fi_tsendmsg() sends a tagged message as libfabric's tcp does for its
+ * rxm: a message (op 0) with the tagged flag and the tag in its header.
+ * ksocket matches no tags: the peer's owner does (FI_OPT_TAGGED_RX,
+ * ksock_rx.c), so fi_trecvmsg() is not supported.
  */
 #include "ksock.h"
 
-static ssize_t ksock_send_common(struct ksock_ep *ep, enum fi_iov_type type,
-				 const void *vec, size_t count, u64 data,
-				 u64 flags, void *context)
+/* What a send describes. */
+struct ksock_send {
+	enum fi_iov_type type;
+	const void *vec;
+	size_t count;
+	u64 data;
+	void *context;
+	bool tagged;
+	u64 tag;
+};
+
+static ssize_t ksock_send_common(struct ksock_ep *ep,
+				 const struct ksock_send *s, u64 flags)
 {
 	struct ksock_req *req;
 	unsigned long irqflags;
@@ -39,21 +54,25 @@ static ssize_t ksock_send_common(struct ksock_ep *ep, enum fi_iov_type type,
 	}
 	req->kind = KSOCK_REQ_SEND;
 	if (flags & FI_INJECT) {
-		ret = ksock_req_inject(req, type, vec, count);
+		ret = ksock_req_inject(req, s->type, s->vec, s->count);
 		if (ret)
 			goto put;
 	} else {
-		ret = ksock_req_iter(req, ITER_SOURCE, type, vec, count);
+		ret = ksock_req_iter(req, ITER_SOURCE, s->type, s->vec,
+				     s->count);
 		if (ret)
 			goto put;
 		req->user = true;
 		req->signal = true;
 	}
 	req->op.cq = req->user ? kofi_ep_cq(&ep->ep, FI_TRANSMIT, NULL) : NULL;
-	req->op.context = context;
-	req->op.flags = FI_SEND | FI_MSG;
-	req->data = data;
+	req->op.context = s->context;
+	req->op.flags = FI_SEND | (s->tagged ? FI_TAGGED : FI_MSG);
+	req->data = s->data;
+	req->tag = s->tag;
 	wire = ksock_tx_wire_flags(flags);
+	if (s->tagged)
+		wire |= KSOCK_FLAG_TAGGED;
 	req->need_ack = !!(wire & KSOCK_FLAG_DELIVERY_COMPLETE);
 	ksock_tx_build_hdr(ep, req, KSOCK_OP_MSG, wire, NULL, 0);
 	direct = ksock_post_tx(ep, req);
@@ -124,12 +143,45 @@ static ssize_t ksock_recvmsg(struct fid_ep *fep, const struct fi_msg *msg,
 static ssize_t ksock_sendmsg(struct fid_ep *fep, const struct fi_msg *msg,
 			     u64 flags)
 {
-	return ksock_send_common(ksock_ep(fep), msg->iov_type, msg->msg_iov,
-				 msg->iov_count, msg->data, flags,
-				 msg->context);
+	struct ksock_send s = {
+		.type = msg->iov_type,
+		.vec = msg->msg_iov,
+		.count = msg->iov_count,
+		.data = msg->data,
+		.context = msg->context,
+	};
+
+	return ksock_send_common(ksock_ep(fep), &s, flags);
 }
 
 const struct fi_ops_msg ksock_msg_ops = {
 	.recvmsg = ksock_recvmsg,
 	.sendmsg = ksock_sendmsg,
+};
+
+static ssize_t ksock_tsendmsg(struct fid_ep *fep,
+			      const struct fi_msg_tagged *msg, u64 flags)
+{
+	struct ksock_send s = {
+		.type = msg->iov_type,
+		.vec = msg->msg_iov,
+		.count = msg->iov_count,
+		.data = msg->data,
+		.context = msg->context,
+		.tagged = true,
+		.tag = msg->tag,
+	};
+
+	return ksock_send_common(ksock_ep(fep), &s, flags);
+}
+
+static ssize_t ksock_trecvmsg(struct fid_ep *fep,
+			      const struct fi_msg_tagged *msg, u64 flags)
+{
+	return -FI_ENOSYS;
+}
+
+const struct fi_ops_tagged ksock_tagged_ops = {
+	.trecvmsg = ksock_trecvmsg,
+	.tsendmsg = ksock_tsendmsg,
 };

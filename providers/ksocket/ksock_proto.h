@@ -15,7 +15,8 @@
  *
  * Messages: every message starts with a 16-byte struct ksock_base_hdr,
  * followed by the optional parts in this order: cq_data (u64, flag
- * KSOCK_FLAG_CQ_DATA), tag (u64, tagged messages, not used by ksocket), then
+ * KSOCK_FLAG_CQ_DATA), tag (u64, flag KSOCK_FLAG_TAGGED: a message whose tag
+ * its owner matches, FI_OPT_TAGGED_RX), then
  * rma_iov_cnt struct ksock_rma_iov.  hdr_size counts the base header and the
  * optional parts; size counts the header and the payload.
  *

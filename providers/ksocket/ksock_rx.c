@@ -17,6 +17,14 @@
  * stops reading and TCP pushes back on the sender; posting it resumes the
  * engine (ksock_rx_resume()).
  *
+ * A tagged message (op 0 with KSOCK_FLAG_TAGGED and a tag after the CQ
+ * data, as libfabric's tcp sends them for its rxm) is taken only on an
+ * endpoint whose owner set FI_OPT_TAGGED_RX: once its header is read the
+ * engine asks the owner's claim() where the payload goes - a vector of
+ * the owner's (read there with the endpoint's spare receive request), the
+ * next posted receive, or nowhere yet: the engine then stops as for a
+ * missing receive, until the owner's FI_TAGGED_RX_RETRY.
+ *
  * Anything malformed - wrong version, unknown op, a hdr_size that does not
  * match the header's contents, too many rma_iovs, a size smaller than the
  * header or larger than the largest message, an ACK or read response
@@ -42,6 +50,7 @@ enum ksock_rx_err {
 	KSOCK_RXE_ACK,
 	KSOCK_RXE_READ_RSP,
 	KSOCK_RXE_RMA,
+	KSOCK_RXE_CLAIM,
 };
 
 /* The connection ended: read nothing more, let the work report it. */
@@ -70,6 +79,7 @@ static int ksock_rx_check_base(struct ksock_ep *ep, u32 *need)
 	const struct ksock_base_hdr *hdr = &ep->rx.hdr.base;
 	u16 flags = ksock_from_wire16(ep->bswap, hdr->flags);
 	u64 size = ksock_from_wire64(ep->bswap, hdr->size);
+	bool tagged = flags & KSOCK_FLAG_TAGGED;
 	size_t expect;
 
 	if (hdr->version != KSOCK_PROTO_VERSION)
@@ -83,12 +93,15 @@ static int ksock_rx_check_base(struct ksock_ep *ep, u32 *need)
 	 */
 	if (hdr->op == KSOCK_OP_MSG)
 		ep->rx.hdr.base.rma_iov_cnt = 0;
-	if (hdr->op == KSOCK_OP_TAGGED || (flags & KSOCK_FLAG_TAGGED))
+	/* tcp's own tag matching (op 1) is not spoken; tagged messages are */
+	if (hdr->op == KSOCK_OP_TAGGED ||
+	    (tagged && (hdr->op != KSOCK_OP_MSG || ksock_rx_is_ack(hdr) ||
+			!ep->trx.claim)))
 		return ksock_rx_bad(ep, EPROTO, KSOCK_RXE_OP);
 	if (hdr->rma_iov_cnt > KSOCK_RMA_IOV_MAX)
 		return ksock_rx_bad(ep, EPROTO, KSOCK_RXE_RMA_CNT);
 	if (flags & ~(KSOCK_FLAG_CQ_DATA | KSOCK_FLAG_DELIVERY_COMPLETE |
-		      KSOCK_FLAG_COMMIT_COMPLETE))
+		      KSOCK_FLAG_COMMIT_COMPLETE | KSOCK_FLAG_TAGGED))
 		return ksock_rx_bad(ep, EPROTO, KSOCK_RXE_FLAGS);
 
 	if (ksock_rx_is_ack(hdr) || hdr->op == KSOCK_OP_READ_RSP) {
@@ -97,6 +110,8 @@ static int ksock_rx_check_base(struct ksock_ep *ep, u32 *need)
 		expect = sizeof(*hdr) +
 			 hdr->rma_iov_cnt * sizeof(struct ksock_rma_iov);
 		if (flags & KSOCK_FLAG_CQ_DATA)
+			expect += sizeof(u64);
+		if (tagged)
 			expect += sizeof(u64);
 	}
 	if (hdr->hdr_size != expect || hdr->hdr_size > KSOCK_HDR_MAX)
@@ -137,11 +152,14 @@ static void ksock_rx_decode(struct ksock_ep *ep)
 	unsigned int i;
 
 	rx->cq_data = 0;
+	rx->tag = 0;
 	if (ksock_rx_is_ack(&rx->hdr.base) ||
 	    rx->hdr.base.op == KSOCK_OP_READ_RSP)
 		return;
 	if (flags & KSOCK_FLAG_CQ_DATA)
 		rx->cq_data = ksock_from_wire64(ep->bswap, ksock_get64(&p));
+	if (flags & KSOCK_FLAG_TAGGED)
+		rx->tag = ksock_from_wire64(ep->bswap, ksock_get64(&p));
 	for (i = 0; i < rx->hdr.base.rma_iov_cnt; i++) {
 		rx->rma[i].addr = ksock_from_wire64(ep->bswap,
 						    ksock_get64(&p));
@@ -241,7 +259,10 @@ static int ksock_rx_start(struct ksock_ep *ep)
 	switch (hdr->op) {
 	case KSOCK_OP_MSG:
 		rx->left = payload;
-		rx->state = KSOCK_RX_WAIT;
+		if (ksock_rx_flags(ep) & KSOCK_FLAG_TAGGED)
+			rx->state = KSOCK_RX_CLAIM;
+		else
+			rx->state = KSOCK_RX_WAIT;
 		return 0;
 	case KSOCK_OP_WRITE:
 		ret = ksock_rma_target(ep, rx->rma, hdr->rma_iov_cnt,
@@ -318,6 +339,22 @@ static void ksock_rx_respond(struct ksock_ep *ep, struct ksock_req *rsp)
 	spin_unlock_irqrestore(&ep->lock, flags);
 }
 
+/* Read the message of the frame into @req; drop what does not fit. */
+static void ksock_rx_fill(struct ksock_ep *ep, struct ksock_req *req)
+{
+	struct ksock_rx *rx = &ep->rx;
+
+	if (rx->left > req->len) {
+		rx->discard = rx->left - req->len;
+		rx->left = req->len;
+	}
+	/* Never read past this frame: the next one may already be queued. */
+	rx->iter[0] = req->iter[0];
+	iov_iter_truncate(&rx->iter[0], rx->left);
+	rx->nseg = 1;
+	rx->state = KSOCK_RX_DATA;
+}
+
 /* Take what a waiting frame needs; false if it must wait longer. */
 static bool ksock_rx_take(struct ksock_ep *ep)
 {
@@ -356,16 +393,102 @@ static bool ksock_rx_take(struct ksock_ep *ep)
 		rx->state = KSOCK_RX_DATA;
 		return true;
 	}
-	if (rx->left > req->len) {
-		rx->discard = rx->left - req->len;
-		rx->left = req->len;
-	}
-	/* Never read past this frame: the next one may already be queued. */
-	rx->iter[0] = req->iter[0];
-	iov_iter_truncate(&rx->iter[0], rx->left);
-	rx->nseg = 1;
-	rx->state = KSOCK_RX_DATA;
+	ksock_rx_fill(ep, req);
 	return true;
+}
+
+/*
+ * A claim() answer other than "here": FI_TAGGED_RX_POSTED (the next
+ * posted receive takes the message), -EAGAIN (hold until a retry), or an
+ * error that ends the connection.  Returns 0 to go on, -1 to stop.
+ */
+static int ksock_rx_claim_other(struct ksock_ep *ep, int ret)
+{
+	struct ksock_rx *rx = &ep->rx;
+
+	if (ret == FI_TAGGED_RX_POSTED) {
+		rx->state = KSOCK_RX_WAIT;
+		return 0;
+	}
+	if (ret == -EAGAIN) {
+		ksock_dbg("ep %p rx held by its owner\n", ep);
+		rx->stopped = true;
+		return -1;
+	}
+	pr_debug("ksocket: tagged message refused (%d), connection ended\n",
+		 ret);
+	ksock_rx_end(ep, ret < 0 ? -ret : EPROTO, KSOCK_RXE_CLAIM);
+	return -1;
+}
+
+/* claim() gave @d: read the message there, with the spare request. */
+static int ksock_rx_claimed(struct ksock_ep *ep,
+			    const struct fi_tagged_dest *d)
+{
+	struct ksock_req *req;
+	unsigned long flags;
+	int ret;
+
+	spin_lock_irqsave(&ep->lock, flags);
+	req = ksock_req_get(ep, &ep->trx_free);
+	spin_unlock_irqrestore(&ep->lock, flags);
+	/* one message is claimed at a time: the request is free */
+	if (WARN_ON_ONCE(!req)) {
+		ksock_rx_end(ep, EIO, KSOCK_RXE_CLAIM);
+		return -1;
+	}
+	ret = ksock_req_iter(req, ITER_DEST, d->iov_type, d->msg_iov,
+			     d->iov_count);
+	if (ret) {
+		ksock_req_put(ep, req);
+		ksock_rx_end(ep, -ret, KSOCK_RXE_CLAIM);
+		return -1;
+	}
+	req->user = true;
+	req->signal = true;
+	req->op.cq = kofi_ep_cq(&ep->ep, FI_RECV, NULL);
+	req->op.context = d->context;
+	req->op.flags = FI_RECV | FI_TAGGED;
+	spin_lock_irqsave(&ep->lock, flags);
+	kofi_oplist_add(&ep->ops, &req->op);
+	spin_unlock_irqrestore(&ep->lock, flags);
+	ep->rx.req = req;
+	ksock_rx_fill(ep, req);
+	return 0;
+}
+
+/*
+ * A tagged message's header is read: ask the owner where it goes.  The
+ * engine counts as held while claim() runs, so that a retry made then is
+ * not lost.  Returns 0 to go on, -1 to stop.
+ */
+static int ksock_rx_claim(struct ksock_ep *ep)
+{
+	struct ksock_rx *rx = &ep->rx;
+	struct fi_tagged_frame f = {
+		.tag = rx->tag,
+		.data = rx->cq_data,
+		.flags = FI_TAGGED,
+		.len = rx->left,
+	};
+	struct fi_tagged_dest d = {};
+	unsigned long flags;
+	int ret;
+
+	if (ksock_rx_flags(ep) & KSOCK_FLAG_CQ_DATA)
+		f.flags |= FI_REMOTE_CQ_DATA;
+	spin_lock_irqsave(&ep->lock, flags);
+	ep->rx_held = true;
+	spin_unlock_irqrestore(&ep->lock, flags);
+	ret = ep->trx.claim(&ep->ep, &f, &d);
+	if (ret != -EAGAIN) {
+		spin_lock_irqsave(&ep->lock, flags);
+		ep->rx_held = false;
+		spin_unlock_irqrestore(&ep->lock, flags);
+	}
+	if (ret)
+		return ksock_rx_claim_other(ep, ret);
+	return ksock_rx_claimed(ep, &d);
 }
 
 /* The payload of a frame is in place (and the excess discarded). */
@@ -382,6 +505,10 @@ static void ksock_rx_done(struct ksock_ep *ep)
 		if (flags & KSOCK_FLAG_CQ_DATA) {
 			req->rx_flags = FI_REMOTE_CQ_DATA;
 			req->data = rx->cq_data;
+		}
+		if (flags & KSOCK_FLAG_TAGGED) {
+			req->op.flags = (req->op.flags & ~FI_MSG) | FI_TAGGED;
+			req->tag = rx->tag;
 		}
 		if (rx->hdr.base.op == KSOCK_OP_MSG) {
 			if (rx->discard) {
@@ -422,6 +549,10 @@ static size_t ksock_rx_consume(struct ksock_ep *ep, const struct sk_buff *skb,
 				rx->stopped = true;
 				return used;
 			}
+			continue;
+		case KSOCK_RX_CLAIM:
+			if (ksock_rx_claim(ep))
+				return used;
 			continue;
 		case KSOCK_RX_HDR:
 			if (used == len)

@@ -50,9 +50,10 @@ u16 ksock_tx_wire_flags(u64 flags)
 /**
  * ksock_tx_build_hdr() - encode a request's header
  * @ep: the endpoint (byte order)
- * @req: the request: kind, len and data set
+ * @req: the request: kind, len, data and tag set
  * @op: KSOCK_OP_MSG, KSOCK_OP_WRITE or KSOCK_OP_READ_REQ
- * @flags: KSOCK_FLAG_* of the header
+ * @flags: KSOCK_FLAG_* of the header (KSOCK_FLAG_TAGGED: a message with
+ *	req->tag)
  * @rma: remote segments, or NULL
  * @rma_cnt: their number, at most KSOCK_RMA_IOV_MAX
  *
@@ -71,6 +72,8 @@ void ksock_tx_build_hdr(struct ksock_ep *ep, struct ksock_req *req, u8 op,
 	hlen = sizeof(*hdr) + rma_cnt * sizeof(struct ksock_rma_iov);
 	if (flags & KSOCK_FLAG_CQ_DATA)
 		hlen += sizeof(u64);
+	if (flags & KSOCK_FLAG_TAGGED)
+		hlen += sizeof(u64);
 	size = hlen + (op == KSOCK_OP_READ_REQ ? 0 : req->len);
 
 	hdr->version = KSOCK_PROTO_VERSION;
@@ -83,6 +86,8 @@ void ksock_tx_build_hdr(struct ksock_ep *ep, struct ksock_req *req, u8 op,
 	hdr->size = ksock_to_wire64(bswap, size);
 	if (flags & KSOCK_FLAG_CQ_DATA)
 		*p++ = ksock_to_wire64(bswap, req->data);
+	if (flags & KSOCK_FLAG_TAGGED)
+		*p++ = ksock_to_wire64(bswap, req->tag);
 	for (i = 0; i < rma_cnt; i++) {
 		*p++ = ksock_to_wire64(bswap, rma[i].addr);
 		*p++ = ksock_to_wire64(bswap, rma[i].len);

@@ -11,7 +11,10 @@
  * larger one is a rendezvous request the receiver answers by reading the
  * message with the core's RMA.  Packets arrive in bounce buffers posted
  * on each connection and are matched to the posted receives by kofi.ko's
- * receive matching.  See Documentation/rxm.rst.
+ * receive matching.  Over a core that carries tags itself (ksocket,
+ * FI_OPT_TAGGED_RX) a tagged message up to the eager limit goes without
+ * rxm's header, as the core's tagged message, and the receiver places it
+ * straight in the receive it matches.  See Documentation/rxm.rst.
  */
 #ifndef _KOFI_RXM_H
 #define _KOFI_RXM_H
@@ -193,9 +196,12 @@ struct rxm_rd {
  * @node: a copy's place on &rxm_conn.copies while @conn is set
  * @held: the message waits on a match queue (not posted on the core)
  * @copy: a rendezvous request's copy (rxm_buf_copy()), never posted
+ * @raw: the core's tagged message, without rxm's header: @pkt holds the
+ *	payload only, @hdr what the core said of it
  * @len: bytes received
  * @pkt: the packet, RXM_BUF_SIZE bytes of whole pages (a copy: the
  *	request's bytes, after the structure)
+ * @hdr: the header of a @raw message, made up from the core's completion
  */
 struct rxm_buf {
 	struct fi_cqe cqe;
@@ -205,8 +211,38 @@ struct rxm_buf {
 	struct list_head node;
 	bool held;
 	bool copy;
+	bool raw;
 	size_t len;
 	u8 *pkt;
+	struct rxm_hdr hdr;
+};
+
+/* The header of @buf's message. */
+static inline const struct rxm_hdr *rxm_buf_hdr(const struct rxm_buf *buf)
+{
+	return buf->raw ? &buf->hdr : (const struct rxm_hdr *)buf->pkt;
+}
+
+/* Where @buf's eager payload starts. */
+static inline const u8 *rxm_buf_payload(const struct rxm_buf *buf)
+{
+	return buf->pkt + (buf->raw ? 0 : sizeof(struct rxm_hdr));
+}
+
+/**
+ * struct rxm_trx - a tagged message the core places in a receive
+ * @cqe: the core's completion of it
+ * @ep: its endpoint
+ * @rx: the receive, if the message uses it up (freed on completion)
+ * @c: the receive's completion
+ * @dst: the part of the receive's buffer it goes to
+ */
+struct rxm_trx {
+	struct fi_cqe cqe;
+	struct rxm_ep *ep;
+	struct rxm_rx *rx;
+	struct rxm_comp c;
+	struct rxm_vec dst;
 };
 
 /* Connection states. */
@@ -233,6 +269,10 @@ enum rxm_conn_state {
  * @peer_id: the peer's id of it (in the header of every packet we send)
  * @users: data calls posting on @core; the CM work closes @core only
  *	when it is zero
+ * @raw_tagged: @core takes FI_OPT_TAGGED_RX: tagged eager messages go as
+ *	the core's tagged messages
+ * @trx_held: a tagged message waits on @core for a receive (ep->lock)
+ * @trx: the tagged message @core places (one at a time)
  * @bufs: the bounce buffers
  * @nbufs: entries of @bufs
  * @copies: copies of its rendezvous requests that wait for a receive
@@ -249,6 +289,9 @@ struct rxm_conn {
 	u32 id;
 	u64 peer_id;
 	atomic_t users;
+	bool raw_tagged;
+	bool trx_held;
+	struct rxm_trx trx;
 	struct rxm_buf **bufs;
 	unsigned int nbufs;
 	struct list_head copies;
@@ -283,6 +326,7 @@ enum rxm_ep_state {
  * @tagq: the same, tagged
  * @rx_free: free receive entries
  * @rx_pool: every receive entry
+ * @trx_held: connections with a tagged message that waits for a receive
  * @tx_out: sends in flight (at most tx_attr->size)
  * @rndv_ok: the core has RMA: messages above the eager limit go by
  *	rendezvous
@@ -312,6 +356,7 @@ struct rxm_ep {
 	struct kofi_match_queue tagq;
 	struct list_head rx_free;
 	struct rxm_rx *rx_pool;
+	unsigned int trx_held;
 	atomic_t tx_out;
 	bool rndv_ok;
 	bool virt_addr;
@@ -336,6 +381,8 @@ void rxm_conn_close_all(struct rxm_ep *ep);
 extern const struct fi_ops_msg rxm_msg_ops;
 extern const struct fi_ops_tagged rxm_tagged_ops;
 extern struct kmem_cache *rxm_tx_cache;
+void rxm_vec_slice(const struct rxm_vec *src, size_t off, size_t n,
+		   struct rxm_vec *dst);
 struct rxm_buf *rxm_buf_alloc(struct rxm_conn *conn);
 void rxm_buf_free(struct rxm_buf *buf);
 int rxm_buf_post(struct rxm_conn *conn, struct rxm_buf *buf);
@@ -348,10 +395,13 @@ void rxm_tx_done(struct fid_cq *cq, struct fi_cqe *cqe,
 void rxm_rx_free(struct rxm_ep *ep, struct rxm_rx *rx);
 bool rxm_rx_released(const struct rxm_rx *rx, const struct rxm_buf *buf);
 size_t rxm_rx_room(const struct rxm_rx *rx, const struct rxm_buf *buf);
-void rxm_comp_fill(const struct rxm_rx *rx, const struct rxm_buf *buf,
-		   size_t len, struct rxm_comp *c);
+void rxm_comp_fill(const struct rxm_rx *rx,
+		   const struct kofi_match_entry *msg,
+		   const struct rxm_hdr *hdr, size_t len, struct rxm_comp *c);
 void rxm_comp_write(struct rxm_ep *ep, const struct rxm_comp *c);
 void rxm_buf_recycle(struct rxm_buf *buf);
+extern const struct fi_tagged_rx rxm_trx_ops;
+void rxm_trx_init(struct rxm_conn *conn);
 
 /* rxm_rndv.c */
 int rxm_rndv_send(struct rxm_ep *ep, struct rxm_conn *conn,

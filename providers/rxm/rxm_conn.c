@@ -47,6 +47,7 @@ static struct rxm_conn *rxm_conn_alloc(struct rxm_ep *ep, gfp_t gfp)
 	atomic_set(&conn->users, 0);
 	INIT_LIST_HEAD(&conn->copies);
 	conn->id = atomic_inc_return(&ep->next_id);
+	rxm_trx_init(conn);
 	return conn;
 }
 
@@ -219,6 +220,15 @@ static int rxm_conn_bufs(struct rxm_conn *conn)
 	return 0;
 }
 
+/* @conn's tagged message no longer waits for a receive.  Lock held. */
+static void rxm_conn_unhold_locked(struct rxm_conn *conn)
+{
+	if (conn->trx_held) {
+		conn->trx_held = false;
+		conn->ep->trx_held--;
+	}
+}
+
 /*
  * Close @conn's core endpoint and EQ.  The core completes what was in
  * flight with errors; bounce buffers whose messages wait as unexpected,
@@ -232,6 +242,10 @@ static void rxm_conn_close_core(struct rxm_conn *conn)
 	unsigned long flags;
 	unsigned int i;
 
+	/* no retry picks it while it closes */
+	spin_lock_irqsave(&ep->lock, flags);
+	rxm_conn_unhold_locked(conn);
+	spin_unlock_irqrestore(&ep->lock, flags);
 	wait_var_event(&conn->users, !atomic_read(&conn->users));
 	kofi_util_close_core(conn->core ? &conn->core->fid : NULL);
 	conn->core = NULL;
@@ -240,6 +254,7 @@ static void rxm_conn_close_core(struct rxm_conn *conn)
 	kofi_util_close_core(conn->eq ? &conn->eq->fid : NULL);
 	conn->eq = NULL;
 	spin_lock_irqsave(&ep->lock, flags);
+	rxm_conn_unhold_locked(conn);
 	for (i = 0; i < conn->nbufs; i++) {
 		if (conn->bufs[i]->held)
 			conn->bufs[i]->conn = NULL;
@@ -254,6 +269,20 @@ static void rxm_conn_close_core(struct rxm_conn *conn)
 	kfree(conn->bufs);
 	conn->bufs = NULL;
 	conn->nbufs = 0;
+}
+
+/*
+ * Have the core hand us the tagged messages it carries (FI_OPT_TAGGED_RX);
+ * a core without it gets tagged messages with rxm's header.
+ */
+static int rxm_conn_tagged_rx(struct rxm_conn *conn)
+{
+	int ret;
+
+	ret = fi_setopt(&conn->core->fid, FI_OPT_ENDPOINT, FI_OPT_TAGGED_RX,
+			&rxm_trx_ops, sizeof(rxm_trx_ops));
+	conn->raw_tagged = !ret;
+	return ret == -ENOPROTOOPT || ret == -FI_ENOSYS ? 0 : ret;
 }
 
 /* Open @conn's core endpoint from @info (a request's, or our own). */
@@ -275,6 +304,8 @@ static int rxm_conn_open_core(struct rxm_conn *conn, struct fi_info *info)
 	if (!ret)
 		ret = fi_ep_bind(conn->core, &ep->core_cq->fid,
 				 FI_TRANSMIT | FI_RECV);
+	if (!ret)
+		ret = rxm_conn_tagged_rx(conn);
 	if (!ret)
 		ret = fi_enable(conn->core);
 	if (!ret)

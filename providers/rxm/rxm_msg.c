@@ -19,6 +19,16 @@
  * whatever the peer sent after them, so requests that held the bounce
  * buffers would stop those reads for good.
  *
+ * Over a core with FI_OPT_TAGGED_RX (ksocket) a tagged message up to the
+ * eager limit goes as the core's tagged message, without rxm's header, as
+ * libfabric's rxm sends it over tcp.  When such a message's header has
+ * arrived the core asks rxm_trx_claim() where it goes: straight into the
+ * receive it matches; else into the next bounce buffer, where it waits as
+ * unexpected like any packet (its header made up from the core's
+ * completion); a message larger than a bounce buffer (a peer with another
+ * eager limit) holds its connection until a receive takes it.  Untagged
+ * messages, and every message over another core, carry rxm's header.
+ *
  * Completions are written with no rxm lock held, in the context the core
  * completes in (ksocket: socket callbacks or its work; ib_verbs: softirq)
  * or in the data call that found a waiting message.
@@ -94,6 +104,48 @@ static void rxm_vec_iter(struct rxm_vec *v, unsigned int dir,
 		iov_iter_bvec(it, dir, v->bv + first, v->count - first, v->len);
 	else
 		iov_iter_kvec(it, dir, v->kv + first, v->count - first, v->len);
+}
+
+/**
+ * rxm_vec_slice() - a part of a vector, as a vector of its own
+ * @src: the vector
+ * @off: where the part starts
+ * @n: its bytes (fewer if @src ends first)
+ * @dst: filled in
+ *
+ * Context: any context.
+ */
+void rxm_vec_slice(const struct rxm_vec *src, size_t off, size_t n,
+		   struct rxm_vec *dst)
+{
+	unsigned int i;
+
+	dst->type = src->type;
+	dst->count = 0;
+	dst->len = 0;
+	for (i = 0; i < src->count && dst->len < n; i++) {
+		size_t l = src->type == FI_IOV_BVEC ? src->bv[i].bv_len :
+			   src->kv[i].iov_len;
+		size_t take;
+
+		if (off >= l) {
+			off -= l;
+			continue;
+		}
+		take = min(l - off, n - dst->len);
+		if (src->type == FI_IOV_BVEC) {
+			dst->bv[dst->count] = src->bv[i];
+			dst->bv[dst->count].bv_offset += off;
+			dst->bv[dst->count].bv_len = take;
+		} else {
+			dst->kv[dst->count].iov_base =
+				(u8 *)src->kv[i].iov_base + off;
+			dst->kv[dst->count].iov_len = take;
+		}
+		dst->count++;
+		dst->len += take;
+		off = 0;
+	}
 }
 
 /* ---- sends ---- */
@@ -201,6 +253,30 @@ struct rxm_send {
 	u64 tag;
 };
 
+/*
+ * A tagged eager message as the core's tagged message: the payload only,
+ * the tag and remote CQ data in the core's header.
+ */
+static int rxm_send_raw(struct rxm_conn *conn, struct rxm_tx *tx,
+			const struct rxm_send *s, u64 flags)
+{
+	struct fi_msg_tagged tm = {
+		.iov_type = tx->vec.type,
+		.iov_count = tx->vec.count - 1,
+		.addr = FI_ADDR_UNSPEC,
+		.tag = s->tag,
+		.context = &tx->cqe,
+		.data = s->data,
+	};
+
+	if (tx->vec.type == FI_IOV_BVEC)
+		tm.msg_bvec = tx->vec.bv + 1;
+	else
+		tm.msg_iov = tx->vec.kv + 1;
+	return fi_tsendmsg(conn->core, &tm, FI_COMPLETION |
+			   (flags & (FI_DELIVERY_COMPLETE | FI_REMOTE_CQ_DATA)));
+}
+
 static ssize_t rxm_send(struct rxm_ep *ep, const struct rxm_send *s,
 			u64 flags, u8 op)
 {
@@ -245,6 +321,13 @@ static ssize_t rxm_send(struct rxm_ep *ep, const struct rxm_send *s,
 		if (ret)
 			goto err_tx;
 		return 0;	/* the work releases the connection */
+	}
+	if (op == RXM_OP_TAGGED && conn->raw_tagged) {
+		ret = rxm_send_raw(conn, tx, s, flags);
+		if (ret)
+			goto err_tx;
+		rxm_conn_put(conn);
+		return 0;
 	}
 	cm.iov_type = tx->vec.type;
 	if (tx->vec.type == FI_IOV_BVEC)
@@ -430,35 +513,43 @@ void rxm_buf_recycle(struct rxm_buf *buf)
 	rxm_conn_put(conn);
 }
 
-/* Copy @msg's payload into @rx and describe the completion. */
 /**
  * rxm_comp_fill() - the completion of a receive that took a message
  * @rx: the receive
- * @buf: the message (its packet's header, its source, its place in @rx)
+ * @msg: the message's matching entry (its source, length, place in @rx)
+ * @hdr: the message's header
  * @len: bytes of it that are (or will be) in @rx; the rest is cut off
  * @c: filled in
  *
  * Context: any context.
  */
-void rxm_comp_fill(const struct rxm_rx *rx, const struct rxm_buf *buf,
-		   size_t len, struct rxm_comp *c)
+void rxm_comp_fill(const struct rxm_rx *rx,
+		   const struct kofi_match_entry *msg,
+		   const struct rxm_hdr *hdr, size_t len, struct rxm_comp *c)
 {
-	const struct rxm_hdr *hdr = (const void *)buf->pkt;
-
 	c->context = rx->me.context;
-	c->flags = rx->flags | (buf->me.flags & FI_MULTI_RECV);
+	c->flags = rx->flags | (msg->flags & FI_MULTI_RECV);
 	c->len = len;
-	c->olen = buf->me.len - len;
+	c->olen = msg->len - len;
 	c->buf = NULL;
 	if ((rx->me.flags & FI_MULTI_RECV) && rx->vec.type == FI_IOV_KVEC)
-		c->buf = (u8 *)rx->vec.kv[0].iov_base + buf->me.offset;
+		c->buf = (u8 *)rx->vec.kv[0].iov_base + msg->offset;
 	c->data = 0;
 	if (le32_to_cpu(hdr->flags) & RXM_FLAG_CQ_DATA) {
 		c->flags |= FI_REMOTE_CQ_DATA;
 		c->data = le64_to_cpu(hdr->data);
 	}
 	c->tag = le64_to_cpu(hdr->tag);
-	c->src = buf->me.addr;
+	c->src = msg->addr;
+}
+
+/* Bytes of the message @msg that fit in the receive @rx taking it. */
+static size_t rxm_room(const struct rxm_rx *rx,
+		       const struct kofi_match_entry *msg)
+{
+	size_t off = msg->offset;
+
+	return min(msg->len, rx->vec.len > off ? rx->vec.len - off : 0);
 }
 
 /**
@@ -471,9 +562,7 @@ void rxm_comp_fill(const struct rxm_rx *rx, const struct rxm_buf *buf,
  */
 size_t rxm_rx_room(const struct rxm_rx *rx, const struct rxm_buf *buf)
 {
-	size_t off = buf->me.offset;
-
-	return min(buf->me.len, rx->vec.len > off ? rx->vec.len - off : 0);
+	return rxm_room(rx, &buf->me);
 }
 
 /* Copy @buf's eager payload into @rx and describe the completion. */
@@ -485,9 +574,8 @@ static void rxm_copy(struct rxm_rx *rx, struct rxm_buf *buf,
 
 	rxm_vec_iter(&rx->vec, ITER_DEST, 0, &it);
 	iov_iter_advance(&it, buf->me.offset);
-	n = copy_to_iter(buf->pkt + sizeof(struct rxm_hdr),
-			 rxm_rx_room(rx, buf), &it);
-	rxm_comp_fill(rx, buf, n, c);
+	n = copy_to_iter(rxm_buf_payload(buf), rxm_rx_room(rx, buf), &it);
+	rxm_comp_fill(rx, &buf->me, rxm_buf_hdr(buf), n, c);
 }
 
 /**
@@ -509,6 +597,13 @@ void rxm_comp_write(struct rxm_ep *ep, const struct rxm_comp *c)
 				     c->data, c->tag, c->src);
 }
 
+/* Is @rx used up once the message @msg is in it? */
+static bool rxm_released(const struct rxm_rx *rx,
+			 const struct kofi_match_entry *msg)
+{
+	return !(rx->me.flags & FI_MULTI_RECV) || (msg->flags & FI_MULTI_RECV);
+}
+
 /**
  * rxm_rx_released() - is a receive used up once a message is in it?
  * @rx: the receive
@@ -519,8 +614,7 @@ void rxm_comp_write(struct rxm_ep *ep, const struct rxm_comp *c)
  */
 bool rxm_rx_released(const struct rxm_rx *rx, const struct rxm_buf *buf)
 {
-	return !(rx->me.flags & FI_MULTI_RECV) ||
-	       (buf->me.flags & FI_MULTI_RECV);
+	return rxm_released(rx, &buf->me);
 }
 
 /**
@@ -545,7 +639,7 @@ static void rxm_deliver(struct rxm_ep *ep, struct rxm_rx *rx,
 {
 	struct rxm_comp c;
 
-	if (((const struct rxm_hdr *)buf->pkt)->type == RXM_RNDV_REQ) {
+	if (rxm_buf_hdr(buf)->type == RXM_RNDV_REQ) {
 		rxm_rndv_read(ep, rx, buf);
 		return;
 	}
@@ -554,6 +648,20 @@ static void rxm_deliver(struct rxm_ep *ep, struct rxm_rx *rx,
 		rxm_rx_free(ep, rx);
 	rxm_buf_recycle(buf);
 	rxm_comp_write(ep, &c);
+}
+
+/*
+ * The core's tagged message in a bounce buffer: make up the header rxm's
+ * would have been.
+ */
+static void rxm_buf_raw_hdr(struct rxm_buf *buf,
+			    const struct fi_cq_err_entry *comp)
+{
+	bool data = comp->flags & FI_REMOTE_CQ_DATA;
+
+	rxm_hdr_fill(&buf->hdr, RXM_EAGER, RXM_OP_TAGGED, 0, 0, buf->len,
+		     data ? RXM_FLAG_CQ_DATA : 0, data ? comp->data : 0,
+		     comp->tag);
 }
 
 /**
@@ -568,7 +676,7 @@ void rxm_buf_done(struct fid_cq *cq, struct fi_cqe *cqe,
 		  const struct fi_cq_err_entry *comp)
 {
 	struct rxm_buf *buf = container_of(cqe, struct rxm_buf, cqe);
-	const struct rxm_hdr *hdr = (const void *)buf->pkt;
+	const struct rxm_hdr *hdr;
 	struct rxm_conn *conn = buf->conn;
 	struct rxm_ep *ep = conn->ep;
 	struct kofi_match_queue *q;
@@ -576,12 +684,22 @@ void rxm_buf_done(struct fid_cq *cq, struct fi_cqe *cqe,
 	struct rxm_buf *copy;
 	unsigned long flags;
 
-	/* flushed, or the connection failed: the CM work closes it */
-	if (comp->err)
+	/*
+	 * Flushed, or the connection failed: the CM work closes it.  A
+	 * packet larger than the buffer ends the connection.
+	 */
+	if (comp->err) {
+		if (comp->err != ECANCELED)
+			rxm_conn_fail(conn);
 		return;
+	}
 	buf->len = comp->len;
-	if (rxm_hdr_check(buf->pkt, buf->len))
+	buf->raw = comp->flags & FI_TAGGED;
+	if (buf->raw)
+		rxm_buf_raw_hdr(buf, comp);
+	else if (rxm_hdr_check(buf->pkt, buf->len))
 		goto bad;
+	hdr = rxm_buf_hdr(buf);
 	switch (hdr->type) {
 	case RXM_EAGER:
 		break;
@@ -602,8 +720,9 @@ void rxm_buf_done(struct fid_cq *cq, struct fi_cqe *cqe,
 	memset(&buf->me, 0, sizeof(buf->me));
 	buf->me.addr = conn->fi_addr;
 	buf->me.tag = le64_to_cpu(hdr->tag);
-	buf->me.len = hdr->type == RXM_EAGER ? buf->len - sizeof(*hdr) :
-		      le64_to_cpu(hdr->size);
+	buf->me.len = le64_to_cpu(hdr->size);
+	if (hdr->type == RXM_EAGER)
+		buf->me.len = buf->raw ? buf->len : buf->len - sizeof(*hdr);
 	/* a request waits in its copy: the bounce buffer goes back below */
 	copy = hdr->type == RXM_RNDV_REQ ? rxm_buf_copy(buf) : NULL;
 	spin_lock_irqsave(&ep->lock, flags);
@@ -628,6 +747,140 @@ bad:
 	pr_debug("malformed packet (type %u, %zu bytes) from %pISpc\n",
 		 hdr->type, buf->len, &conn->peer);
 	rxm_conn_fail(conn);
+}
+
+/* ---- tagged messages the core places (FI_OPT_TAGGED_RX) ---- */
+
+/* The core placed a claimed message (or failed to). */
+static void rxm_trx_done(struct fid_cq *cq, struct fi_cqe *cqe,
+			 const struct fi_cq_err_entry *comp)
+{
+	struct rxm_trx *t = container_of(cqe, struct rxm_trx, cqe);
+	struct rxm_ep *ep = t->ep;
+	struct rxm_comp c = t->c;
+
+	if (t->rx)
+		rxm_rx_free(ep, t->rx);
+	t->rx = NULL;
+	/* a message cut off is EMSGSIZE, which c says already */
+	if (comp->err && comp->err != EMSGSIZE)
+		kofi_cq_write_err(kofi_ep_cq(&ep->ep, FI_RECV, NULL),
+				  c.context, c.flags, comp->err, 0, 0, 0);
+	else
+		rxm_comp_write(ep, &c);
+}
+
+/*
+ * @rx takes the tagged message @msg: where it goes, and its completion.
+ * ep->lock held.
+ */
+static void rxm_trx_place(struct rxm_conn *conn, struct rxm_rx *rx,
+			  const struct kofi_match_entry *msg,
+			  const struct fi_tagged_frame *f,
+			  struct fi_tagged_dest *d)
+{
+	struct rxm_trx *t = &conn->trx;
+	bool data = f->flags & FI_REMOTE_CQ_DATA;
+	struct rxm_hdr hdr;
+	size_t room = rxm_room(rx, msg);
+
+	rxm_hdr_fill(&hdr, RXM_EAGER, RXM_OP_TAGGED, 0, 0, f->len,
+		     data ? RXM_FLAG_CQ_DATA : 0, data ? f->data : 0, f->tag);
+	rxm_comp_fill(rx, msg, &hdr, room, &t->c);
+	t->rx = rxm_released(rx, msg) ? rx : NULL;
+	rxm_vec_slice(&rx->vec, msg->offset, room, &t->dst);
+	d->iov_type = t->dst.type;
+	if (t->dst.type == FI_IOV_BVEC)
+		d->msg_bvec = t->dst.bv;
+	else
+		d->msg_iov = t->dst.kv;
+	d->iov_count = t->dst.count;
+	d->context = &t->cqe;
+}
+
+/*
+ * struct fi_tagged_rx's claim() of every core endpoint: a tagged message
+ * goes straight to the receive that takes it; else to a bounce buffer,
+ * where it waits as unexpected, if it fits one; else it waits on its
+ * connection until a tagged receive is posted (rxm_trx_retry()).
+ * Context: the core's receive context; does not sleep.
+ */
+static int rxm_trx_claim(struct fid_ep *core, const struct fi_tagged_frame *f,
+			 struct fi_tagged_dest *d)
+{
+	struct rxm_conn *conn = core->fid.context;
+	struct rxm_ep *ep = conn->ep;
+	struct kofi_match_entry msg = {
+		.addr = conn->fi_addr,
+		.tag = f->tag,
+		.len = f->len,
+	};
+	struct kofi_match_entry *me;
+	unsigned long flags;
+
+	spin_lock_irqsave(&ep->lock, flags);
+	me = kofi_match_receive(&ep->tagq, &msg);
+	/* under the lock: a multi-receive buffer may be cancelled */
+	if (me) {
+		rxm_trx_place(conn, container_of(me, struct rxm_rx, me), &msg,
+			      f, d);
+	} else if (f->len > RXM_EAGER_LIMIT && !conn->trx_held) {
+		conn->trx_held = true;
+		ep->trx_held++;
+	}
+	spin_unlock_irqrestore(&ep->lock, flags);
+	if (me)
+		return 0;
+	return f->len <= RXM_EAGER_LIMIT ? FI_TAGGED_RX_POSTED : -EAGAIN;
+}
+
+const struct fi_tagged_rx rxm_trx_ops = {
+	.claim = rxm_trx_claim,
+};
+
+/**
+ * rxm_trx_init() - a new connection's part in tagged messages the core
+ *	places
+ * @conn: the connection
+ *
+ * Context: any context.
+ */
+void rxm_trx_init(struct rxm_conn *conn)
+{
+	conn->trx.cqe.done = rxm_trx_done;
+	conn->trx.ep = conn->ep;
+}
+
+/*
+ * A tagged receive was posted: the connections whose tagged message
+ * waits for one ask rxm_trx_claim() again.
+ */
+static void rxm_trx_retry(struct rxm_ep *ep)
+{
+	struct rxm_conn *conn, *c;
+	unsigned long flags;
+
+	for (;;) {
+		conn = NULL;
+		spin_lock_irqsave(&ep->lock, flags);
+		list_for_each_entry(c, &ep->conns, node) {
+			if (!ep->trx_held)
+				break;
+			if (!c->trx_held || !c->core ||
+			    c->state == RXM_CONN_DOWN)
+				continue;
+			c->trx_held = false;
+			ep->trx_held--;
+			atomic_inc(&c->users);
+			conn = c;
+			break;
+		}
+		spin_unlock_irqrestore(&ep->lock, flags);
+		if (!conn)
+			return;
+		fi_control(&conn->core->fid, FI_TAGGED_RX_RETRY, NULL);
+		rxm_conn_put(conn);
+	}
 }
 
 /* What a receive call describes. */
@@ -684,16 +937,20 @@ static void rxm_rx_post(struct rxm_ep *ep, struct kofi_match_queue *q,
 	struct kofi_match_entry *me, *next;
 	unsigned long flags;
 	LIST_HEAD(taken);
+	bool retry;
 
 	spin_lock_irqsave(&ep->lock, flags);
 	kofi_match_post(q, &rx->me, &taken);
 	list_for_each_entry(me, &taken, node)
 		container_of(me, struct rxm_buf, me)->held = false;
+	retry = q == &ep->tagq && ep->trx_held;
 	spin_unlock_irqrestore(&ep->lock, flags);
 	list_for_each_entry_safe(me, next, &taken, node) {
 		list_del_init(&me->node);
 		rxm_deliver(ep, rx, container_of(me, struct rxm_buf, me));
 	}
+	if (retry)
+		rxm_trx_retry(ep);
 }
 
 static ssize_t rxm_recv(struct rxm_ep *ep, struct kofi_match_queue *q,
@@ -730,7 +987,7 @@ static ssize_t rxm_recvmsg(struct fid_ep *fep, const struct fi_msg *msg,
 static void rxm_discard(struct rxm_ep *ep, struct rxm_buf *buf,
 			void *context)
 {
-	const struct rxm_hdr *hdr = (const void *)buf->pkt;
+	const struct rxm_hdr *hdr = rxm_buf_hdr(buf);
 	struct fid_cq *cq = kofi_ep_cq(&ep->ep, FI_RECV, NULL);
 	u64 tag = le64_to_cpu(hdr->tag);
 	fi_addr_t src = buf->me.addr;
@@ -765,7 +1022,7 @@ static ssize_t rxm_peek(struct rxm_ep *ep, const struct rxm_recv *r,
 		const struct rxm_hdr *hdr;
 
 		buf = container_of(me, struct rxm_buf, me);
-		hdr = (const void *)buf->pkt;
+		hdr = rxm_buf_hdr(buf);
 		c.len = me->len;
 		c.tag = le64_to_cpu(hdr->tag);
 		c.src = me->addr;

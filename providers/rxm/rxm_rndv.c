@@ -281,40 +281,6 @@ void rxm_tx_work(struct work_struct *work)
 
 /* ---- the receiver's side ---- */
 
-/* The part [@off, @off + @n) of @src, as a vector of its own. */
-static void rxm_vec_slice(const struct rxm_vec *src, size_t off, size_t n,
-			  struct rxm_vec *dst)
-{
-	unsigned int i;
-
-	dst->type = src->type;
-	dst->count = 0;
-	dst->len = 0;
-	for (i = 0; i < src->count && dst->len < n; i++) {
-		size_t l = src->type == FI_IOV_BVEC ? src->bv[i].bv_len :
-			   src->kv[i].iov_len;
-		size_t take;
-
-		if (off >= l) {
-			off -= l;
-			continue;
-		}
-		take = min(l - off, n - dst->len);
-		if (src->type == FI_IOV_BVEC) {
-			dst->bv[dst->count] = src->bv[i];
-			dst->bv[dst->count].bv_offset += off;
-			dst->bv[dst->count].bv_len = take;
-		} else {
-			dst->kv[dst->count].iov_base =
-				(u8 *)src->kv[i].iov_base + off;
-			dst->kv[dst->count].iov_len = take;
-		}
-		dst->count++;
-		dst->len += take;
-		off = 0;
-	}
-}
-
 /**
  * rxm_rndv_ack() - tell a sender its message is read (or dropped)
  * @ep: the endpoint
@@ -421,7 +387,7 @@ void rxm_rndv_read(struct rxm_ep *ep, struct rxm_rx *rx, struct rxm_buf *buf)
 	rd->rx = rx;
 	rd->released = rxm_rx_released(rx, buf);
 	rd->msg_id = le64_to_cpu(hdr->msg_id);
-	rxm_comp_fill(rx, buf, rxm_rx_room(rx, buf), &rd->c);
+	rxm_comp_fill(rx, &buf->me, hdr, rxm_rx_room(rx, buf), &rd->c);
 	for (i = 0, left = rd->c.len; i < r->count && left; i++) {
 		rd->rma[i].addr = le64_to_cpu(r->iov[i].addr);
 		rd->rma[i].len = min_t(u64, le64_to_cpu(r->iov[i].len), left);

@@ -3,13 +3,13 @@
 # The rxm utility provider over ksocket ("ksocket;rxm") between the two
 # guests: kernel to kernel (rxm-lib.sh rxm_kernel), and Debian's
 # fi_pingpong -p tcp -e rdm (libfabric's ofi_rxm over its tcp provider)
-# against the kernel, both roles, untagged (libfabric sends its tagged
-# messages over tcp as tcp tagged frames, which ksocket does not take).
+# against the kernel, both roles, untagged and tagged (-m tagged: up to
+# 16 KiB tcp tagged frames without rxm's header, rendezvous above).
 . ./lib.sh
 CORE=ksocket
 FIPROV=tcp
 FIPP_ENV="FI_TCP_IFACE=$KOFI_DEV"
-FIPP_MODES=msg
+FIPP_MODES="msg tagged"
 . ./rxm-lib.sh
 
 rxm_load
