@@ -527,9 +527,15 @@ void rxm_buf_done(struct fid_cq *cq, struct fi_cqe *cqe,
 	struct kofi_match_entry *me;
 	unsigned long flags;
 
-	/* flushed, or the connection failed: the CM work closes it */
-	if (comp->err)
+	/*
+	 * Flushed: the connection is closing.  Any other error (a packet
+	 * larger than the buffer) ends it; the CM work closes it.
+	 */
+	if (comp->err) {
+		if (comp->err != ECANCELED)
+			rxm_conn_fail_err(conn, EPROTO);
 		return;
+	}
 	buf->len = comp->len;
 	if (rxm_hdr_check(buf->pkt, buf->len))
 		goto bad;
@@ -568,7 +574,7 @@ void rxm_buf_done(struct fid_cq *cq, struct fi_cqe *cqe,
 bad:
 	pr_debug("malformed packet (type %u, %zu bytes) from %pISpc\n",
 		 hdr->type, buf->len, &conn->peer);
-	rxm_conn_fail(conn);
+	rxm_conn_fail_err(conn, EPROTO);
 }
 
 /* What a receive call describes. */
