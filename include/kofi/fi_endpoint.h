@@ -101,7 +101,7 @@ struct fi_ops_tagged;
  *                         next send to the peer answers -ETIMEDOUT).  It
  *                         bounds the attempts started after it is set.
  */
-#define FI_OPT_CONNECT_TIMEOUT_MS	0x10001
+#define FI_OPT_CONNECT_TIMEOUT_MS	0x10002
 
 /**
  * struct fi_msg - a message for fi_sendmsg() / fi_recvmsg()
