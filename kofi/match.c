@@ -86,6 +86,35 @@ static bool kofi_match_take(struct kofi_match_queue *q,
 }
 
 /**
+ * kofi_match_find() - a message arrived: find its receive, if posted
+ * @q: the queue
+ * @msg: the message, with @addr, @tag and @len set and @flags 0
+ *
+ * As kofi_match_arrive(), but a message no posted receive takes is not
+ * queued: for a provider that must learn a message's tag before it can
+ * receive it, and receives it straight into the receive's buffer when
+ * one takes it, else into a buffer of its own for kofi_match_arrive().
+ *
+ * Context: any context; the caller serialises calls on @q.
+ * Return: the receive, or NULL.
+ */
+struct kofi_match_entry *kofi_match_find(struct kofi_match_queue *q,
+					 struct kofi_match_entry *msg)
+{
+	struct kofi_match_entry *rx;
+
+	list_for_each_entry(rx, &q->posted, node) {
+		if (!kofi_match_takes(q, rx, msg))
+			continue;
+		if (kofi_match_take(q, rx, msg))
+			list_del_init(&rx->node);
+		return rx;
+	}
+	return NULL;
+}
+EXPORT_SYMBOL_GPL(kofi_match_find);
+
+/**
  * kofi_match_arrive() - a message arrived: find its receive
  * @q: the queue
  * @msg: the message, with @addr, @tag and @len set and @flags 0
@@ -105,15 +134,10 @@ static bool kofi_match_take(struct kofi_match_queue *q,
 struct kofi_match_entry *kofi_match_arrive(struct kofi_match_queue *q,
 					   struct kofi_match_entry *msg)
 {
-	struct kofi_match_entry *rx;
+	struct kofi_match_entry *rx = kofi_match_find(q, msg);
 
-	list_for_each_entry(rx, &q->posted, node) {
-		if (!kofi_match_takes(q, rx, msg))
-			continue;
-		if (kofi_match_take(q, rx, msg))
-			list_del_init(&rx->node);
+	if (rx)
 		return rx;
-	}
 	if (q->nr_unexpected >= q->max_unexpected)
 		return ERR_PTR(-ENOBUFS);
 	list_add_tail(&msg->node, &q->unexpected);

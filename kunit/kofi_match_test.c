@@ -136,6 +136,38 @@ static void km_unexpected_bound_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, q.nr_unexpected, 2);
 }
 
+/* kofi_match_find() takes as kofi_match_arrive() does, but never queues. */
+static void km_find_test(struct kunit *test)
+{
+	struct kofi_match_entry r1 = km_rx(FI_ADDR_UNSPEC, 7, 0, &r1, 8);
+	struct kofi_match_entry r2 = km_rx(FI_ADDR_UNSPEC, 9, 0, &r2, 8);
+	struct kofi_match_entry a = km_msg(1, 9, 8), b = km_msg(1, 8, 8);
+	struct kofi_match_queue q;
+	LIST_HEAD(taken);
+
+	kofi_match_init(&q, true, false, 8, 0);
+	KUNIT_EXPECT_NULL(test, kofi_match_find(&q, &a));
+	KUNIT_EXPECT_TRUE(test, list_empty(&q.unexpected));
+	KUNIT_EXPECT_EQ(test, kofi_match_post(&q, &r1, &taken), 0);
+	KUNIT_EXPECT_EQ(test, kofi_match_post(&q, &r2, &taken), 0);
+	/* tag 9 takes the second receive; the first stays posted */
+	KUNIT_EXPECT_PTR_EQ(test, kofi_match_find(&q, &a), &r2);
+	KUNIT_EXPECT_PTR_EQ(test, list_first_entry(&q.posted,
+						   struct kofi_match_entry,
+						   node), &r1);
+	KUNIT_EXPECT_TRUE(test, list_is_singular(&q.posted));
+	KUNIT_EXPECT_NULL(test, kofi_match_find(&q, &b));
+	KUNIT_EXPECT_EQ(test, q.nr_unexpected, 0);
+	/* what find left is queued by arrive, then taken by a receive */
+	KUNIT_EXPECT_NULL(test, kofi_match_arrive(&q, &b));
+	KUNIT_EXPECT_EQ(test, q.nr_unexpected, 1);
+	r2.tag = 8;
+	KUNIT_EXPECT_EQ(test, kofi_match_post(&q, &r2, &taken), 1);
+	KUNIT_EXPECT_PTR_EQ(test, list_first_entry(&taken,
+						   struct kofi_match_entry,
+						   node), &b);
+}
+
 static void km_peek_test(struct kunit *test)
 {
 	struct kofi_match_entry look = km_rx(FI_ADDR_UNSPEC, 3, 0, &look, 0);
@@ -256,6 +288,7 @@ static struct kunit_case kofi_match_cases[] = {
 	KUNIT_CASE(km_directed_test),
 	KUNIT_CASE(km_order_test),
 	KUNIT_CASE(km_unexpected_bound_test),
+	KUNIT_CASE(km_find_test),
 	KUNIT_CASE(km_peek_test),
 	KUNIT_CASE(km_multi_recv_test),
 	KUNIT_CASE(km_cancel_test),

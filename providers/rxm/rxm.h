@@ -35,6 +35,7 @@
 #include <kofi/match.h>
 #include <kofi/provider.h>
 #include <kofi/util.h>
+#include <kofi/vec.h>
 #include "rxm_proto.h"
 
 #define RXM_PROV_NAME		"rxm"
@@ -59,24 +60,6 @@ extern struct kofi_util_prov rxm_util;
 extern unsigned int rxm_conn_rx_bufs;
 
 /**
- * struct rxm_vec - a copy of a caller's data vector
- * @type: FI_IOV_KVEC or FI_IOV_BVEC (a scatterlist is kept as bvecs)
- * @count: entries used
- * @len: bytes in all entries
- * @kv: the kvecs, one left free in front for a send's header
- * @bv: the bvecs, one left free in front for a send's header
- */
-struct rxm_vec {
-	enum fi_iov_type type;
-	unsigned int count;
-	size_t len;
-	union {
-		struct kvec kv[RXM_IOV_LIMIT + 1];
-		struct bio_vec bv[RXM_IOV_LIMIT + 1];
-	};
-};
-
-/**
  * struct rxm_rx - a posted receive of the ULP
  * @me: its matching entry (on a match queue while posted)
  * @node: on the endpoint's free list when not in use
@@ -87,7 +70,7 @@ struct rxm_rx {
 	struct kofi_match_entry me;
 	struct list_head node;
 	u64 flags;
-	struct rxm_vec vec;
+	struct kofi_vec vec;
 };
 
 /**
@@ -129,7 +112,7 @@ struct rxm_tx {
 	int err;
 	struct fid_mr *mr[RXM_IOV_LIMIT];
 	struct rxm_hdr hdr __aligned(64);
-	struct rxm_vec vec;
+	struct kofi_vec vec;
 	u8 buf[RXM_INJECT_SIZE];
 };
 
@@ -177,7 +160,7 @@ struct rxm_rd {
 	bool released;
 	u64 msg_id;
 	struct rxm_comp c;
-	struct rxm_vec local;
+	struct kofi_vec local;
 	struct fi_rma_iov rma[RXM_RNDV_IOV_MAX];
 	unsigned int nrma;
 };

@@ -282,14 +282,16 @@ void rxm_tx_work(struct work_struct *work)
 /* ---- the receiver's side ---- */
 
 /* The part [@off, @off + @n) of @src, as a vector of its own. */
-static void rxm_vec_slice(const struct rxm_vec *src, size_t off, size_t n,
-			  struct rxm_vec *dst)
+static void rxm_vec_slice(const struct kofi_vec *src, size_t off, size_t n,
+			  struct kofi_vec *dst)
 {
 	unsigned int i;
 
 	dst->type = src->type;
+	dst->first = 0;
 	dst->count = 0;
 	dst->len = 0;
+	dst->hdr_len = 0;
 	for (i = 0; i < src->count && dst->len < n; i++) {
 		size_t l = src->type == FI_IOV_BVEC ? src->bv[i].bv_len :
 			   src->kv[i].iov_len;
