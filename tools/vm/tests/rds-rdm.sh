@@ -34,9 +34,9 @@ pair kofi_sample_bandwidth "rdm bandwidth" 7572 $peer $RDM \
 pp "rdm pingpong, fi_pingpong protocol, -S all" 7573 $peer $RDM fipp=1 \
 	ctrl_port=7573 sizes=all iters=$(scaled 2 1)
 pp "rdm pingpong, tagged" 7574 $peer $RDM mode=tagged \
-	sizes=0,1,255,256,65536,1048552 iters=$(scaled 4 2)
+	sizes=0,255,256,1048552 iters=$(scaled 4 1)
 pair kofi_sample_bandwidth "rdm bandwidth, tagged" 7575 $peer $RDM \
-	mode=tagged sizes=1,65536,1048552 iters=$(scaled 8 2)
+	mode=tagged sizes=1,1048552 iters=$(scaled 8 2)
 
 rds_unload
 finish
