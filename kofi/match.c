@@ -86,21 +86,20 @@ static bool kofi_match_take(struct kofi_match_queue *q,
 }
 
 /**
- * kofi_match_receive() - a message arrived: find its receive, if posted
+ * kofi_match_find() - a message arrived: find its receive, if posted
  * @q: the queue
  * @msg: the message, with @addr, @tag and @len set and @flags 0
  *
- * As kofi_match_arrive(), but a message no posted receive takes is left
- * alone: for a provider that learns of a message before it has its
- * payload, and places it straight in the receive it finds (or holds it
- * back, or queues it with kofi_match_arrive() once it has it).
+ * As kofi_match_arrive(), but a message no posted receive takes is not
+ * queued: for a provider that must learn a message's tag before it can
+ * receive it, and receives it straight into the receive's buffer when
+ * one takes it, else into a buffer of its own for kofi_match_arrive().
  *
  * Context: any context; the caller serialises calls on @q.
- * Return: the receive, @msg->offset and @msg->flags set; NULL if no
- * posted receive takes @msg.
+ * Return: the receive, or NULL.
  */
-struct kofi_match_entry *kofi_match_receive(struct kofi_match_queue *q,
-					    struct kofi_match_entry *msg)
+struct kofi_match_entry *kofi_match_find(struct kofi_match_queue *q,
+					 struct kofi_match_entry *msg)
 {
 	struct kofi_match_entry *rx;
 
@@ -113,7 +112,7 @@ struct kofi_match_entry *kofi_match_receive(struct kofi_match_queue *q,
 	}
 	return NULL;
 }
-EXPORT_SYMBOL_GPL(kofi_match_receive);
+EXPORT_SYMBOL_GPL(kofi_match_find);
 
 /**
  * kofi_match_arrive() - a message arrived: find its receive
@@ -135,7 +134,7 @@ EXPORT_SYMBOL_GPL(kofi_match_receive);
 struct kofi_match_entry *kofi_match_arrive(struct kofi_match_queue *q,
 					   struct kofi_match_entry *msg)
 {
-	struct kofi_match_entry *rx = kofi_match_receive(q, msg);
+	struct kofi_match_entry *rx = kofi_match_find(q, msg);
 
 	if (rx)
 		return rx;

@@ -70,7 +70,7 @@ static void km_directed_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, q.nr_unexpected, 1);
 }
 
-/* kofi_match_receive(): a posted receive takes it; nothing is queued. */
+/* kofi_match_find(): a posted receive takes it; nothing is queued. */
 static void km_receive_test(struct kunit *test)
 {
 	struct kofi_match_entry rx = km_rx(FI_ADDR_UNSPEC, 7, 0, &rx, 8);
@@ -79,12 +79,12 @@ static void km_receive_test(struct kunit *test)
 	LIST_HEAD(taken);
 
 	kofi_match_init(&q, true, false, 8, 0);
-	KUNIT_EXPECT_NULL(test, kofi_match_receive(&q, &a));
+	KUNIT_EXPECT_NULL(test, kofi_match_find(&q, &a));
 	KUNIT_EXPECT_EQ(test, q.nr_unexpected, 0);
 	KUNIT_EXPECT_TRUE(test, list_empty(&q.unexpected));
 	KUNIT_EXPECT_EQ(test, kofi_match_post(&q, &rx, &taken), 0);
-	KUNIT_EXPECT_NULL(test, kofi_match_receive(&q, &a));
-	KUNIT_EXPECT_PTR_EQ(test, kofi_match_receive(&q, &b), &rx);
+	KUNIT_EXPECT_NULL(test, kofi_match_find(&q, &a));
+	KUNIT_EXPECT_PTR_EQ(test, kofi_match_find(&q, &b), &rx);
 	KUNIT_EXPECT_EQ(test, b.offset, 0);
 	KUNIT_EXPECT_TRUE(test, list_empty(&q.posted));
 	KUNIT_EXPECT_EQ(test, q.nr_unexpected, 0);
@@ -154,6 +154,38 @@ static void km_unexpected_bound_test(struct kunit *test)
 						   node), &m[0]);
 	KUNIT_EXPECT_NULL(test, kofi_match_arrive(&q, &m[2]));
 	KUNIT_EXPECT_EQ(test, q.nr_unexpected, 2);
+}
+
+/* kofi_match_find() takes as kofi_match_arrive() does, but never queues. */
+static void km_find_test(struct kunit *test)
+{
+	struct kofi_match_entry r1 = km_rx(FI_ADDR_UNSPEC, 7, 0, &r1, 8);
+	struct kofi_match_entry r2 = km_rx(FI_ADDR_UNSPEC, 9, 0, &r2, 8);
+	struct kofi_match_entry a = km_msg(1, 9, 8), b = km_msg(1, 8, 8);
+	struct kofi_match_queue q;
+	LIST_HEAD(taken);
+
+	kofi_match_init(&q, true, false, 8, 0);
+	KUNIT_EXPECT_NULL(test, kofi_match_find(&q, &a));
+	KUNIT_EXPECT_TRUE(test, list_empty(&q.unexpected));
+	KUNIT_EXPECT_EQ(test, kofi_match_post(&q, &r1, &taken), 0);
+	KUNIT_EXPECT_EQ(test, kofi_match_post(&q, &r2, &taken), 0);
+	/* tag 9 takes the second receive; the first stays posted */
+	KUNIT_EXPECT_PTR_EQ(test, kofi_match_find(&q, &a), &r2);
+	KUNIT_EXPECT_PTR_EQ(test, list_first_entry(&q.posted,
+						   struct kofi_match_entry,
+						   node), &r1);
+	KUNIT_EXPECT_TRUE(test, list_is_singular(&q.posted));
+	KUNIT_EXPECT_NULL(test, kofi_match_find(&q, &b));
+	KUNIT_EXPECT_EQ(test, q.nr_unexpected, 0);
+	/* what find left is queued by arrive, then taken by a receive */
+	KUNIT_EXPECT_NULL(test, kofi_match_arrive(&q, &b));
+	KUNIT_EXPECT_EQ(test, q.nr_unexpected, 1);
+	r2.tag = 8;
+	KUNIT_EXPECT_EQ(test, kofi_match_post(&q, &r2, &taken), 1);
+	KUNIT_EXPECT_PTR_EQ(test, list_first_entry(&taken,
+						   struct kofi_match_entry,
+						   node), &b);
 }
 
 static void km_peek_test(struct kunit *test)
@@ -319,6 +351,7 @@ static struct kunit_case kofi_match_cases[] = {
 	KUNIT_CASE(km_order_test),
 	KUNIT_CASE(km_receive_test),
 	KUNIT_CASE(km_unexpected_bound_test),
+	KUNIT_CASE(km_find_test),
 	KUNIT_CASE(km_peek_test),
 	KUNIT_CASE(km_multi_recv_test),
 	KUNIT_CASE(km_cancel_test),

@@ -69,13 +69,38 @@ struct kofi_match_queue {
 	bool directed;
 };
 
+/**
+ * kofi_msg_to_tagged() - a message call's description as a tagged call's
+ * @msg: what fi_sendmsg() or fi_recvmsg() was given
+ * @t: filled in: the same vector, descriptors, address, context and data,
+ *	tag and ignore bits 0
+ *
+ * So that a provider implements a send and a receive once, for both
+ * families.
+ *
+ * Context: any context.
+ */
+static inline void kofi_msg_to_tagged(const struct fi_msg *msg,
+				      struct fi_msg_tagged *t)
+{
+	*t = (struct fi_msg_tagged){
+		.iov_type = msg->iov_type,
+		.msg_iov = msg->msg_iov,
+		.desc = msg->desc,
+		.iov_count = msg->iov_count,
+		.addr = msg->addr,
+		.context = msg->context,
+		.data = msg->data,
+	};
+}
+
 void kofi_match_init(struct kofi_match_queue *q, bool tagged, bool directed,
 		     unsigned int max_unexpected, size_t min_multi_recv);
 bool kofi_match_takes(const struct kofi_match_queue *q,
 		      const struct kofi_match_entry *rx,
 		      const struct kofi_match_entry *msg);
-struct kofi_match_entry *kofi_match_receive(struct kofi_match_queue *q,
-					    struct kofi_match_entry *msg);
+struct kofi_match_entry *kofi_match_find(struct kofi_match_queue *q,
+					 struct kofi_match_entry *msg);
 struct kofi_match_entry *kofi_match_arrive(struct kofi_match_queue *q,
 					   struct kofi_match_entry *msg);
 unsigned int kofi_match_post(struct kofi_match_queue *q,

@@ -3,9 +3,11 @@
  * kOFI rds provider: internal definitions.
  *
  * rds runs FI_EP_RDM endpoints on kernel AF_RDS sockets, over RDS's TCP
- * or InfiniBand transport (the domain "tcp" or "ib").  A message is the
- * bare payload, so any AF_RDS program exchanges messages with a kOFI
- * endpoint.  See Documentation/rds.rst.
+ * or InfiniBand transport (the domain "tcp" or "ib").  An FI_MSG-only
+ * endpoint's message is the bare payload, so any AF_RDS program exchanges
+ * messages with it; an endpoint with FI_TAGGED or FI_REMOTE_CQ_DATA puts
+ * a header in front of every message (krds_proto.h).  See
+ * Documentation/rds.rst.
  */
 #ifndef _KOFI_RDS_H
 #define _KOFI_RDS_H
@@ -18,13 +20,19 @@
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 #include <net/net_namespace.h>
+#include <kofi/fi_tagged.h>
+#include <kofi/match.h>
 #include <kofi/provider.h>
+#include <kofi/vec.h>
+#include "krds_proto.h"
 
 #define KRDS_PROV_NAME		"rds"
 #define KRDS_PROV_VERSION	FI_VERSION(0, 1)
 
 /* Largest message: RDS's own limit. */
 #define KRDS_MAX_MSG_SIZE	(1024 * 1024)
+/* Largest payload of a header endpoint's message. */
+#define KRDS_MAX_HDR_MSG_SIZE	(KRDS_MAX_MSG_SIZE - sizeof(struct krds_hdr))
 /*
  * Socket buffers: RDS refuses a message above sk_sndbuf / 2 (and a send
  * with EAGAIN once that much is unacknowledged), and marks a port
@@ -32,13 +40,19 @@
  */
 #define KRDS_SNDBUF		(4 * KRDS_MAX_MSG_SIZE)
 #define KRDS_RCVBUF		(8 * KRDS_MAX_MSG_SIZE)
-#define KRDS_IOV_LIMIT		8
+#define KRDS_IOV_LIMIT		KOFI_VEC_MAX
 #define KRDS_INJECT_SIZE	256
 #define KRDS_TX_SIZE		256
 #define KRDS_RX_SIZE		256
 #define KRDS_QUEUE_MAX		4096
 /* A send refused for back-pressure is retried after this at the latest. */
 #define KRDS_RETRY_MS		2
+/*
+ * A header endpoint's unexpected messages: at most this many on each of
+ * its receive queues, and this many payload bytes on both together.
+ */
+#define KRDS_UX_MAX		256
+#define KRDS_UX_BYTES		(KRDS_RCVBUF / 2)
 
 extern struct workqueue_struct *krds_wq;
 
@@ -56,25 +70,36 @@ struct krds_domain {
  * struct krds_req - a posted send or receive
  * @op: outstanding-operation record (CQ, context, completion flags)
  * @node: on the endpoint's free list or its send or receive queue
+ * @me: a header endpoint's receive: its matching entry, on a receive
+ *	queue while posted
  * @dest: destination of a send
- * @type: FI_IOV_KVEC or FI_IOV_BVEC (scatterlists are copied as bvecs)
- * @count: entries in @vec
- * @len: bytes in @vec
- * @vec: the caller's vector, or one kvec of @inject
+ * @vec: the caller's vector (or the injected payload), behind the header
+ *	on a header endpoint
+ * @hdr: the header: a send's, or a receive's as it arrived
  * @inject: an injected send's payload
  */
 struct krds_req {
 	struct kofi_op op;
 	struct list_head node;
+	struct kofi_match_entry me;
 	struct sockaddr_in dest;
-	enum fi_iov_type type;
-	unsigned int count;
-	size_t len;
-	union {
-		struct kvec kv[KRDS_IOV_LIMIT];
-		struct bio_vec bv[KRDS_IOV_LIMIT];
-	} vec;
+	struct kofi_vec vec;
+	/* never across a page of a vmalloc'ed pool: vmalloc_to_page() */
+	struct krds_hdr hdr __aligned(32);
 	u8 inject[KRDS_INJECT_SIZE];
+};
+
+/**
+ * struct krds_ux - a message no receive took yet (header endpoints)
+ * @me: its matching entry, on a receive queue's unexpected list; on
+ *	&krds_ep.ux_dead once taken, until the work frees it
+ * @d: what its header said
+ * @buf: the payload (@d.len bytes; NULL if 0)
+ */
+struct krds_ux {
+	struct kofi_match_entry me;
+	struct krds_msg_desc d;
+	void *buf;
 };
 
 /**
@@ -84,7 +109,7 @@ struct krds_req {
  * @net: network namespace of the creator, where the socket lives
  * @transport: the RDS transport of the socket: its domain's
  * @sock: the bound AF_RDS socket, from fi_enable() on
- * @lock: protects the lists and @state
+ * @lock: protects the lists, the receive queues, @ux_bytes and @state
  * @state: KRDS_EP_*
  * @tx_queue: sends not yet taken by the socket, oldest first
  * @rx_queue: posted receives, oldest first
@@ -95,6 +120,15 @@ struct krds_req {
  * @work: the progress work (sends and receives)
  * @wait: on the socket's wait queue: RDS wakes it when a message arrives
  *	and when acknowledged sends free send space
+ * @hdr: a header endpoint (FI_TAGGED or FI_REMOTE_CQ_DATA): every message
+ *	has the header; receives go through @msgq and @tagq
+ * @max_msg: the largest payload of a message
+ * @msgq: a header endpoint's message receives and unexpected messages
+ * @tagq: a header endpoint's tagged receives and unexpected messages
+ * @ux_bytes: payload bytes of the messages waiting on @msgq and @tagq,
+ *	and of the one the work is taking in as unexpected
+ * @ux_dead: unexpected messages taken by a receive, freed by the work
+ * @bad_msgs: messages without a valid header, dropped
  */
 struct krds_ep {
 	struct fid_ep ep;
@@ -102,7 +136,7 @@ struct krds_ep {
 	struct net *net;
 	int transport;
 	struct socket *sock;
-	spinlock_t lock;	/* protects the lists and state */
+	spinlock_t lock;	/* protects lists, queues and state */
 	int state;
 	struct list_head tx_queue;
 	struct list_head rx_queue;
@@ -112,6 +146,13 @@ struct krds_ep {
 	struct kofi_oplist ops;
 	struct delayed_work work;
 	struct wait_queue_entry wait;
+	bool hdr;
+	size_t max_msg;
+	struct kofi_match_queue msgq;
+	struct kofi_match_queue tagq;
+	size_t ux_bytes;
+	struct list_head ux_dead;
+	unsigned long bad_msgs;
 };
 
 enum {
@@ -127,6 +168,8 @@ int krds_ep_open(struct fid_domain *domain, struct fi_info *info,
 		 struct fid_ep **fep, void *context);
 void krds_ep_kick(struct krds_ep *ep);
 void krds_ep_work(struct work_struct *work);
+void krds_ux_free_all(struct krds_ep *ep);
 extern const struct fi_ops_msg krds_msg_ops;
+extern const struct fi_ops_tagged krds_tagged_ops;
 
 #endif /* _KOFI_RDS_H */

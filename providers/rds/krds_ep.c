@@ -148,6 +148,7 @@ static int krds_ep_close(struct fid *fid)
 		remove_wait_queue(sk_sleep(ep->sock->sk), &ep->wait);
 	cancel_delayed_work_sync(&ep->work);
 	kofi_oplist_flush(&ep->ops, ECANCELED, NULL, NULL);
+	krds_ux_free_all(ep);
 	krds_ep_free(ep);
 	return 0;
 }
@@ -193,7 +194,9 @@ static const struct fi_ops_cm krds_ep_cm_ops = {
  * @context: user context
  *
  * The endpoint's socket lives in the network namespace of the caller and
- * runs over the domain's transport.
+ * runs over the domain's transport.  An info with FI_TAGGED or
+ * FI_REMOTE_CQ_DATA makes a header endpoint (krds_proto.h); FI_TAGGED
+ * gives it the tagged calls.
  *
  * Context: process context, may sleep.
  * Return: 0; -EINVAL for another endpoint type or an info naming another
@@ -228,12 +231,19 @@ int krds_ep_open(struct fid_domain *domain, struct fi_info *info,
 	INIT_LIST_HEAD(&ep->tx_free);
 	INIT_LIST_HEAD(&ep->rx_free);
 	kofi_oplist_init(&ep->ops);
+	ep->hdr = info->caps & (FI_TAGGED | FI_REMOTE_CQ_DATA);
+	ep->max_msg = ep->hdr ? KRDS_MAX_HDR_MSG_SIZE : KRDS_MAX_MSG_SIZE;
+	kofi_match_init(&ep->msgq, false, false, KRDS_UX_MAX, 0);
+	kofi_match_init(&ep->tagq, true, false, KRDS_UX_MAX, 0);
+	INIT_LIST_HEAD(&ep->ux_dead);
 	INIT_DELAYED_WORK(&ep->work, krds_ep_work);
 	init_waitqueue_func_entry(&ep->wait, krds_ep_wake);
 	kofi_fid_init(&ep->ep.fid, FI_CLASS_EP, &krds_ep_fi_ops, context);
 	ep->ep.ops = &krds_ep_ops;
 	ep->ep.cm = &krds_ep_cm_ops;
 	ep->ep.msg = &krds_msg_ops;
+	if (info->caps & FI_TAGGED)
+		ep->ep.tagged = &krds_tagged_ops;
 	*fep = &ep->ep;
 	return 0;
 }

@@ -8,7 +8,10 @@
  * Each transport is a domain, named "tcp" or "ib"; fi_getinfo() returns
  * the default transport's info first (module parameter "transport") and
  * the InfiniBand info only when an RDS/IB socket can be made (and bound to
- * the source address, when there is one).  See Documentation/rds.rst.
+ * the source address, when there is one).  Each transport has two infos:
+ * the FI_MSG-only one, whose messages are the bare payload, then the one
+ * with FI_TAGGED and FI_REMOTE_CQ_DATA, whose messages have the header of
+ * krds_proto.h.  See Documentation/rds.rst.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -55,29 +58,38 @@ int krds_transport_parse(const char *name)
 #define KRDS_CAPS	(FI_MSG | FI_SEND | FI_RECV | FI_SOURCE | \
 			 FI_REMOTE_COMM)
 
-/* A fresh info describing what rds offers over @trans; NULL if no memory. */
-static struct fi_info *krds_info_alloc(int trans)
+/* What the header adds (krds_proto.h). */
+#define KRDS_HDR_CAPS	(FI_TAGGED | FI_REMOTE_CQ_DATA)
+
+/*
+ * A fresh info describing what rds offers over @trans, with the header
+ * (@hdr) or without; NULL if no memory.
+ */
+static struct fi_info *krds_info_alloc(int trans, bool hdr)
 {
 	struct fi_info *info = fi_allocinfo(GFP_KERNEL);
+	u64 caps = KRDS_CAPS | (hdr ? KRDS_HDR_CAPS : 0);
 
 	if (!info)
 		return NULL;
-	info->caps = KRDS_CAPS;
+	info->caps = caps;
 	info->addr_format = FI_SOCKADDR_IN;
-	info->tx_attr->caps = KRDS_CAPS & ~(FI_RECV | FI_SOURCE);
+	info->tx_attr->caps = caps & ~(FI_RECV | FI_SOURCE);
 	info->tx_attr->inject_size = KRDS_INJECT_SIZE;
 	info->tx_attr->size = KRDS_TX_SIZE;
 	info->tx_attr->iov_limit = KRDS_IOV_LIMIT;
-	info->rx_attr->caps = KRDS_CAPS & ~FI_SEND;
+	info->rx_attr->caps = caps & ~FI_SEND;
 	info->rx_attr->size = KRDS_RX_SIZE;
 	info->rx_attr->iov_limit = KRDS_IOV_LIMIT;
 	info->ep_attr->type = FI_EP_RDM;
-	info->ep_attr->max_msg_size = KRDS_MAX_MSG_SIZE;
+	info->ep_attr->max_msg_size = hdr ? KRDS_MAX_HDR_MSG_SIZE :
+					    KRDS_MAX_MSG_SIZE;
 	info->ep_attr->tx_ctx_cnt = 1;
 	info->ep_attr->rx_ctx_cnt = 1;
 	info->domain_attr->threading = FI_THREAD_SAFE;
 	info->domain_attr->control_progress = FI_PROGRESS_AUTO;
 	info->domain_attr->data_progress = FI_PROGRESS_AUTO;
+	info->domain_attr->cq_data_size = hdr ? sizeof(u64) : 0;
 	info->domain_attr->cq_cnt = 256;
 	info->domain_attr->ep_cnt = 4096;
 	info->domain_attr->name = kstrdup(krds_transport_names[trans],
@@ -130,7 +142,7 @@ static int krds_getinfo(u32 version, const struct fi_info *hints, u64 flags,
 			krds_default_transport == RDS_TRANS_TCP ?
 			RDS_TRANS_IB : RDS_TRANS_TCP };
 	struct fi_info *head = NULL, **tail = &head;
-	unsigned int i;
+	unsigned int i, hdr;
 
 	if (hints->addr_format != FI_FORMAT_UNSPEC &&
 	    hints->addr_format != FI_SOCKADDR &&
@@ -141,12 +153,14 @@ static int krds_getinfo(u32 version, const struct fi_info *hints, u64 flags,
 			continue;
 		if (!krds_transport_usable(order[i], hints))
 			continue;
-		*tail = krds_info_alloc(order[i]);
-		if (!*tail) {
-			fi_freeinfo(head);
-			return -ENOMEM;
+		for (hdr = 0; hdr < 2; hdr++) {
+			*tail = krds_info_alloc(order[i], hdr);
+			if (!*tail) {
+				fi_freeinfo(head);
+				return -ENOMEM;
+			}
+			tail = &(*tail)->next;
 		}
-		tail = &(*tail)->next;
 	}
 	*info = head;
 	return head ? 0 : -ENODATA;

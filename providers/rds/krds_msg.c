@@ -1,21 +1,41 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * kOFI rds provider: fi_sendmsg()/fi_recvmsg() and the progress work.
+ * kOFI rds provider: the data calls - messages and tagged messages - and
+ * the progress work.
  *
  * The data calls only queue: RDS's sendmsg and recvmsg may sleep.  The
  * endpoint's work (process context, krds_wq) hands queued sends to the
- * socket in order and receives into posted buffers in order; it runs when
- * the socket's wait queue is woken (a message arrived, send space was
- * freed), when a call queued something, and, while the socket refuses a
- * send for back-pressure (EAGAIN: send space; ENOBUFS: the destination
- * port is congested), again after KRDS_RETRY_MS.  A refused send stays at
- * the head of the queue: nothing is lost, and the caller sees -EAGAIN once
- * the queue (tx_attr->size) is full.  A message with no posted receive
- * stays in the socket, where RDS's congestion control holds the sender
- * back.  A send completes when the socket has taken the message.
- * Completions are written by the work, with no lock held.
+ * socket in order and receives into posted buffers; it runs when the
+ * socket's wait queue is woken (a message arrived, send space was freed),
+ * when a call queued something, and, while the socket refuses a send for
+ * back-pressure (EAGAIN: send space; ENOBUFS: the destination port is
+ * congested), again after KRDS_RETRY_MS.  A refused send stays at the head
+ * of the queue: nothing is lost, and the caller sees -EAGAIN once the
+ * queue (tx_attr->size) is full.  A send completes when the socket has
+ * taken the message.  Completions are written with no lock held.
+ *
+ * An FI_MSG-only endpoint's messages are the bare payload: the work
+ * receives the socket's messages into the posted buffers in order, and a
+ * message with no receive posted stays in the socket, where RDS's
+ * congestion control holds the sender back.
+ *
+ * A header endpoint (FI_TAGGED or FI_REMOTE_CQ_DATA, krds_proto.h) sends
+ * the header in front of every payload.  Its receives go through kofi.ko's
+ * receive matching, one queue for messages and one for tagged messages.
+ * The work peeks at the head message's header (MSG_PEEK), finds the first
+ * posted receive that takes it and receives it straight into that
+ * receive's buffer; a message no receive takes is received into a buffer
+ * of its own and waits as unexpected, where a receive posted later (or
+ * FI_PEEK) finds it.  Once KRDS_UX_MAX messages wait on a queue, or
+ * KRDS_UX_BYTES bytes on both, the head message stays in the socket (and
+ * the messages behind it with it) until receives take waiting ones.  A
+ * message without a valid header is dropped and counted.
  */
-#include <linux/scatterlist.h>
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/err.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
 #include <linux/socket.h>
 #include "krds.h"
 
@@ -57,143 +77,394 @@ static void krds_req_post(struct krds_ep *ep, struct krds_req *req,
 	krds_ep_kick(ep);
 }
 
-/* Copy the caller's vector into @req: kvecs and bvecs as they are,
- * a scatterlist as bvecs.
+/**
+ * struct krds_comp - how a request completes
+ * @err: a positive errno for an error entry, or 0
+ * @len: bytes sent or received
+ * @olen: bytes of a message its receive buffer could not hold
+ * @flags: completion flags beyond the request's (FI_REMOTE_CQ_DATA)
+ * @data: remote CQ data
+ * @tag: the tag of the message a receive took
+ * @src: the sender of the message a receive took
  */
-static int krds_req_vec(struct krds_req *req, const struct fi_msg *msg)
-{
-	struct scatterlist *sg = msg->msg_sg;
-	size_t i, len = 0;
+struct krds_comp {
+	int err;
+	size_t len;
+	size_t olen;
+	u64 flags;
+	u64 data;
+	u64 tag;
+	fi_addr_t src;
+};
 
-	if (msg->iov_count > KRDS_IOV_LIMIT)
-		return -EINVAL;
-	req->count = msg->iov_count;
-	switch (msg->iov_type) {
-	case FI_IOV_KVEC:
-		req->type = FI_IOV_KVEC;
-		for (i = 0; i < req->count; i++) {
-			req->vec.kv[i] = msg->msg_iov[i];
-			len += req->vec.kv[i].iov_len;
-		}
-		break;
-	case FI_IOV_BVEC:
-		req->type = FI_IOV_BVEC;
-		for (i = 0; i < req->count; i++) {
-			req->vec.bv[i] = msg->msg_bvec[i];
-			len += req->vec.bv[i].bv_len;
-		}
-		break;
-	case FI_IOV_SG:
-		req->type = FI_IOV_BVEC;
-		for (i = 0; i < req->count && sg; i++, sg = sg_next(sg)) {
-			req->vec.bv[i].bv_page = sg_page(sg);
-			req->vec.bv[i].bv_offset = sg->offset;
-			req->vec.bv[i].bv_len = sg->length;
-			len += sg->length;
-		}
-		if (i != req->count)
-			return -EINVAL;
-		break;
-	default:
-		return -EINVAL;
-	}
-	req->len = len;
+/*
+ * Complete @req and free it.  The request goes back to its free list
+ * before the completion is written, so that a callback CQ's done() may
+ * post again at once.
+ */
+static void krds_req_done(struct krds_ep *ep, struct krds_req *req,
+			  struct list_head *free, const struct krds_comp *c)
+{
+	struct kofi_op op = req->op;
+
+	if (!kofi_oplist_del(&ep->ops, &req->op))
+		return;
+	krds_req_put(ep, req, free);
+	if (!op.cq)
+		return;
+	if (c->err)
+		kofi_cq_write_err(op.cq, op.context, op.flags | c->flags,
+				  c->err, 0, c->len, c->olen);
+	else if (op.flags & FI_RECV)
+		kofi_cq_write_tagged(op.cq, op.context, op.flags | c->flags,
+				     c->len, NULL, c->data, c->tag, c->src);
+	else
+		kofi_cq_write(op.cq, op.context, op.flags, c->len, NULL, 0);
+}
+
+/* Complete @req, which failed with the positive errno @err. */
+static void krds_req_fail(struct krds_ep *ep, struct krds_req *req,
+			  struct list_head *free, int err)
+{
+	struct krds_comp c = { .err = err };
+
+	krds_req_done(ep, req, free, &c);
+}
+
+/* ---- sends ---- */
+
+/* FI_INJECT: the payload copied into @req, which sends the copy. */
+static int krds_req_inject(struct krds_req *req)
+{
+	struct kofi_vec *v = &req->vec;
+	struct iov_iter it;
+
+	if (v->len > KRDS_INJECT_SIZE)
+		return -EMSGSIZE;
+	kofi_vec_iter(v, ITER_SOURCE, false, &it);
+	if (copy_from_iter(req->inject, v->len, &it) != v->len)
+		return -EFAULT;
+	v->type = FI_IOV_KVEC;
+	v->count = v->first + 1;
+	v->kv[v->first].iov_base = req->inject;
+	v->kv[v->first].iov_len = v->len;
 	return 0;
 }
 
-static void krds_req_iter(struct krds_req *req, unsigned int dir,
-			  struct iov_iter *it)
+/* Describe the send @t (@op: FI_MSG or FI_TAGGED) in @req. */
+static int krds_req_send(struct krds_ep *ep, struct krds_req *req,
+			 const struct fi_msg_tagged *t, u64 flags, u64 op)
 {
-	if (req->type == FI_IOV_BVEC)
-		iov_iter_bvec(it, dir, req->vec.bv, req->count, req->len);
-	else
-		iov_iter_kvec(it, dir, req->vec.kv, req->count, req->len);
+	struct sockaddr_storage ss;
+	int ret;
+
+	ret = kofi_av_lookup_addr(kofi_ep_av(&ep->ep), t->addr, &ss);
+	if (ret < 0)
+		return ret;
+	if (ss.ss_family != AF_INET)
+		return -EINVAL;
+	memcpy(&req->dest, &ss, sizeof(req->dest));
+	ret = kofi_vec_set(&req->vec, t->iov_type, t->msg_iov, t->iov_count,
+			   ep->hdr);
+	if (!ret && (flags & FI_INJECT))
+		ret = krds_req_inject(req);
+	if (ret)
+		return ret;
+	if (req->vec.len > ep->max_msg)
+		return -EMSGSIZE;
+	if (ep->hdr) {
+		krds_hdr_fill(&req->hdr, op == FI_TAGGED, t->tag,
+			      flags & FI_REMOTE_CQ_DATA, t->data);
+		kofi_vec_hdr(&req->vec, &req->hdr, sizeof(req->hdr));
+	}
+	req->op.cq = (flags & FI_INJECT) ? NULL :
+		     kofi_ep_cq(&ep->ep, FI_TRANSMIT, NULL);
+	req->op.context = t->context;
+	req->op.flags = FI_SEND | op;
+	return 0;
 }
 
-static int krds_req_inject(struct krds_req *req, const struct fi_msg *msg)
+static ssize_t krds_send(struct krds_ep *ep, const struct fi_msg_tagged *t,
+			 u64 flags, u64 op)
 {
-	if (msg->iov_type != FI_IOV_KVEC)
-		return -EINVAL;
-	if (msg->iov_count > 1 ||
-	    (msg->iov_count && msg->msg_iov[0].iov_len > KRDS_INJECT_SIZE))
-		return -EMSGSIZE;
-	req->len = msg->iov_count ? msg->msg_iov[0].iov_len : 0;
-	if (req->len)
-		memcpy(req->inject, msg->msg_iov[0].iov_base, req->len);
-	req->type = FI_IOV_KVEC;
-	req->count = 1;
-	req->vec.kv[0].iov_base = req->inject;
-	req->vec.kv[0].iov_len = req->len;
+	struct krds_req *req;
+	int ret;
+
+	if (flags & FI_DELIVERY_COMPLETE)
+		return -FI_ENOSYS;
+	/* remote CQ data travels in the header */
+	if ((flags & FI_REMOTE_CQ_DATA) && !ep->hdr)
+		return -FI_ENOSYS;
+	req = krds_req_get(ep, &ep->tx_free);
+	if (!req)
+		return ep->state == KRDS_EP_ENABLED ? -EAGAIN : -EINVAL;
+	ret = krds_req_send(ep, req, t, flags, op);
+	if (ret) {
+		krds_req_put(ep, req, &ep->tx_free);
+		return ret;
+	}
+	krds_req_post(ep, req, &ep->tx_queue);
 	return 0;
 }
 
 static ssize_t krds_sendmsg(struct fid_ep *fep, const struct fi_msg *msg,
 			    u64 flags)
 {
-	struct krds_ep *ep = container_of(fep, struct krds_ep, ep);
-	struct sockaddr_storage ss;
+	struct fi_msg_tagged t;
+
+	kofi_msg_to_tagged(msg, &t);
+	return krds_send(container_of(fep, struct krds_ep, ep), &t, flags,
+			 FI_MSG);
+}
+
+static ssize_t krds_tsendmsg(struct fid_ep *fep,
+			     const struct fi_msg_tagged *msg, u64 flags)
+{
+	return krds_send(container_of(fep, struct krds_ep, ep), msg, flags,
+			 FI_TAGGED);
+}
+
+/* ---- receives ---- */
+
+/* Take a free receive request and fill it; NULL with *@err set. */
+static struct krds_req *krds_rx_get(struct krds_ep *ep,
+				    const struct fi_msg_tagged *r, u64 op,
+				    int *err)
+{
+	struct krds_req *req;
+
+	req = krds_req_get(ep, &ep->rx_free);
+	if (!req) {
+		*err = ep->state == KRDS_EP_ENABLED ? -EAGAIN : -EINVAL;
+		return NULL;
+	}
+	*err = kofi_vec_set(&req->vec, r->iov_type, r->msg_iov, r->iov_count,
+			    ep->hdr);
+	if (*err) {
+		krds_req_put(ep, req, &ep->rx_free);
+		return NULL;
+	}
+	if (ep->hdr)
+		kofi_vec_hdr(&req->vec, &req->hdr, sizeof(req->hdr));
+	memset(&req->me, 0, sizeof(req->me));
+	req->me.addr = FI_ADDR_UNSPEC;
+	req->me.tag = r->tag;
+	req->me.ignore = r->ignore;
+	req->me.context = r->context;
+	req->me.len = req->vec.len;
+	req->op.cq = kofi_ep_cq(&ep->ep, FI_RECV, NULL);
+	req->op.context = r->context;
+	req->op.flags = FI_RECV | op;
+	return req;
+}
+
+/*
+ * An unexpected message was taken (or dropped): it no longer counts
+ * towards the bound, and the work frees it (kvfree() may sleep).
+ */
+static void krds_ux_release(struct krds_ep *ep, struct krds_ux *ux)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&ep->lock, flags);
+	ep->ux_bytes -= ux->d.len;
+	list_add_tail(&ux->me.node, &ep->ux_dead);
+	spin_unlock_irqrestore(&ep->lock, flags);
+	krds_ep_kick(ep);
+}
+
+/* The completion of a receive of @room bytes that took the message @d. */
+static void krds_comp_fill(struct krds_comp *c, const struct krds_msg_desc *d,
+			   size_t room, fi_addr_t src)
+{
+	c->olen = krds_rx_truncated(d->len, room);
+	c->err = c->olen ? EMSGSIZE : 0;
+	c->len = d->len - c->olen;
+	c->flags = d->flags & FI_REMOTE_CQ_DATA;
+	c->data = d->data;
+	c->tag = d->tag;
+	c->src = src;
+}
+
+/* Copy the unexpected message @ux into @req, complete @req, free @ux. */
+static void krds_ux_deliver(struct krds_ep *ep, struct krds_req *req,
+			    struct krds_ux *ux)
+{
+	struct krds_comp c;
+	struct iov_iter it;
+
+	krds_comp_fill(&c, &ux->d, req->vec.len, ux->me.addr);
+	kofi_vec_iter(&req->vec, ITER_DEST, false, &it);
+	if (c.len && copy_to_iter(ux->buf, c.len, &it) != c.len)
+		c.err = EFAULT;
+	krds_ux_release(ep, ux);
+	krds_req_done(ep, req, &ep->rx_free, &c);
+}
+
+/*
+ * Post @req on @q: an unexpected message that waits for it is delivered
+ * at once; otherwise the work may now take a message it held back.
+ */
+static void krds_rx_post(struct krds_ep *ep, struct kofi_match_queue *q,
+			 struct krds_req *req)
+{
+	struct kofi_match_entry *me;
+	unsigned long flags;
+	LIST_HEAD(taken);
+
+	kofi_oplist_add(&ep->ops, &req->op);
+	spin_lock_irqsave(&ep->lock, flags);
+	kofi_match_post(q, &req->me, &taken);
+	spin_unlock_irqrestore(&ep->lock, flags);
+	me = list_first_entry_or_null(&taken, struct kofi_match_entry, node);
+	if (!me) {
+		krds_ep_kick(ep);
+		return;
+	}
+	list_del_init(&me->node);
+	krds_ux_deliver(ep, req, container_of(me, struct krds_ux, me));
+}
+
+static ssize_t krds_recv(struct krds_ep *ep, const struct fi_msg_tagged *r,
+			 u64 op)
+{
 	struct krds_req *req;
 	int ret;
 
-	if (flags & (FI_REMOTE_CQ_DATA | FI_DELIVERY_COMPLETE))
-		return -FI_ENOSYS;
-	req = krds_req_get(ep, &ep->tx_free);
+	req = krds_rx_get(ep, r, op, &ret);
 	if (!req)
-		return ep->state == KRDS_EP_ENABLED ? -EAGAIN : -EINVAL;
-	ret = kofi_av_lookup_addr(kofi_ep_av(&ep->ep), msg->addr, &ss);
-	if (ret >= 0 && ss.ss_family != AF_INET)
-		ret = -EINVAL;
-	if (ret < 0)
-		goto err;
-	memcpy(&req->dest, &ss, sizeof(req->dest));
-	if (flags & FI_INJECT)
-		ret = krds_req_inject(req, msg);
+		return ret;
+	if (!ep->hdr)
+		krds_req_post(ep, req, &ep->rx_queue);
 	else
-		ret = krds_req_vec(req, msg);
-	if (ret)
-		goto err;
-	if (req->len > KRDS_MAX_MSG_SIZE) {
-		ret = -EMSGSIZE;
-		goto err;
-	}
-	req->op.cq = (flags & FI_INJECT) ? NULL :
-		     kofi_ep_cq(&ep->ep, FI_TRANSMIT, NULL);
-	req->op.context = msg->context;
-	req->op.flags = FI_SEND | FI_MSG;
-	krds_req_post(ep, req, &ep->tx_queue);
+		krds_rx_post(ep, op == FI_TAGGED ? &ep->tagq : &ep->msgq, req);
 	return 0;
-err:
-	krds_req_put(ep, req, &ep->tx_free);
-	return ret;
 }
 
 static ssize_t krds_recvmsg(struct fid_ep *fep, const struct fi_msg *msg,
 			    u64 flags)
 {
-	struct krds_ep *ep = container_of(fep, struct krds_ep, ep);
-	struct krds_req *req;
-	int ret;
+	struct fi_msg_tagged t;
 
 	if (flags & (FI_MULTI_RECV | FI_PEEK))
 		return -FI_ENOSYS;
-	req = krds_req_get(ep, &ep->rx_free);
-	if (!req)
-		return ep->state == KRDS_EP_ENABLED ? -EAGAIN : -EINVAL;
-	ret = krds_req_vec(req, msg);
-	if (ret) {
-		krds_req_put(ep, req, &ep->rx_free);
-		return ret;
+	kofi_msg_to_tagged(msg, &t);
+	return krds_recv(container_of(fep, struct krds_ep, ep), &t, FI_MSG);
+}
+
+/* A message dropped by FI_DISCARD: its completion, with its tag. */
+static void krds_ux_discard(struct krds_ep *ep, struct krds_ux *ux,
+			    void *context)
+{
+	struct fid_cq *cq = kofi_ep_cq(&ep->ep, FI_RECV, NULL);
+	fi_addr_t src = ux->me.addr;
+	u64 tag = ux->d.tag;
+
+	krds_ux_release(ep, ux);
+	kofi_cq_write_tagged(cq, context, FI_RECV | FI_TAGGED, 0, NULL, 0, tag,
+			     src);
+}
+
+/* fi_trecvmsg() with FI_PEEK: report (and claim or drop) a message. */
+static ssize_t krds_peek(struct krds_ep *ep, const struct fi_msg_tagged *r,
+			 u64 flags)
+{
+	struct fid_cq *cq = kofi_ep_cq(&ep->ep, FI_RECV, NULL);
+	struct kofi_match_entry want = {
+		.addr = FI_ADDR_UNSPEC,
+		.tag = r->tag,
+		.ignore = r->ignore,
+		.context = r->context,
+	};
+	struct kofi_match_entry *me;
+	struct krds_comp c = {};
+	struct krds_ux *ux = NULL;
+	unsigned long irq;
+
+	spin_lock_irqsave(&ep->lock, irq);
+	me = kofi_match_peek(&ep->tagq, &want, flags);
+	if (me) {
+		ux = container_of(me, struct krds_ux, me);
+		krds_comp_fill(&c, &ux->d, ux->d.len, me->addr);
 	}
-	req->op.cq = kofi_ep_cq(&ep->ep, FI_RECV, NULL);
-	req->op.context = msg->context;
-	req->op.flags = FI_RECV | FI_MSG;
-	krds_req_post(ep, req, &ep->rx_queue);
+	spin_unlock_irqrestore(&ep->lock, irq);
+	if (!ux)
+		return kofi_cq_write_err(cq, r->context, FI_RECV | FI_TAGGED,
+					 ENOMSG, 0, 0, 0) == -EOVERFLOW ?
+		       -EAGAIN : 0;
+	if (flags & FI_DISCARD) {
+		krds_ux_discard(ep, ux, r->context);
+		return 0;
+	}
+	kofi_cq_write_tagged(cq, r->context, FI_RECV | FI_TAGGED | c.flags,
+			     c.len, NULL, c.data, c.tag, c.src);
 	return 0;
+}
+
+/* The message FI_PEEK | FI_CLAIM claimed for @context; NULL if none. */
+static struct krds_ux *krds_claimed(struct krds_ep *ep, void *context)
+{
+	struct kofi_match_entry *me;
+	unsigned long irq;
+
+	spin_lock_irqsave(&ep->lock, irq);
+	me = kofi_match_claim(&ep->tagq, context);
+	spin_unlock_irqrestore(&ep->lock, irq);
+	return me ? container_of(me, struct krds_ux, me) : NULL;
+}
+
+/* fi_trecvmsg() with FI_CLAIM: receive (or drop) the claimed message. */
+static ssize_t krds_claim(struct krds_ep *ep, const struct fi_msg_tagged *r,
+			  u64 flags)
+{
+	struct krds_req *req;
+	struct krds_ux *ux;
+	int ret;
+
+	if (flags & FI_DISCARD) {
+		ux = krds_claimed(ep, r->context);
+		if (!ux)
+			return -ENOMSG;
+		krds_ux_discard(ep, ux, r->context);
+		return 0;
+	}
+	req = krds_rx_get(ep, r, FI_TAGGED, &ret);
+	if (!req)
+		return ret;
+	ux = krds_claimed(ep, r->context);
+	if (!ux) {
+		krds_req_put(ep, req, &ep->rx_free);
+		return -ENOMSG;
+	}
+	kofi_oplist_add(&ep->ops, &req->op);
+	krds_ux_deliver(ep, req, ux);
+	return 0;
+}
+
+static ssize_t krds_trecvmsg(struct fid_ep *fep,
+			     const struct fi_msg_tagged *msg, u64 flags)
+{
+	struct krds_ep *ep = container_of(fep, struct krds_ep, ep);
+
+	if (flags & FI_MULTI_RECV)
+		return -FI_ENOSYS;
+	if (READ_ONCE(ep->state) != KRDS_EP_ENABLED)
+		return -EINVAL;
+	if (flags & FI_PEEK)
+		return krds_peek(ep, msg, flags);
+	if (flags & FI_CLAIM)
+		return krds_claim(ep, msg, flags);
+	return krds_recv(ep, msg, FI_TAGGED);
 }
 
 const struct fi_ops_msg krds_msg_ops = {
 	.recvmsg = krds_recvmsg,
 	.sendmsg = krds_sendmsg,
+};
+
+const struct fi_ops_tagged krds_tagged_ops = {
+	.trecvmsg = krds_trecvmsg,
+	.tsendmsg = krds_tsendmsg,
 };
 
 /* ---- progress ---- */
@@ -222,32 +493,6 @@ static void krds_queue_push_back(struct krds_ep *ep, struct krds_req *req,
 	spin_unlock_irqrestore(&ep->lock, flags);
 }
 
-/*
- * Complete @req and free it.  The request goes back to its free list
- * before the completion is written, so that a callback CQ's done() may
- * post again at once.
- */
-static void krds_req_done(struct krds_ep *ep, struct krds_req *req,
-			  struct list_head *free, int err, size_t len,
-			  size_t olen, fi_addr_t src)
-{
-	struct kofi_op op = req->op;
-
-	if (!kofi_oplist_del(&ep->ops, &req->op))
-		return;
-	krds_req_put(ep, req, free);
-	if (!op.cq)
-		return;
-	if (err)
-		kofi_cq_write_err(op.cq, op.context, op.flags, err, 0, len,
-				  olen);
-	else if (op.flags & FI_RECV)
-		kofi_cq_write_src(op.cq, op.context, op.flags, len, NULL, 0,
-				  src);
-	else
-		kofi_cq_write(op.cq, op.context, op.flags, len, NULL, 0);
-}
-
 /* Hand queued sends to the socket.  Return: true if back-pressure
  * stopped it with sends left.
  */
@@ -263,26 +508,37 @@ static bool krds_tx_progress(struct krds_ep *ep)
 			/* RDS refuses any other flag (EOPNOTSUPP) */
 			.msg_flags = MSG_DONTWAIT,
 		};
+		struct krds_comp c = { .len = req->vec.len };
 
-		krds_req_iter(req, ITER_SOURCE, &msg.msg_iter);
+		kofi_vec_iter(&req->vec, ITER_SOURCE, true, &msg.msg_iter);
 		ret = sock_sendmsg(ep->sock, &msg);
 		if (ret == -EAGAIN || ret == -ENOBUFS) {
 			krds_queue_push_back(ep, req, &ep->tx_queue);
 			return true;
 		}
 		if (ret < 0)
-			krds_req_done(ep, req, &ep->tx_free, -ret, 0, 0, 0);
+			krds_req_fail(ep, req, &ep->tx_free, -ret);
 		else
-			krds_req_done(ep, req, &ep->tx_free, 0, req->len, 0, 0);
+			krds_req_done(ep, req, &ep->tx_free, &c);
 	}
 	return false;
 }
 
-/* Receive waiting messages into posted buffers. */
+/* The AV handle of a message's sender (FI_ADDR_NOTAVAIL if none). */
+static fi_addr_t krds_src(struct krds_ep *ep, struct sockaddr_storage *ss,
+			  int namelen)
+{
+	fi_addr_t src = FI_ADDR_NOTAVAIL;
+
+	kofi_av_lookup_fi_addr(kofi_ep_av(&ep->ep), (struct sockaddr *)ss,
+			       namelen, &src);
+	return src;
+}
+
+/* An FI_MSG-only endpoint: receive waiting messages into posted buffers. */
 static void krds_rx_progress(struct krds_ep *ep)
 {
 	struct krds_req *req;
-	fi_addr_t src;
 	int ret;
 
 	while ((req = krds_queue_head(ep, &ep->rx_queue))) {
@@ -291,8 +547,10 @@ static void krds_rx_progress(struct krds_ep *ep)
 			.msg_name = &ss,
 			.msg_namelen = sizeof(ss),
 		};
+		struct krds_msg_desc d = { .flags = FI_MSG };
+		struct krds_comp c;
 
-		krds_req_iter(req, ITER_DEST, &msg.msg_iter);
+		kofi_vec_iter(&req->vec, ITER_DEST, false, &msg.msg_iter);
 		/* MSG_TRUNC: the whole message's length, even if cut */
 		ret = sock_recvmsg(ep->sock, &msg, MSG_DONTWAIT | MSG_TRUNC);
 		if (ret == -EAGAIN || ret == -EINTR) {
@@ -300,18 +558,254 @@ static void krds_rx_progress(struct krds_ep *ep)
 			return;
 		}
 		if (ret < 0) {
-			krds_req_done(ep, req, &ep->rx_free, -ret, 0, 0, 0);
+			krds_req_fail(ep, req, &ep->rx_free, -ret);
 			continue;
 		}
-		if (ret > req->len) {
-			krds_req_done(ep, req, &ep->rx_free, EMSGSIZE,
-				      req->len, ret - req->len, 0);
-			continue;
-		}
-		kofi_av_lookup_fi_addr(kofi_ep_av(&ep->ep), (struct sockaddr *)&ss,
-				       msg.msg_namelen, &src);
-		krds_req_done(ep, req, &ep->rx_free, 0, ret, 0, src);
+		d.len = ret;
+		krds_comp_fill(&c, &d, req->vec.len,
+			       krds_src(ep, &ss, msg.msg_namelen));
+		krds_req_done(ep, req, &ep->rx_free, &c);
 	}
+}
+
+/**
+ * struct krds_arrival - the head message of a header endpoint's socket
+ * @hdr: its header
+ * @d: what the header says
+ * @me: its matching entry (source, tag, length)
+ * @q: the receive queue it is for
+ */
+struct krds_arrival {
+	struct krds_hdr hdr;
+	struct krds_msg_desc d;
+	struct kofi_match_entry me;
+	struct kofi_match_queue *q;
+};
+
+/*
+ * Receive (and so drop) the head message, of @len bytes from @ss, whose
+ * header is not valid (@err).
+ */
+static void krds_rx_drop(struct krds_ep *ep, struct sockaddr_storage *ss,
+			 int len, int err)
+{
+	struct msghdr msg = {};
+
+	iov_iter_kvec(&msg.msg_iter, ITER_DEST, NULL, 0, 0);
+	sock_recvmsg(ep->sock, &msg, MSG_DONTWAIT);
+	ep->bad_msgs++;
+	pr_warn_ratelimited("%pISpc: %d-byte message without a valid header dropped (%d; %lu so far)\n",
+			    ss, len, err, ep->bad_msgs);
+}
+
+/*
+ * Peek at the head message's header.  Return: 0; -EAGAIN if no message
+ * waits; -EBADMSG if one without a valid header was dropped.
+ */
+static int krds_rx_peek(struct krds_ep *ep, struct krds_arrival *a)
+{
+	struct sockaddr_storage ss = {};
+	struct kvec kv = { .iov_base = &a->hdr, .iov_len = sizeof(a->hdr) };
+	struct msghdr msg = {
+		.msg_name = &ss,
+		.msg_namelen = sizeof(ss),
+	};
+	int total, ret;
+
+	iov_iter_kvec(&msg.msg_iter, ITER_DEST, &kv, 1, kv.iov_len);
+	/* MSG_TRUNC: the whole message's length */
+	total = sock_recvmsg(ep->sock, &msg,
+			     MSG_DONTWAIT | MSG_PEEK | MSG_TRUNC);
+	if (total < 0) {
+		if (total != -EAGAIN && total != -EINTR)
+			pr_warn_ratelimited("receive: %d\n", total);
+		return -EAGAIN;
+	}
+	ret = krds_hdr_parse(&a->hdr, min_t(size_t, total, sizeof(a->hdr)),
+			     total, &a->d);
+	if (ret) {
+		krds_rx_drop(ep, &ss, total, ret);
+		return -EBADMSG;
+	}
+	memset(&a->me, 0, sizeof(a->me));
+	a->me.addr = krds_src(ep, &ss, msg.msg_namelen);
+	a->me.tag = a->d.tag;
+	a->me.len = a->d.len;
+	a->q = (a->d.flags & FI_TAGGED) ? &ep->tagq : &ep->msgq;
+	return 0;
+}
+
+/* Receive the head message (@a) straight into the receive @req. */
+static void krds_rx_direct(struct krds_ep *ep, struct krds_req *req,
+			   const struct krds_arrival *a)
+{
+	struct msghdr msg = {};
+	struct krds_comp c;
+	int ret;
+
+	kofi_vec_iter(&req->vec, ITER_DEST, true, &msg.msg_iter);
+	ret = sock_recvmsg(ep->sock, &msg, MSG_DONTWAIT | MSG_TRUNC);
+	if (ret < 0) {
+		krds_req_fail(ep, req, &ep->rx_free, -ret);
+		return;
+	}
+	krds_comp_fill(&c, &a->d, req->vec.len, a->me.addr);
+	krds_req_done(ep, req, &ep->rx_free, &c);
+}
+
+/* Free an unexpected message that no receive took yet or ever. */
+static void krds_ux_free(struct krds_ux *ux)
+{
+	kvfree(ux->buf);
+	kfree(ux);
+}
+
+/*
+ * Receive the head message (@a) into a buffer of its own, for the first
+ * receive posted since that takes it, or to wait as unexpected; its bytes
+ * are counted in ux_bytes already.  Return: 0; -ENOMEM (the message stays
+ * in the socket).
+ */
+static int krds_rx_unexpected(struct krds_ep *ep, struct krds_arrival *a)
+{
+	struct kofi_match_entry *me;
+	struct krds_hdr hdr;
+	struct kvec kv[2] = {
+		{ .iov_base = &hdr, .iov_len = sizeof(hdr) },
+	};
+	struct msghdr msg = {};
+	struct krds_ux *ux;
+	unsigned long flags;
+	int ret;
+
+	ux = kzalloc(sizeof(*ux), GFP_KERNEL);
+	if (!ux)
+		return -ENOMEM;
+	if (a->d.len) {
+		ux->buf = kvmalloc(a->d.len, GFP_KERNEL);
+		if (!ux->buf) {
+			kfree(ux);
+			return -ENOMEM;
+		}
+	}
+	kv[1].iov_base = ux->buf;
+	kv[1].iov_len = a->d.len;
+	iov_iter_kvec(&msg.msg_iter, ITER_DEST, kv, 2,
+		      sizeof(hdr) + a->d.len);
+	ret = sock_recvmsg(ep->sock, &msg, MSG_DONTWAIT | MSG_TRUNC);
+	ux->d = a->d;
+	ux->me = a->me;
+	spin_lock_irqsave(&ep->lock, flags);
+	/* only this work takes messages in: the one peeked at is there */
+	me = ret == sizeof(hdr) + a->d.len ? kofi_match_arrive(a->q, &ux->me) :
+	     ERR_PTR(-EIO);
+	if (IS_ERR(me))
+		ep->ux_bytes -= a->d.len;
+	spin_unlock_irqrestore(&ep->lock, flags);
+	if (IS_ERR(me)) {
+		pr_warn_ratelimited("receive of a %zu-byte message: %d\n",
+				    sizeof(hdr) + a->d.len, ret);
+		krds_ux_free(ux);
+	} else if (me) {
+		krds_ux_deliver(ep, container_of(me, struct krds_req, me), ux);
+	}
+	return 0;
+}
+
+/*
+ * Take the head message (@a) in: into the first posted receive that takes
+ * it, else as unexpected if it may wait.  Return: 0; -EAGAIN if it stays
+ * in the socket for now; -ENOMEM.
+ */
+static int krds_rx_take(struct krds_ep *ep, struct krds_arrival *a)
+{
+	struct kofi_match_entry *me;
+	unsigned long flags;
+	bool room = false;
+
+	spin_lock_irqsave(&ep->lock, flags);
+	me = kofi_match_find(a->q, &a->me);
+	if (!me) {
+		room = krds_ux_room(a->q->nr_unexpected, a->q->max_unexpected,
+				    ep->ux_bytes, KRDS_UX_BYTES, a->d.len);
+		if (room)
+			ep->ux_bytes += a->d.len;
+	}
+	spin_unlock_irqrestore(&ep->lock, flags);
+	if (me) {
+		krds_rx_direct(ep, container_of(me, struct krds_req, me), a);
+		return 0;
+	}
+	if (!room)
+		return -EAGAIN;
+	return krds_rx_unexpected(ep, a);
+}
+
+/*
+ * A header endpoint: take waiting messages in.  Return: true if out of
+ * memory with messages left (the work tries again later).
+ */
+static bool krds_rx_match_progress(struct krds_ep *ep)
+{
+	struct krds_arrival a;
+	unsigned long flags;
+	int ret;
+
+	for (;;) {
+		ret = krds_rx_peek(ep, &a);
+		if (ret == -EBADMSG)
+			continue;
+		if (ret)
+			return false;
+		ret = krds_rx_take(ep, &a);
+		if (ret == -ENOMEM) {
+			spin_lock_irqsave(&ep->lock, flags);
+			ep->ux_bytes -= a.d.len;
+			spin_unlock_irqrestore(&ep->lock, flags);
+			return true;
+		}
+		if (ret)
+			return false;
+	}
+}
+
+/* Free the unexpected messages receives took. */
+static void krds_ux_reap(struct krds_ep *ep)
+{
+	struct kofi_match_entry *me, *next;
+	unsigned long flags;
+	LIST_HEAD(dead);
+
+	spin_lock_irqsave(&ep->lock, flags);
+	list_splice_init(&ep->ux_dead, &dead);
+	spin_unlock_irqrestore(&ep->lock, flags);
+	list_for_each_entry_safe(me, next, &dead, node)
+		krds_ux_free(container_of(me, struct krds_ux, me));
+}
+
+static void krds_ux_free_queue(struct kofi_match_queue *q)
+{
+	struct kofi_match_entry *me, *next;
+
+	list_for_each_entry_safe(me, next, &q->unexpected, node) {
+		list_del(&me->node);
+		krds_ux_free(container_of(me, struct krds_ux, me));
+	}
+	q->nr_unexpected = 0;
+}
+
+/**
+ * krds_ux_free_all() - free every unexpected message of a closing endpoint
+ * @ep: the endpoint, its work stopped and its operations flushed
+ *
+ * Context: process context (fi_close()).
+ */
+void krds_ux_free_all(struct krds_ep *ep)
+{
+	krds_ux_reap(ep);
+	krds_ux_free_queue(&ep->msgq);
+	krds_ux_free_queue(&ep->tagq);
+	ep->ux_bytes = 0;
 }
 
 /**
@@ -324,11 +818,17 @@ void krds_ep_work(struct work_struct *work)
 {
 	struct krds_ep *ep = container_of(to_delayed_work(work),
 					  struct krds_ep, work);
+	bool again;
 
 	if (READ_ONCE(ep->state) != KRDS_EP_ENABLED)
 		return;
-	if (krds_tx_progress(ep))
+	krds_ux_reap(ep);
+	again = krds_tx_progress(ep);
+	if (ep->hdr)
+		again |= krds_rx_match_progress(ep);
+	else
+		krds_rx_progress(ep);
+	if (again)
 		queue_delayed_work(krds_wq, &ep->work,
 				   msecs_to_jiffies(KRDS_RETRY_MS));
-	krds_rx_progress(ep);
 }

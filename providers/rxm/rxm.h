@@ -38,6 +38,7 @@
 #include <kofi/match.h>
 #include <kofi/provider.h>
 #include <kofi/util.h>
+#include <kofi/vec.h>
 #include "rxm_proto.h"
 
 #define RXM_PROV_NAME		"rxm"
@@ -66,24 +67,6 @@ extern unsigned int rxm_connect_timeout_ms;
 #define RXM_CONNECT_TIMEOUT_MAX_MS	86400000U
 
 /**
- * struct rxm_vec - a copy of a caller's data vector
- * @type: FI_IOV_KVEC or FI_IOV_BVEC (a scatterlist is kept as bvecs)
- * @count: entries used
- * @len: bytes in all entries
- * @kv: the kvecs, one left free in front for a send's header
- * @bv: the bvecs, one left free in front for a send's header
- */
-struct rxm_vec {
-	enum fi_iov_type type;
-	unsigned int count;
-	size_t len;
-	union {
-		struct kvec kv[RXM_IOV_LIMIT + 1];
-		struct bio_vec bv[RXM_IOV_LIMIT + 1];
-	};
-};
-
-/**
  * struct rxm_rx - a posted receive of the ULP
  * @me: its matching entry (on a match queue while posted)
  * @node: on the endpoint's free list when not in use
@@ -94,7 +77,7 @@ struct rxm_rx {
 	struct kofi_match_entry me;
 	struct list_head node;
 	u64 flags;
-	struct rxm_vec vec;
+	struct kofi_vec vec;
 };
 
 /**
@@ -136,7 +119,7 @@ struct rxm_tx {
 	int err;
 	struct fid_mr *mr[RXM_IOV_LIMIT];
 	struct rxm_hdr hdr __aligned(64);
-	struct rxm_vec vec;
+	struct kofi_vec vec;
 	u8 buf[RXM_INJECT_SIZE];
 };
 
@@ -184,7 +167,7 @@ struct rxm_rd {
 	bool released;
 	u64 msg_id;
 	struct rxm_comp c;
-	struct rxm_vec local;
+	struct kofi_vec local;
 	struct fi_rma_iov rma[RXM_RNDV_IOV_MAX];
 	unsigned int nrma;
 };
@@ -246,7 +229,7 @@ struct rxm_trx {
 	struct rxm_ep *ep;
 	struct rxm_rx *rx;
 	struct rxm_comp c;
-	struct rxm_vec dst;
+	struct kofi_vec dst;
 };
 
 /* Connection states. */
@@ -397,8 +380,8 @@ void rxm_av_removed(struct kofi_av_watch *watch, fi_addr_t fi_addr);
 extern const struct fi_ops_msg rxm_msg_ops;
 extern const struct fi_ops_tagged rxm_tagged_ops;
 extern struct kmem_cache *rxm_tx_cache;
-void rxm_vec_slice(const struct rxm_vec *src, size_t off, size_t n,
-		   struct rxm_vec *dst);
+void rxm_vec_slice(const struct kofi_vec *src, size_t off, size_t n,
+		   struct kofi_vec *dst);
 struct rxm_buf *rxm_buf_alloc(struct rxm_conn *conn);
 void rxm_buf_free(struct rxm_buf *buf);
 int rxm_buf_post(struct rxm_conn *conn, struct rxm_buf *buf);

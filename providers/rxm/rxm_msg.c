@@ -37,74 +37,10 @@
 
 #include <linux/highmem.h>
 #include <linux/mm.h>
-#include <linux/scatterlist.h>
 #include <linux/slab.h>
-#include <linux/vmalloc.h>
 #include "rxm.h"
 
 struct kmem_cache *rxm_tx_cache;
-
-/**
- * rxm_vec_set() - copy a caller's vector into a struct rxm_vec
- * @v: the copy
- * @type: the vector's type
- * @iov: the vector (kvecs, bvecs or a scatterlist)
- * @count: its entries
- * @first: entries of @v to leave free in front (0, or 1 for a header)
- *
- * Context: any context.
- * Return: 0, or -EINVAL for more than RXM_IOV_LIMIT entries or a
- * scatterlist shorter than @count.
- */
-static int rxm_vec_set(struct rxm_vec *v, enum fi_iov_type type,
-		       const void *iov, size_t count, unsigned int first)
-{
-	const struct kvec *kv = iov;
-	const struct bio_vec *bv = iov;
-	struct scatterlist *sg = (struct scatterlist *)iov;
-	size_t i;
-
-	if (count > RXM_IOV_LIMIT)
-		return -EINVAL;
-	v->len = 0;
-	v->count = first + count;
-	switch (type) {
-	case FI_IOV_KVEC:
-		v->type = FI_IOV_KVEC;
-		for (i = 0; i < count; i++) {
-			v->kv[first + i] = kv[i];
-			v->len += kv[i].iov_len;
-		}
-		return 0;
-	case FI_IOV_BVEC:
-		v->type = FI_IOV_BVEC;
-		for (i = 0; i < count; i++) {
-			v->bv[first + i] = bv[i];
-			v->len += bv[i].bv_len;
-		}
-		return 0;
-	case FI_IOV_SG:
-		v->type = FI_IOV_BVEC;
-		for (i = 0; i < count && sg; i++, sg = sg_next(sg)) {
-			bvec_set_page(&v->bv[first + i], sg_page(sg),
-				      sg->length, sg->offset);
-			v->len += sg->length;
-		}
-		return i == count ? 0 : -EINVAL;
-	default:
-		return -EINVAL;
-	}
-}
-
-/* An iterator over @v from entry @first. */
-static void rxm_vec_iter(struct rxm_vec *v, unsigned int dir,
-			 unsigned int first, struct iov_iter *it)
-{
-	if (v->type == FI_IOV_BVEC)
-		iov_iter_bvec(it, dir, v->bv + first, v->count - first, v->len);
-	else
-		iov_iter_kvec(it, dir, v->kv + first, v->count - first, v->len);
-}
 
 /**
  * rxm_vec_slice() - a part of a vector, as a vector of its own
@@ -115,15 +51,17 @@ static void rxm_vec_iter(struct rxm_vec *v, unsigned int dir,
  *
  * Context: any context.
  */
-void rxm_vec_slice(const struct rxm_vec *src, size_t off, size_t n,
-		   struct rxm_vec *dst)
+void rxm_vec_slice(const struct kofi_vec *src, size_t off, size_t n,
+		   struct kofi_vec *dst)
 {
 	unsigned int i;
 
 	dst->type = src->type;
+	dst->first = 0;
 	dst->count = 0;
 	dst->len = 0;
-	for (i = 0; i < src->count && dst->len < n; i++) {
+	dst->hdr_len = 0;
+	for (i = src->first; i < src->count && dst->len < n; i++) {
 		size_t l = src->type == FI_IOV_BVEC ? src->bv[i].bv_len :
 			   src->kv[i].iov_len;
 		size_t take;
@@ -198,23 +136,6 @@ void rxm_tx_done(struct fid_cq *cq, struct fi_cqe *cqe,
 		kofi_cq_write(ucq, context, flags, len, NULL, 0);
 }
 
-/* The header as the first entry of the send's vector. */
-static void rxm_tx_hdr_vec(struct rxm_tx *tx)
-{
-	void *hdr = &tx->hdr;
-
-	if (tx->vec.type == FI_IOV_BVEC) {
-		struct page *page = is_vmalloc_addr(hdr) ?
-				    vmalloc_to_page(hdr) : virt_to_page(hdr);
-
-		bvec_set_page(&tx->vec.bv[0], page, sizeof(tx->hdr),
-			      offset_in_page(hdr));
-	} else {
-		tx->vec.kv[0].iov_base = hdr;
-		tx->vec.kv[0].iov_len = sizeof(tx->hdr);
-	}
-}
-
 /* FI_INJECT: the payload copied into the entry. */
 static int rxm_tx_inject(struct rxm_tx *tx)
 {
@@ -222,7 +143,7 @@ static int rxm_tx_inject(struct rxm_tx *tx)
 
 	if (tx->vec.len > RXM_INJECT_SIZE)
 		return -EMSGSIZE;
-	rxm_vec_iter(&tx->vec, ITER_SOURCE, 1, &it);
+	kofi_vec_iter(&tx->vec, ITER_SOURCE, false, &it);
 	if (copy_from_iter(tx->buf, tx->vec.len, &it) != tx->vec.len)
 		return -EFAULT;
 	tx->vec.type = FI_IOV_KVEC;
@@ -233,32 +154,12 @@ static int rxm_tx_inject(struct rxm_tx *tx)
 	return 0;
 }
 
-/**
- * struct rxm_send - what fi_sendmsg() and fi_tsendmsg() describe
- * @type: the vector's type
- * @iov: the vector
- * @count: its entries
- * @addr: the destination
- * @context: the operation context
- * @data: remote CQ data
- * @tag: the tag (tagged sends)
- */
-struct rxm_send {
-	enum fi_iov_type type;
-	const void *iov;
-	size_t count;
-	fi_addr_t addr;
-	void *context;
-	u64 data;
-	u64 tag;
-};
-
 /*
  * A tagged eager message as the core's tagged message: the payload only,
  * the tag and remote CQ data in the core's header.
  */
 static int rxm_send_raw(struct rxm_conn *conn, struct rxm_tx *tx,
-			const struct rxm_send *s, u64 flags)
+			const struct fi_msg_tagged *s, u64 flags)
 {
 	struct fi_msg_tagged tm = {
 		.iov_type = tx->vec.type,
@@ -277,7 +178,7 @@ static int rxm_send_raw(struct rxm_conn *conn, struct rxm_tx *tx,
 			   (flags & (FI_DELIVERY_COMPLETE | FI_REMOTE_CQ_DATA)));
 }
 
-static ssize_t rxm_send(struct rxm_ep *ep, const struct rxm_send *s,
+static ssize_t rxm_send(struct rxm_ep *ep, const struct fi_msg_tagged *s,
 			u64 flags, u8 op)
 {
 	struct fi_msg cm = { .addr = FI_ADDR_UNSPEC };
@@ -285,7 +186,7 @@ static ssize_t rxm_send(struct rxm_ep *ep, const struct rxm_send *s,
 	struct rxm_tx *tx;
 	int ret;
 
-	if (s->count > ep->info->tx_attr->iov_limit)
+	if (s->iov_count > ep->info->tx_attr->iov_limit)
 		return -EINVAL;
 	conn = rxm_conn_get(ep, s->addr, &ret);
 	if (!conn)
@@ -302,7 +203,7 @@ static ssize_t rxm_send(struct rxm_ep *ep, const struct rxm_send *s,
 	tx->flags = FI_SEND | (op == RXM_OP_TAGGED ? FI_TAGGED : FI_MSG);
 	tx->inject = false;
 	tx->rndv = false;
-	ret = rxm_vec_set(&tx->vec, s->type, s->iov, s->count, 1);
+	ret = kofi_vec_set(&tx->vec, s->iov_type, s->msg_iov, s->iov_count, 1);
 	if (ret)
 		goto err_tx;
 	tx->len = tx->vec.len;
@@ -315,7 +216,7 @@ static ssize_t rxm_send(struct rxm_ep *ep, const struct rxm_send *s,
 		     0, tx->len,
 		     (flags & FI_REMOTE_CQ_DATA) ? RXM_FLAG_CQ_DATA : 0,
 		     (flags & FI_REMOTE_CQ_DATA) ? s->data : 0, s->tag);
-	rxm_tx_hdr_vec(tx);
+	kofi_vec_hdr(&tx->vec, &tx->hdr, sizeof(tx->hdr));
 	if (tx->len > RXM_EAGER_LIMIT) {
 		ret = rxm_rndv_send(ep, conn, tx);
 		if (ret)
@@ -358,34 +259,18 @@ err_out:
 static ssize_t rxm_sendmsg(struct fid_ep *fep, const struct fi_msg *msg,
 			   u64 flags)
 {
-	struct rxm_ep *ep = container_of(fep, struct rxm_ep, ep);
-	struct rxm_send s = {
-		.type = msg->iov_type,
-		.iov = msg->msg_iov,
-		.count = msg->iov_count,
-		.addr = msg->addr,
-		.context = msg->context,
-		.data = msg->data,
-	};
+	struct fi_msg_tagged t;
 
-	return rxm_send(ep, &s, flags, RXM_OP_MSG);
+	kofi_msg_to_tagged(msg, &t);
+	return rxm_send(container_of(fep, struct rxm_ep, ep), &t, flags,
+			RXM_OP_MSG);
 }
 
 static ssize_t rxm_tsendmsg(struct fid_ep *fep,
 			    const struct fi_msg_tagged *msg, u64 flags)
 {
-	struct rxm_ep *ep = container_of(fep, struct rxm_ep, ep);
-	struct rxm_send s = {
-		.type = msg->iov_type,
-		.iov = msg->msg_iov,
-		.count = msg->iov_count,
-		.addr = msg->addr,
-		.context = msg->context,
-		.data = msg->data,
-		.tag = msg->tag,
-	};
-
-	return rxm_send(ep, &s, flags, RXM_OP_TAGGED);
+	return rxm_send(container_of(fep, struct rxm_ep, ep), msg, flags,
+			RXM_OP_TAGGED);
 }
 
 /* ---- receives ---- */
@@ -572,7 +457,7 @@ static void rxm_copy(struct rxm_rx *rx, struct rxm_buf *buf,
 	struct iov_iter it;
 	size_t n;
 
-	rxm_vec_iter(&rx->vec, ITER_DEST, 0, &it);
+	kofi_vec_iter(&rx->vec, ITER_DEST, false, &it);
 	iov_iter_advance(&it, buf->me.offset);
 	n = copy_to_iter(rxm_buf_payload(buf), rxm_rx_room(rx, buf), &it);
 	rxm_comp_fill(rx, &buf->me, rxm_buf_hdr(buf), n, c);
@@ -819,7 +704,7 @@ static int rxm_trx_claim(struct fid_ep *core, const struct fi_tagged_frame *f,
 	unsigned long flags;
 
 	spin_lock_irqsave(&ep->lock, flags);
-	me = kofi_match_receive(&ep->tagq, &msg);
+	me = kofi_match_find(&ep->tagq, &msg);
 	/* under the lock: a multi-receive buffer may be cancelled */
 	if (me) {
 		rxm_trx_place(conn, container_of(me, struct rxm_rx, me), &msg,
@@ -883,19 +768,8 @@ static void rxm_trx_retry(struct rxm_ep *ep)
 	}
 }
 
-/* What a receive call describes. */
-struct rxm_recv {
-	enum fi_iov_type type;
-	const void *iov;
-	size_t count;
-	fi_addr_t addr;
-	void *context;
-	u64 tag;
-	u64 ignore;
-};
-
 /* Take a free receive entry and fill it; NULL with *@err set. */
-static struct rxm_rx *rxm_rx_get(struct rxm_ep *ep, const struct rxm_recv *r,
+static struct rxm_rx *rxm_rx_get(struct rxm_ep *ep, const struct fi_msg_tagged *r,
 				 u64 flags, u64 op, int *err)
 {
 	struct rxm_rx *rx;
@@ -911,7 +785,9 @@ static struct rxm_rx *rxm_rx_get(struct rxm_ep *ep, const struct rxm_recv *r,
 	spin_unlock_irqrestore(&ep->lock, irq);
 	if (!rx)
 		return NULL;
-	*err = rxm_vec_set(&rx->vec, r->type, r->iov, r->count, 0);
+	*err = r->iov_count > RXM_IOV_LIMIT ? -EINVAL :
+	       kofi_vec_set(&rx->vec, r->iov_type, r->msg_iov, r->iov_count,
+			    0);
 	if (!*err && (flags & FI_MULTI_RECV) &&
 	    (rx->vec.type != FI_IOV_KVEC || rx->vec.count != 1))
 		*err = -EINVAL;
@@ -954,7 +830,7 @@ static void rxm_rx_post(struct rxm_ep *ep, struct kofi_match_queue *q,
 }
 
 static ssize_t rxm_recv(struct rxm_ep *ep, struct kofi_match_queue *q,
-			const struct rxm_recv *r, u64 flags, u64 op)
+			const struct fi_msg_tagged *r, u64 flags, u64 op)
 {
 	struct rxm_rx *rx;
 	int ret;
@@ -970,17 +846,12 @@ static ssize_t rxm_recvmsg(struct fid_ep *fep, const struct fi_msg *msg,
 			   u64 flags)
 {
 	struct rxm_ep *ep = container_of(fep, struct rxm_ep, ep);
-	struct rxm_recv r = {
-		.type = msg->iov_type,
-		.iov = msg->msg_iov,
-		.count = msg->iov_count,
-		.addr = msg->addr,
-		.context = msg->context,
-	};
+	struct fi_msg_tagged t;
 
 	if (flags & FI_PEEK)
 		return -FI_ENOSYS;
-	return rxm_recv(ep, &ep->msgq, &r, flags, FI_MSG);
+	kofi_msg_to_tagged(msg, &t);
+	return rxm_recv(ep, &ep->msgq, &t, flags, FI_MSG);
 }
 
 /* A message taken by FI_PEEK | FI_DISCARD or FI_CLAIM | FI_DISCARD. */
@@ -1001,7 +872,7 @@ static void rxm_discard(struct rxm_ep *ep, struct rxm_buf *buf,
 }
 
 /* fi_trecvmsg() with FI_PEEK: report (and claim or drop) a message. */
-static ssize_t rxm_peek(struct rxm_ep *ep, const struct rxm_recv *r,
+static ssize_t rxm_peek(struct rxm_ep *ep, const struct fi_msg_tagged *r,
 			u64 flags)
 {
 	struct fid_cq *cq = kofi_ep_cq(&ep->ep, FI_RECV, NULL);
@@ -1048,7 +919,7 @@ static ssize_t rxm_peek(struct rxm_ep *ep, const struct rxm_recv *r,
 }
 
 /* fi_trecvmsg() with FI_CLAIM: receive (or drop) the claimed message. */
-static ssize_t rxm_claim(struct rxm_ep *ep, const struct rxm_recv *r,
+static ssize_t rxm_claim(struct rxm_ep *ep, const struct fi_msg_tagged *r,
 			 u64 flags)
 {
 	struct kofi_match_entry *me;
@@ -1091,23 +962,14 @@ static ssize_t rxm_trecvmsg(struct fid_ep *fep,
 			    const struct fi_msg_tagged *msg, u64 flags)
 {
 	struct rxm_ep *ep = container_of(fep, struct rxm_ep, ep);
-	struct rxm_recv r = {
-		.type = msg->iov_type,
-		.iov = msg->msg_iov,
-		.count = msg->iov_count,
-		.addr = msg->addr,
-		.context = msg->context,
-		.tag = msg->tag,
-		.ignore = msg->ignore,
-	};
 
 	if (READ_ONCE(ep->state) != RXM_EP_ENABLED)
 		return -EINVAL;
 	if (flags & FI_PEEK)
-		return rxm_peek(ep, &r, flags);
+		return rxm_peek(ep, msg, flags);
 	if (flags & FI_CLAIM)
-		return rxm_claim(ep, &r, flags);
-	return rxm_recv(ep, &ep->tagq, &r, flags, FI_TAGGED);
+		return rxm_claim(ep, msg, flags);
+	return rxm_recv(ep, &ep->tagq, msg, flags, FI_TAGGED);
 }
 
 const struct fi_ops_msg rxm_msg_ops = {

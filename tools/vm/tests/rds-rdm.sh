@@ -7,46 +7,16 @@
 # fabric) with sizes from 0 B to RDS's largest message, 1 MiB, and the
 # pingpong speaking fi_pingpong's "-e rdm" protocol (fipp=1) on both
 # sides with fi_pingpong's whole "-S all" list of sizes.  Sizes below the
-# info's inject_size (256 B) go by fi_inject.  mode=tagged is refused
-# with fi_getinfo()'s -ENODATA on both sides (rds has no FI_TAGGED).
-# Then the modules unload.
+# info's inject_size (256 B) go by fi_inject.  Then both samples with
+# mode=tagged (fi_tsend/fi_trecv on endpoints with FI_TAGGED, whose
+# messages carry rds's header) up to the largest tagged message, 1 MiB
+# less the 24-byte header.  Then the modules unload.
 . ./lib.sh
 . ./rds-lib.sh
 
 # A few seconds of transfers: a 1 MiB message takes ~25 ms each way
 # over RDS/TCP under TCG, far longer on the sanitizer kernel.
 RDM="prov=rds ep_type=rdm verify=1"
-
-# refused PORT ARGS...: the pingpong sample with ARGS fails with
-# -ENODATA on both guests (the server accepts the control connection
-# first, then both look for an info).
-refused_served() { wait "$_kofi_pid" && refused_result; }
-refused_client() {
-	insmod $M/kofi_sample_pingpong.ko "$@" && refused_result
-}
-refused_result() {
-	r=$(result_of kofi_sample_pingpong) && echo "result $r" && [ "$r" = -61 ]
-}
-refused() {
-	_kofi_port=$1
-	shift
-	if [ "$KOFI_HOST" = 0 ]; then
-		insmod $M/kofi_sample_pingpong.ko role=server \
-			port="$_kofi_port" "$@" > /tmp/refused.out 2>&1 &
-		_kofi_pid=$!
-		wait_for 60 listening "$_kofi_port" ||
-			fail "tagged: server is not listening"
-		barrier "tagged"
-		check "mode=tagged over rds: server gets -ENODATA" \
-			refused_served
-	else
-		barrier "tagged"
-		check "mode=tagged over rds: client gets -ENODATA" \
-			refused_client role=client port="$_kofi_port" "$@"
-	fi
-	rmmod kofi_sample_pingpong 2> /dev/null
-	barrier "tagged: done"
-}
 
 check "link to the peer" wait_for 180 ping -c 1 -W 1 "$KOFI_PEER"
 rds_load rds_tcp
@@ -63,7 +33,10 @@ pair kofi_sample_bandwidth "rdm bandwidth" 7572 $peer $RDM \
 	sizes=1,4096,65536,1048576 iters=$(scaled 16 4)
 pp "rdm pingpong, fi_pingpong protocol, -S all" 7573 $peer $RDM fipp=1 \
 	ctrl_port=7573 sizes=all iters=$(scaled 2 1)
-refused 7574 $peer $RDM mode=tagged
+pp "rdm pingpong, tagged" 7574 $peer $RDM mode=tagged \
+	sizes=0,255,256,1048552 iters=$(scaled 4 1)
+pair kofi_sample_bandwidth "rdm bandwidth, tagged" 7575 $peer $RDM \
+	mode=tagged sizes=1,1048552 iters=$(scaled 8 2)
 
 rds_unload
 finish
