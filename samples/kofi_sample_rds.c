@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * kOFI sample: verified reliable datagrams over the rds provider.
+ * kOFI sample: verified reliable datagrams over the rds provider (or any
+ * provider of FI_EP_RDM endpoints, prov=, such as ksocket;rxm).
  *
  * One FI_EP_RDM endpoint bound to addr:port exchanges a fixed schedule of
  * messages with one peer (peer:peer_port) - a kOFI endpoint running this
@@ -24,7 +25,7 @@
  * The run is in module init: insmod returns once it is over.  The outcome
  * - 0 if every message arrived whole and in order, a negative errno
  * otherwise - is the read-only parameter "result"; the count of -EAGAIN
- * answers seen in the burst is "eagain".
+ * answers seen in the burst, the fan-in or the exchange is "eagain".
  *
  * Fan-in: role=fanin-send opens eps endpoints, on ports port .. port +
  * eps - 1, and each sends burst messages of burst_size bytes to the one
@@ -33,13 +34,33 @@
  * e * burst + k.  The receiver takes the senders at peer:peer_port ..
  * peer_port + eps - 1 into its AV and checks every message's length and
  * data against the messages of its sender (by its source) not received
- * yet, receiving one at a time, and logs how many overtook an earlier one
- * (RDS/TCP reorders while a connection is set up, see
- * Documentation/rds.rst); after the first message it stops receiving for
- * stall_ms, so that the senders meet RDS's back-pressure and the
- * provider's -EAGAIN, which they count and retry.  At the end the
- * receiver sends each sender an empty message, which the sender waits for
- * before it closes.
+ * yet, with rx_depth receives posted (default 1: one at a time), and logs
+ * how many overtook an earlier one (RDS/TCP reorders while a connection
+ * is set up, see Documentation/rds.rst); after the first message it
+ * posts no receive for stall_ms, so that the senders meet RDS's
+ * back-pressure and the provider's -EAGAIN, which they count and retry
+ * (as they retry while a connection-oriented provider such as rxm opens
+ * their connections).  At the end the receiver sends each sender an
+ * empty message, which the sender waits for before it closes.
+ *
+ * With tagged=1 the fan-in's messages are tagged, each sender's tag its
+ * index e, and the receiver takes them with tagged receives for any tag,
+ * checking each message's tag against its source.
+ *
+ * Exchange: role=exchange on both hosts opens eps endpoints, on ports
+ * port .. port + eps - 1, endpoint e paired with the peer's endpoint at
+ * peer:peer_port + e.  Pair after pair, each side sends message k of the
+ * schedule (sizes x iters; pattern e * nsizes * iters + k) and only then
+ * receives the peer's message k, so that both sides send first at once:
+ * over a connection-oriented provider (ksocket;rxm) both connect at the
+ * same moment.  The first pair starts when the two modules are loaded;
+ * each later pair when the side of the lower address (then port) has
+ * sent the other an empty message over the pair before, which starts
+ * the other side within a one-way latency of the first.  A send the
+ * provider refuses with -EAGAIN (rxm while it connects) is retried, for
+ * at most timeout_ms.  Each side checks every message's length, data
+ * and source.  The endpoints stay open until the module is unloaded, so
+ * that the connections they made can be looked at.
  *
  * domain=tcp or domain=ib asks for that RDS transport (the rds provider's
  * domain); without it the provider's default transport is used.
@@ -58,9 +79,13 @@
 #include <kofi/fi_av.h>
 #include "kofi_sample.h"
 
+static char *prov = "rds";
+module_param(prov, charp, 0444);
+MODULE_PARM_DESC(prov, "provider of the FI_EP_RDM endpoints (default rds)");
+
 static char *role = "echo";
 module_param(role, charp, 0444);
-MODULE_PARM_DESC(role, "send, echo, fanin-send or fanin-recv");
+MODULE_PARM_DESC(role, "send, echo, fanin-send, fanin-recv or exchange");
 
 static char *domain;
 module_param(domain, charp, 0444);
@@ -101,7 +126,15 @@ MODULE_PARM_DESC(burst_size, "size of the burst's messages (default 65536)");
 
 static unsigned int eps = 8;
 module_param(eps, uint, 0444);
-MODULE_PARM_DESC(eps, "fan-in: sending endpoints (default 8)");
+MODULE_PARM_DESC(eps, "fan-in: sending endpoints; exchange: endpoint pairs (default 8)");
+
+static bool tagged;
+module_param(tagged, bool, 0444);
+MODULE_PARM_DESC(tagged, "fan-in: tagged messages, a sender's tag its index (default 0)");
+
+static unsigned int rx_depth = 1;
+module_param(rx_depth, uint, 0444);
+MODULE_PARM_DESC(rx_depth, "fan-in: receives the receiver keeps posted (1 to 17, default 1)");
 
 static unsigned int stall_ms;
 module_param(stall_ms, uint, 0444);
@@ -117,7 +150,7 @@ MODULE_PARM_DESC(result, "outcome of the run: 0 or a negative errno (read only)"
 
 static unsigned int eagain;
 module_param(eagain, uint, 0444);
-MODULE_PARM_DESC(eagain, "-EAGAIN answers to sends in the burst or the fan-in (read only)");
+MODULE_PARM_DESC(eagain, "-EAGAIN answers to sends in the burst, the fan-in or the exchange (read only)");
 
 /*
  * The transmit queue's depth, and the burst's buffers: one more than the
@@ -139,7 +172,7 @@ struct sr_ctx {
 	fi_addr_t peer_addr;
 	u8 *rx;
 	size_t rx_size;
-	u8 *ring[SR_RING];
+	u8 *ring[SR_RING];	/* the burst's, or the fan-in receiver's */
 	unsigned int inflight;	/* burst or fan-in sends not completed */
 	unsigned int next;	/* fan-in: the next message to send */
 };
@@ -187,6 +220,10 @@ static int sr_open(struct sr_ctx *s, const char *service, size_t depth,
 		.format = FI_CQ_FORMAT_DATA,
 		.size = 1024,
 	};
+	struct fi_cq_attr rx_cq_attr = {
+		.format = FI_CQ_FORMAT_TAGGED,
+		.size = 1024,
+	};
 	struct fi_av_attr av_attr = { .type = FI_AV_TABLE };
 	struct ks_conn *c = &s->c;
 	struct fi_info *hints;
@@ -195,9 +232,9 @@ static int sr_open(struct sr_ctx *s, const char *service, size_t depth,
 	hints = fi_allocinfo(GFP_KERNEL);
 	if (!hints)
 		return -ENOMEM;
-	hints->caps = FI_MSG | FI_SOURCE;
+	hints->caps = FI_MSG | FI_SOURCE | (tagged ? FI_TAGGED : 0);
 	hints->ep_attr->type = FI_EP_RDM;
-	hints->fabric_attr->prov_name = kstrdup("rds", GFP_KERNEL);
+	hints->fabric_attr->prov_name = kstrdup(prov, GFP_KERNEL);
 	if (domain)
 		hints->domain_attr->name = kstrdup(domain, GFP_KERNEL);
 	ret = hints->fabric_attr->prov_name &&
@@ -214,7 +251,7 @@ static int sr_open(struct sr_ctx *s, const char *service, size_t depth,
 	if (!ret)
 		ret = fi_cq_open(c->domain, &cq_attr, &c->txcq, NULL);
 	if (!ret)
-		ret = fi_cq_open(c->domain, &cq_attr, &c->rxcq, NULL);
+		ret = fi_cq_open(c->domain, &rx_cq_attr, &c->rxcq, NULL);
 	if (!ret)
 		ret = fi_av_open(c->domain, &av_attr, &s->av, NULL);
 	if (!ret)
@@ -246,27 +283,41 @@ static void sr_close(struct sr_ctx *s)
 }
 
 /*
- * Receive message @k into s->rx (fi_recvmsg for odd @k).  Return: its
- * length, its source in @src; or a negative errno.
+ * Post receive @k of @len bytes into @buf, its context @buf: fi_recvmsg
+ * for odd @k, fi_recv for even; with @tag, fi_trecv of any tag.
  */
-static ssize_t sr_recv_from(struct sr_ctx *s, unsigned int k, fi_addr_t *src)
+static int sr_post_recv(struct sr_ctx *s, unsigned int k, u8 *buf,
+			size_t len, bool tag)
 {
-	struct kvec iov = { .iov_base = s->rx, .iov_len = s->rx_size };
+	struct kvec iov = { .iov_base = buf, .iov_len = len };
 	struct fi_msg msg = {
 		.iov_type = FI_IOV_KVEC,
 		.msg_iov = &iov,
 		.iov_count = 1,
 		.addr = FI_ADDR_UNSPEC,
+		.context = buf,
 	};
-	struct fi_cq_data_entry e;
+
+	if (tag)
+		return fi_trecv(s->c.ep, buf, len, NULL, FI_ADDR_UNSPEC, 0,
+				~0ULL, buf);
+	if (k & 1)
+		return fi_recvmsg(s->c.ep, &msg, 0);
+	return fi_recv(s->c.ep, buf, len, NULL, FI_ADDR_UNSPEC, buf);
+}
+
+/*
+ * Wait for the completion of receive @k, a tagged one (its tag to *@tag)
+ * if @tag.  Return: its length, its source in @src, its buffer (the
+ * context) in @buf; or a negative errno.
+ */
+static ssize_t sr_recv_wait(struct sr_ctx *s, unsigned int k, fi_addr_t *src,
+			    u64 *tag, u8 **buf)
+{
+	struct fi_cq_tagged_entry e;
 	ssize_t ret;
 
 	*src = FI_ADDR_NOTAVAIL;
-	ret = k & 1 ? fi_recvmsg(s->c.ep, &msg, 0) :
-		      fi_recv(s->c.ep, s->rx, s->rx_size, NULL,
-			      FI_ADDR_UNSPEC, NULL);
-	if (ret)
-		return ret;
 	ret = fi_cq_sreadfrom(s->c.rxcq, &e, 1, src, NULL, s->c.timeout_ms);
 	if (ret != 1) {
 		struct fi_cq_err_entry err;
@@ -276,12 +327,35 @@ static ssize_t sr_recv_from(struct sr_ctx *s, unsigned int k, fi_addr_t *src)
 		pr_err("message %u: receive failed: %zd\n", k, ret);
 		return ret < 0 ? ret : -EIO;
 	}
-	if (!(e.flags & FI_RECV) || !(e.flags & FI_MSG)) {
+	if (!(e.flags & FI_RECV) || !(e.flags & (tag ? FI_TAGGED : FI_MSG))) {
 		pr_err("message %u: flags %#llx\n", k,
 		       (unsigned long long)e.flags);
 		return -EPROTO;
 	}
+	if (tag)
+		*tag = e.tag;
+	*buf = e.op_context;
 	return e.len;
+}
+
+/*
+ * Receive message @k into s->rx.  Return: its length, its source in @src;
+ * or a negative errno.
+ */
+static ssize_t sr_recv_from(struct sr_ctx *s, unsigned int k, fi_addr_t *src)
+{
+	ssize_t ret;
+	u8 *buf;
+
+	ret = sr_post_recv(s, k, s->rx, s->rx_size, false);
+	if (ret)
+		return ret;
+	ret = sr_recv_wait(s, k, src, NULL, &buf);
+	if (ret >= 0 && buf != s->rx) {
+		pr_err("message %u: completion of no receive of ours\n", k);
+		return -EPROTO;
+	}
+	return ret;
 }
 
 /* Check that s->rx holds @len bytes, @want of them, of pattern @seq. */
@@ -302,8 +376,12 @@ static int sr_verify(struct sr_ctx *s, unsigned int k, size_t len,
 	return 0;
 }
 
-/* Receive message @k from the peer into s->rx and check it. */
-static int sr_recv(struct sr_ctx *s, unsigned int k)
+/*
+ * Receive message @k from the peer into s->rx and check that it has
+ * @want bytes of pattern @seq.
+ */
+static int sr_recv_seq(struct sr_ctx *s, unsigned int k, size_t want,
+		       unsigned int seq)
 {
 	fi_addr_t src;
 	ssize_t len = sr_recv_from(s, k, &src);
@@ -316,7 +394,13 @@ static int sr_recv(struct sr_ctx *s, unsigned int k)
 		       (unsigned long long)s->peer_addr);
 		return -EPROTO;
 	}
-	return sr_verify(s, k, len, sr_size(k), k);
+	return sr_verify(s, k, len, want, seq);
+}
+
+/* Receive message @k of the schedule from the peer and check it. */
+static int sr_recv(struct sr_ctx *s, unsigned int k)
+{
+	return sr_recv_seq(s, k, sr_size(k), k);
 }
 
 /* Wait for the next send completion. */
@@ -469,8 +553,14 @@ static int sr_fanin_wait(struct sr_ctx *ss)
 
 	for (e = 0; e < eps && !ss[e].inflight; e++)
 		;
-	if (e == eps)
-		return -EIO;	/* refused with nothing outstanding */
+	if (e == eps) {
+		/*
+		 * Refused with nothing outstanding: the provider is still
+		 * opening its connections (rxm's first sends); try again.
+		 */
+		usleep_range(1000, 2000);
+		return 0;
+	}
 	ret = sr_send_wait(&ss[e]);
 	if (!ret)
 		ss[e].inflight--;
@@ -485,16 +575,20 @@ static int sr_fanin_wait(struct sr_ctx *ss)
  */
 static int sr_run_fanin_send(struct sr_ctx *ss, const u8 *pat)
 {
+	ktime_t stuck = ktime_add_ms(ktime_get(), timeout_ms);
 	unsigned int e, done = 0;
 	bool moved;
 	int ret;
 
 	while (done < eps) {
+		if (ktime_after(ktime_get(), stuck))
+			return -ETIMEDOUT;
 		moved = false;
 		done = 0;
 		for (e = 0; e < eps; e++) {
 			struct sr_ctx *s = &ss[e];
-			unsigned int seq = sr_fanin_seq(e, s->next);
+			const u8 *buf = pat +
+				(sr_fanin_seq(e, s->next) * 7) % SR_PERIOD;
 
 			if (s->next == burst) {
 				done++;
@@ -503,8 +597,10 @@ static int sr_run_fanin_send(struct sr_ctx *ss, const u8 *pat)
 			ret = sr_reap(s);
 			if (ret)
 				return ret;
-			ret = fi_send(s->c.ep, pat + (seq * 7) % SR_PERIOD,
-				      burst_size, NULL, s->peer_addr, NULL);
+			ret = tagged ? fi_tsend(s->c.ep, buf, burst_size, NULL,
+						s->peer_addr, e, NULL) :
+				       fi_send(s->c.ep, buf, burst_size, NULL,
+					       s->peer_addr, NULL);
 			if (ret == -EAGAIN) {
 				eagain++;
 				continue;
@@ -517,6 +613,7 @@ static int sr_run_fanin_send(struct sr_ctx *ss, const u8 *pat)
 			s->next++;
 			s->inflight++;
 			moved = true;
+			stuck = ktime_add_ms(ktime_get(), timeout_ms);
 		}
 		if (!moved && done < eps) {
 			ret = sr_fanin_wait(ss);
@@ -543,10 +640,10 @@ static int sr_run_fanin_send(struct sr_ctx *ss, const u8 *pat)
 }
 
 /*
- * Which of sender @e's messages not received yet (@got) s->rx holds, as
+ * Which of sender @e's messages not received yet (@got) @buf holds, as
  * @len bytes; -1 if none.
  */
-static int sr_fanin_which(struct sr_ctx *s, unsigned int e, size_t len,
+static int sr_fanin_which(const u8 *buf, unsigned int e, size_t len,
 			  const unsigned long *got)
 {
 	unsigned int k;
@@ -555,40 +652,68 @@ static int sr_fanin_which(struct sr_ctx *s, unsigned int e, size_t len,
 		return -1;
 	for (k = 0; k < burst; k++)
 		if (!test_bit(e * burst + k, got) &&
-		    !ks_check(s->rx, len, sr_fanin_seq(e, k)))
+		    !ks_check(buf, len, sr_fanin_seq(e, k)))
 			return k;
 	return -1;
 }
 
+/* Whether @buf is one of the first rx_depth buffers of s->ring. */
+static bool sr_fanin_rx_buf(const struct sr_ctx *s, const u8 *buf)
+{
+	unsigned int i;
+
+	for (i = 0; i < rx_depth; i++)
+		if (buf == s->ring[i])
+			return true;
+	return false;
+}
+
 /*
- * Receive the burst messages of each of the eps senders @from and check
- * each against the messages of its sender not received yet; count those
- * that overtook an earlier one of their sender.  Stop receiving for
- * stall_ms after the first.  Then send each sender an empty message.
+ * Receive the burst messages of each of the eps senders @from, with
+ * rx_depth receives posted (into s->ring), and check each against the
+ * messages of its sender not received yet; count those that overtook an
+ * earlier one of their sender.  Post no receive for stall_ms after the
+ * first.  Then send each sender an empty message.
  */
 static int sr_run_fanin_recv(struct sr_ctx *s, const fi_addr_t *from)
 {
-	unsigned int *next, n, e, late = 0;
+	unsigned int *next, n, e, late = 0, total = eps * burst;
 	unsigned long *got;
 	fi_addr_t src;
 	ssize_t len;
+	u64 tag = 0;
 	int ret = 0, k;
+	u8 *buf;
 
 	next = kcalloc(eps, sizeof(*next), GFP_KERNEL);
-	got = bitmap_zalloc(eps * burst, GFP_KERNEL);
+	got = bitmap_zalloc(total, GFP_KERNEL);
 	if (!next || !got) {
 		ret = -ENOMEM;
 		goto out;
 	}
-	for (n = 0; n < eps * burst; n++) {
-		len = sr_recv_from(s, n, &src);
+	for (n = 0; n < rx_depth && n < total && !ret; n++)
+		ret = sr_post_recv(s, n, s->ring[n], burst_size, tagged);
+	for (n = 0; n < total && !ret; n++) {
+		len = sr_recv_wait(s, n, &src, tagged ? &tag : NULL, &buf);
 		if (len < 0) {
 			ret = len;
 			goto out;
 		}
+		if (!sr_fanin_rx_buf(s, buf)) {
+			pr_err("message %u: completion of no receive of ours\n",
+			       n);
+			ret = -EPROTO;
+			goto out;
+		}
 		for (e = 0; e < eps && from[e] != src; e++)
 			;
-		k = e < eps ? sr_fanin_which(s, e, len, got) : -1;
+		if (tagged && e < eps && tag != e) {
+			pr_err("message %u from sender %u: tag %llu\n", n, e,
+			       (unsigned long long)tag);
+			ret = -EBADMSG;
+			goto out;
+		}
+		k = e < eps ? sr_fanin_which(buf, e, len, got) : -1;
 		if (k < 0) {
 			pr_err("message %u: %zd bytes from %llu: no message of a sender's\n",
 			       n, len, (unsigned long long)src);
@@ -604,11 +729,16 @@ static int sr_run_fanin_recv(struct sr_ctx *s, const fi_addr_t *from)
 			pr_info("stopping to receive for %u ms\n", stall_ms);
 			msleep(stall_ms);
 		}
+		if (n + rx_depth < total)
+			ret = sr_post_recv(s, n + rx_depth, buf, burst_size,
+					   tagged);
 	}
+	if (ret)
+		goto out;
 	pr_info("%u messages overtook an earlier one of their sender\n",
 		late);
 	for (e = 0; e < eps && !ret; e++) {
-		ret = fi_send(s->c.ep, s->rx, 0, NULL, from[e], NULL);
+		ret = fi_send(s->c.ep, s->ring[0], 0, NULL, from[e], NULL);
 		if (!ret)
 			ret = sr_send_wait(s);
 	}
@@ -620,17 +750,56 @@ out:
 	return ret;
 }
 
+/* The first of the eps local ports, port, to @base. */
+static int sr_base_port(u16 *base)
+{
+	int ret = kstrtou16(port, 0, base);
+
+	if (ret)
+		return ret;
+	return *base + eps - 1 > U16_MAX ? -EINVAL : 0;
+}
+
+/*
+ * Open the eps endpoints @ss on ports @base, @base + 1, ...: endpoint e
+ * with a receive buffer of @size bytes and, if @tx, a send buffer
+ * (ring[0]) as large, a transmit queue of @depth, and its one peer at
+ * peer:peer_port + e if @step, else at peer:peer_port.  On error the
+ * caller closes them all.
+ */
+static int sr_open_eps(struct sr_ctx *ss, u16 base, size_t size, bool tx,
+		       size_t depth, bool step)
+{
+	char service[8];
+	unsigned int e;
+	int ret = 0;
+
+	for (e = 0; e < eps && !ret; e++) {
+		struct sr_ctx *s = &ss[e];
+
+		s->c.timeout_ms = timeout_ms;
+		s->rx_size = size;
+		s->rx = kvmalloc(size, GFP_KERNEL);
+		if (tx)
+			s->ring[0] = kvmalloc(size, GFP_KERNEL);
+		snprintf(service, sizeof(service), "%u", base + e);
+		ret = s->rx && (!tx || s->ring[0]) ?
+		      sr_open(s, service, depth, peer_port + (step ? e : 0), 1,
+			      &s->peer_addr) : -ENOMEM;
+	}
+	return ret;
+}
+
 /* role=fanin-send: eps endpoints on ports port, port + 1, ... */
 static int sr_fanin_send(void)
 {
 	struct sr_ctx *ss;
-	char service[8];
 	unsigned int e;
 	u8 *pat;
 	u16 base;
 	int ret;
 
-	ret = kstrtou16(port, 0, &base);
+	ret = sr_base_port(&base);
 	if (ret)
 		return ret;
 	ss = kcalloc(eps, sizeof(*ss), GFP_KERNEL);
@@ -639,19 +808,13 @@ static int sr_fanin_send(void)
 	if (!ss || !pat)
 		goto out;
 	ks_fill(pat, burst_size + SR_PERIOD, 0);
-	for (e = 0, ret = 0; e < eps && !ret; e++) {
-		ss[e].c.timeout_ms = timeout_ms;
-		ss[e].rx_size = 1;
-		ss[e].rx = kvmalloc(ss[e].rx_size, GFP_KERNEL);
-		snprintf(service, sizeof(service), "%u", base + e);
-		ret = ss[e].rx ? sr_open(&ss[e], service, SR_FANIN_TX_DEPTH,
-					 peer_port, 1, &ss[e].peer_addr) :
-				 -ENOMEM;
-	}
+	ret = sr_open_eps(ss, base, 1, false, SR_FANIN_TX_DEPTH, false);
 	if (!ret) {
-		pr_info("fanin-send %s:%u..%u -> %s:%u over %s, %u x %u bytes each\n",
+		pr_info("fanin-send %s:%u..%u -> %s:%u over %s %s, %u x %u bytes each%s\n",
 			addr, base, base + eps - 1, peer, peer_port,
-			ss[0].c.info->domain_attr->name, burst, burst_size);
+			ss[0].c.info->fabric_attr->prov_name,
+			ss[0].c.info->domain_attr->name, burst, burst_size,
+			tagged ? ", tagged" : "");
 		ret = sr_run_fanin_send(ss, pat);
 	}
 	for (e = 0; e < eps; e++)
@@ -668,26 +831,162 @@ static int sr_fanin_recv(void)
 	fi_addr_t *from;
 	struct sr_ctx *s;
 	int ret = -ENOMEM;
+	unsigned int i;
 
 	s = kzalloc(sizeof(*s), GFP_KERNEL);
 	from = kcalloc(eps, sizeof(*from), GFP_KERNEL);
 	if (!s || !from)
 		goto out;
 	s->c.timeout_ms = timeout_ms;
-	s->rx_size = SR_MAX_SIZE;
-	s->rx = kvmalloc(s->rx_size, GFP_KERNEL);
-	if (s->rx)
-		ret = sr_open(s, port, SR_TX_DEPTH, peer_port, eps, from);
+	for (i = 0; i < rx_depth; i++) {
+		s->ring[i] = kvmalloc(max(burst_size, 1U), GFP_KERNEL);
+		if (!s->ring[i])
+			goto close;
+	}
+	ret = sr_open(s, port, SR_TX_DEPTH, peer_port, eps, from);
 	if (!ret) {
-		pr_info("fanin-recv %s:%s <- %s:%u..%u over %s, %u x %u bytes each\n",
+		pr_info("fanin-recv %s:%s <- %s:%u..%u over %s %s, %u x %u bytes each%s, %u receives posted\n",
 			addr, port, peer, peer_port, peer_port + eps - 1,
-			s->c.info->domain_attr->name, burst, burst_size);
+			s->c.info->fabric_attr->prov_name,
+			s->c.info->domain_attr->name, burst, burst_size,
+			tagged ? ", tagged" : "", rx_depth);
 		ret = sr_run_fanin_recv(s, from);
 	}
+close:
 	sr_close(s);
 out:
 	kfree(from);
 	kfree(s);
+	return ret;
+}
+
+/* ---- exchange ---- */
+
+/* role=exchange's endpoints, open until the module is unloaded */
+static struct sr_ctx *sr_held;
+
+/* The largest size of the schedule, at least 1. */
+static size_t sr_max_size(void)
+{
+	size_t max = 1;
+	unsigned int i;
+
+	for (i = 0; i < nsizes; i++)
+		max = max_t(size_t, max, sizes[i]);
+	return max;
+}
+
+/*
+ * Send message @k as sr_send() does; while the provider answers -EAGAIN
+ * (rxm: it connects, or waits for the peer's request), try again, for at
+ * most timeout_ms.
+ */
+static int sr_send_retry(struct sr_ctx *s, const u8 *buf, size_t len,
+			 unsigned int k)
+{
+	unsigned long stop = jiffies + msecs_to_jiffies(timeout_ms);
+	int ret;
+
+	while ((ret = sr_send(s, buf, len, k)) == -EAGAIN) {
+		eagain++;
+		if (time_after(jiffies, stop))
+			return -ETIMEDOUT;
+		usleep_range(1000, 2000);
+	}
+	return ret;
+}
+
+/*
+ * Pair @e's exchange over @s: for each message k of the schedule, send
+ * ours, then receive the peer's and check it, then wait for our send to
+ * complete (a rendezvous send completes once the peer has read it).
+ */
+static int sr_run_exchange(struct sr_ctx *s, unsigned int e)
+{
+	unsigned int k, n = nsizes * iters;
+	int ret, sent;
+
+	for (k = 0; k < n; k++) {
+		unsigned int seq = e * n + k;
+
+		ks_fill(s->ring[0], sr_size(k), seq);
+		sent = sr_send_retry(s, s->ring[0], sr_size(k), k);
+		if (sent < 0) {
+			pr_err("pair %u, message %u: send failed: %d\n", e, k,
+			       sent);
+			return sent;
+		}
+		ret = sr_recv_seq(s, k, sr_size(k), seq);
+		if (!ret && sent)
+			ret = sr_send_wait(s);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* Whether this host leads the exchange: its address, then port, is lower. */
+static bool sr_exchange_leads(u16 base)
+{
+	__be32 self, other;
+
+	if (!in4_pton(addr, -1, (u8 *)&self, -1, NULL) ||
+	    !in4_pton(peer, -1, (u8 *)&other, -1, NULL))
+		return false;
+	if (self != other)
+		return ntohl(self) < ntohl(other);
+	return base < peer_port;
+}
+
+/*
+ * Start the next pair together with the peer, over @s, the pair before:
+ * the leader (@lead) sends an empty message and starts, the other side
+ * starts when it arrives.
+ */
+static int sr_exchange_go(struct sr_ctx *s, bool lead)
+{
+	unsigned int n = nsizes * iters;
+
+	return lead ? sr_send_sync(s, s->ring[0], 0, n) :
+		      sr_recv_seq(s, n, 0, 0);
+}
+
+/*
+ * role=exchange: eps endpoints on ports port, port + 1, ..., endpoint e
+ * paired with peer:peer_port + e; they stay open (sr_held) until the
+ * module is unloaded, whatever the outcome.
+ */
+static int sr_exchange(void)
+{
+	unsigned int e;
+	bool lead;
+	u16 base;
+	int ret;
+
+	ret = sr_base_port(&base);
+	if (ret)
+		return ret;
+	sr_held = kcalloc(eps, sizeof(*sr_held), GFP_KERNEL);
+	if (!sr_held)
+		return -ENOMEM;
+	ret = sr_open_eps(sr_held, base, sr_max_size(), true, SR_TX_DEPTH,
+			  true);
+	if (ret)
+		return ret;
+	lead = sr_exchange_leads(base);
+	pr_info("exchange %s:%u..%u <-> %s:%u..%u over %s %s, %u sizes x %u, %s\n",
+		addr, base, base + eps - 1, peer, peer_port,
+		peer_port + eps - 1, sr_held[0].c.info->fabric_attr->prov_name,
+		sr_held[0].c.info->domain_attr->name, nsizes, iters,
+		lead ? "leading" : "following");
+	for (e = 0; e < eps && !ret; e++) {
+		if (e)
+			ret = sr_exchange_go(&sr_held[e - 1], lead);
+		if (!ret)
+			ret = sr_run_exchange(&sr_held[e], e);
+	}
+	if (!ret)
+		pr_info("exchange: %u sends answered -EAGAIN\n", eagain);
 	return ret;
 }
 
@@ -731,7 +1030,8 @@ static int __init sr_init(void)
 	int ret;
 
 	if (!addr || !peer || burst_size > SR_MAX_SIZE || !eps ||
-	    eps > SR_FANIN_MAX)
+	    eps > SR_FANIN_MAX || peer_port + eps - 1 > U16_MAX ||
+	    !rx_depth || rx_depth > SR_RING)
 		return -EINVAL;
 	for (i = 0; i < nsizes; i++)
 		if (sizes[i] > SR_MAX_SIZE)
@@ -742,6 +1042,8 @@ static int __init sr_init(void)
 		ret = sr_fanin_send();
 	else if (!strcmp(role, "fanin-recv"))
 		ret = sr_fanin_recv();
+	else if (!strcmp(role, "exchange"))
+		ret = sr_exchange();
 	else
 		return -EINVAL;
 	result = ret;
@@ -754,10 +1056,17 @@ static int __init sr_init(void)
 
 static void __exit sr_exit(void)
 {
+	unsigned int e;
+
+	if (!sr_held)
+		return;
+	for (e = 0; e < eps; e++)
+		sr_close(&sr_held[e]);
+	kfree(sr_held);
 }
 
 module_init(sr_init);
 module_exit(sr_exit);
 
-MODULE_DESCRIPTION("kOFI sample: verified reliable datagrams over the rds provider");
+MODULE_DESCRIPTION("kOFI sample: verified reliable datagrams over the rds provider and other FI_EP_RDM providers");
 MODULE_LICENSE("Dual BSD/GPL");
