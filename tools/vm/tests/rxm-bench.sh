@@ -51,7 +51,8 @@ rdm_bw() {
 		sizes=65536 iters=$BW_ITERS
 	[ "$KOFI_HOST" = 1 ] && say "bench ksocket;rxm bw64k $(ks_column 65536 6) MB/s"
 }
-# fi_pingpong's row for 64 bytes: bytes iters total time MB/sec usec/xfer.
+# fi_pingpong's row for 64 bytes: bytes #sent #ack total time MB/sec
+# usec/xfer Mxfers/sec (usec/xfer is half a round trip, as the sample's).
 user_lat() {
 	if [ "$KOFI_HOST" = 0 ]; then
 		limited 120 env FI_TCP_IFACE="$KOFI_DEV" fi_pingpong -p tcp \
@@ -65,7 +66,7 @@ user_lat() {
 		barrier "user lat $round"
 		check "user lat $round: fi_pingpong client" limited 120 \
 			sh -c "FI_TCP_IFACE=$KOFI_DEV fi_pingpong -p tcp -e rdm -S 64 -I $LAT_ITERS $KOFI_PEER > /tmp/fipp.out 2>&1"
-		say "bench user-rdm lat64 $(awk '$1 == 64 { print $6 }' /tmp/fipp.out) usec"
+		say "bench user-rdm lat64 $(awk '$1 == 64 { print $7 }' /tmp/fipp.out) usec"
 	fi
 	barrier "user lat $round: done"
 }
