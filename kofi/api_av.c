@@ -136,8 +136,11 @@ EXPORT_SYMBOL_GPL(fi_av_insertsvc);
  *
  * Every valid handle is removed, even if others are not.  Removal does not
  * wait for transfers: one already posted to a removed peer proceeds with
- * the address it was posted with, and later lookups of the handle (and
- * transfers to it) fail with -ENOENT.
+ * the address it was posted with - unless the provider keeps state per
+ * peer and ends it (rxm ends its connection to the peer: what was in
+ * flight to it completes with errors, see Documentation/rxm.rst).  Later
+ * lookups of the handle fail with -ENOENT, and transfers to it fail (the
+ * provider's page says with what).
  *
  * Context: process context, may sleep.
  * Return: 0 if every handle was removed; otherwise the error of the first

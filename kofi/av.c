@@ -20,6 +20,10 @@
  *
  * An address is in an AV at most once: inserting it again returns its
  * existing fi_addr_t, and one fi_av_remove() removes it.
+ *
+ * A provider that keeps state per peer (a connection, receives directed
+ * to it) registers a struct kofi_av_watch on the AV of its endpoint;
+ * fi_av_remove() tells it of every entry it removes.
  */
 #include <linux/in.h>
 #include <linux/in6.h>
@@ -65,6 +69,7 @@ struct kofi_av {
 	struct rhashtable addrs;	/* struct kofi_av_key -> entry */
 	u32 hwm;		/* every slot ever used is below it */
 	u16 gen;		/* FI_AV_MAP: generation of the last insert */
+	struct list_head watches;	/* struct kofi_av_watch, under @lock */
 };
 
 static const struct rhashtable_params kofi_av_params = {
@@ -274,7 +279,9 @@ static int kofi_av_remove(struct fid_av *av_fid, fi_addr_t *fi_addr,
 			  size_t count, u64 flags)
 {
 	struct kofi_av *av = kofi_av(av_fid);
+	struct kofi_av_watch *w;
 	struct kofi_av_entry *e;
+	fi_addr_t gone;
 	int ret = 0;
 	size_t i;
 
@@ -288,9 +295,12 @@ static int kofi_av_remove(struct fid_av *av_fid, fi_addr_t *fi_addr,
 				ret = PTR_ERR(e);
 			continue;
 		}
+		gone = e->fi_addr;
 		rhashtable_remove_fast(&av->addrs, &e->node, kofi_av_params);
-		xa_erase(&av->slots, lower_32_bits(e->fi_addr));
+		xa_erase(&av->slots, lower_32_bits(gone));
 		kfree_rcu(e, rcu);
+		list_for_each_entry(w, &av->watches, node)
+			w->removed(w, gone);
 	}
 	mutex_unlock(&av->lock);
 	return ret;
@@ -398,6 +408,7 @@ int kofi_av_open_generic(struct fid_domain *domain, struct fi_av_attr *attr,
 						    sizeof(struct sockaddr_in6);
 	a->addr_mask = GENMASK_ULL(63 - attr->rx_ctx_bits, 0);
 	mutex_init(&a->lock);
+	INIT_LIST_HEAD(&a->watches);
 	xa_init_flags(&a->slots, XA_FLAGS_ALLOC);
 	attr->count = attr->count ? attr->count : KOFI_AV_DEFAULT_COUNT;
 	ret = rhashtable_init(&a->addrs, &kofi_av_params);
@@ -505,3 +516,52 @@ struct fid_av *kofi_ep_av(struct fid_ep *ep)
 	return fid ? container_of(fid, struct fid_av, fid) : NULL;
 }
 EXPORT_SYMBOL_GPL(kofi_ep_av);
+
+/**
+ * kofi_av_watch_add() - be told of the entries removed from an AV
+ * @av: an AV opened by kofi_av_open_generic(), bound to the caller's
+ *	endpoint (it outlives the watch)
+ * @watch: the watch, its @removed set; the caller's until
+ *	kofi_av_watch_del()
+ *
+ * From now on fi_av_remove() calls @watch->removed for each entry it
+ * removes, once the entry is gone (lookups of it fail).
+ *
+ * Context: process context, may sleep.
+ * Return: 0, or -EINVAL if @av is not a shared AV or @watch has no
+ * @removed.
+ */
+int kofi_av_watch_add(struct fid_av *av, struct kofi_av_watch *watch)
+{
+	struct kofi_av *a = kofi_av(av);
+
+	if (!a || !watch || !watch->removed)
+		return -EINVAL;
+	mutex_lock(&a->lock);
+	list_add_tail(&watch->node, &a->watches);
+	mutex_unlock(&a->lock);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(kofi_av_watch_add);
+
+/**
+ * kofi_av_watch_del() - stop being told of removals
+ * @av: the AV of kofi_av_watch_add()
+ * @watch: the watch it added
+ *
+ * Once this returns, @watch->removed is not running and is not called
+ * again.
+ *
+ * Context: process context, may sleep; not from @watch->removed.
+ */
+void kofi_av_watch_del(struct fid_av *av, struct kofi_av_watch *watch)
+{
+	struct kofi_av *a = kofi_av(av);
+
+	if (!a || !watch)
+		return;
+	mutex_lock(&a->lock);
+	list_del_init(&watch->node);
+	mutex_unlock(&a->lock);
+}
+EXPORT_SYMBOL_GPL(kofi_av_watch_del);

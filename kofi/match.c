@@ -278,3 +278,40 @@ struct kofi_match_entry *kofi_match_cancel(struct kofi_match_queue *q,
 	return NULL;
 }
 EXPORT_SYMBOL_GPL(kofi_match_cancel);
+
+/**
+ * kofi_match_forget() - a source left the address vector
+ * @q: the queue
+ * @addr: the source's fi_addr_t, removed from the AV
+ * @cancelled: the receives directed to @addr are moved to the end of this
+ *	list; the caller completes them with ECANCELED
+ *
+ * Messages from @addr that wait on @q stay, their source now
+ * FI_ADDR_NOTAVAIL, so that a receive directed to a later entry in the
+ * same AV slot does not take them.
+ *
+ * Context: any context; the caller serialises calls on @q.
+ * Return: the number of receives moved to @cancelled.
+ */
+unsigned int kofi_match_forget(struct kofi_match_queue *q, fi_addr_t addr,
+			       struct list_head *cancelled)
+{
+	struct kofi_match_entry *e, *next;
+	unsigned int n = 0;
+
+	/* FI_ADDR_NOTAVAIL is FI_ADDR_UNSPEC: any source, not one */
+	if (addr == FI_ADDR_UNSPEC)
+		return 0;
+	list_for_each_entry_safe(e, next, &q->posted, node) {
+		if (e->addr != addr)
+			continue;
+		list_move_tail(&e->node, cancelled);
+		n++;
+	}
+	list_for_each_entry(e, &q->unexpected, node) {
+		if (e->addr == addr)
+			e->addr = FI_ADDR_NOTAVAIL;
+	}
+	return n;
+}
+EXPORT_SYMBOL_GPL(kofi_match_forget);

@@ -2,8 +2,8 @@
 /*
  * KUnit tests of receive matching (kofi/match.c): tags and ignore bits,
  * directed receive, posting and arrival order, the bounded unexpected
- * queue, FI_PEEK with FI_CLAIM and FI_DISCARD, multi-receive buffers and
- * cancel.
+ * queue, FI_PEEK with FI_CLAIM and FI_DISCARD, multi-receive buffers,
+ * cancel, and a source that leaves the address vector.
  */
 #include <kunit/test.h>
 #include <kofi/match.h>
@@ -303,6 +303,48 @@ static void km_cancel_test(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, list_empty(&q.posted));
 }
 
+/*
+ * A source that left the AV: receives directed to it are handed back,
+ * its waiting messages lose their source, the rest is untouched.
+ */
+static void km_forget_test(struct kunit *test)
+{
+	struct kofi_match_entry r5 = km_rx(5, 1, 0, &r5, 8);
+	struct kofi_match_entry r6 = km_rx(6, 1, 0, &r6, 8);
+	struct kofi_match_entry again = km_rx(5, 2, 0, &again, 8);
+	struct kofi_match_entry any = km_rx(FI_ADDR_UNSPEC, 2, 0, &any, 8);
+	struct kofi_match_entry m5 = km_msg(5, 2, 8), m7 = km_msg(7, 3, 8);
+	struct kofi_match_queue q;
+	LIST_HEAD(taken);
+	LIST_HEAD(gone);
+
+	kofi_match_init(&q, true, true, 8, 0);
+	KUNIT_EXPECT_EQ(test, kofi_match_post(&q, &r5, &taken), 0);
+	KUNIT_EXPECT_EQ(test, kofi_match_post(&q, &r6, &taken), 0);
+	KUNIT_EXPECT_NULL(test, kofi_match_arrive(&q, &m5));
+	KUNIT_EXPECT_NULL(test, kofi_match_arrive(&q, &m7));
+	KUNIT_EXPECT_EQ(test, kofi_match_forget(&q, 5, &gone), 1);
+	KUNIT_ASSERT_TRUE(test, list_is_singular(&gone));
+	KUNIT_EXPECT_PTR_EQ(test, list_first_entry(&gone,
+						   struct kofi_match_entry,
+						   node), &r5);
+	KUNIT_EXPECT_EQ(test, m5.addr, FI_ADDR_NOTAVAIL);
+	KUNIT_EXPECT_EQ(test, m7.addr, 7);
+	KUNIT_EXPECT_EQ(test, q.nr_unexpected, 2);
+	/* any source is not a source */
+	KUNIT_EXPECT_EQ(test, kofi_match_forget(&q, FI_ADDR_UNSPEC, &gone), 0);
+	/* a receive directed to the next peer in slot 5 leaves m5 waiting */
+	KUNIT_EXPECT_EQ(test, kofi_match_post(&q, &again, &taken), 0);
+	KUNIT_EXPECT_TRUE(test, list_empty(&taken));
+	/* a receive from any source takes it */
+	KUNIT_EXPECT_EQ(test, kofi_match_post(&q, &any, &taken), 1);
+	KUNIT_EXPECT_PTR_EQ(test, list_first_entry(&taken,
+						   struct kofi_match_entry,
+						   node), &m5);
+	KUNIT_EXPECT_PTR_EQ(test, kofi_match_cancel(&q, &r6), &r6);
+	KUNIT_EXPECT_PTR_EQ(test, kofi_match_cancel(&q, &again), &again);
+}
+
 static struct kunit_case kofi_match_cases[] = {
 	KUNIT_CASE(km_tag_test),
 	KUNIT_CASE(km_directed_test),
@@ -313,6 +355,7 @@ static struct kunit_case kofi_match_cases[] = {
 	KUNIT_CASE(km_peek_test),
 	KUNIT_CASE(km_multi_recv_test),
 	KUNIT_CASE(km_cancel_test),
+	KUNIT_CASE(km_forget_test),
 	{}
 };
 

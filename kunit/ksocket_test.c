@@ -1285,6 +1285,67 @@ static void ksocket_tagged_rx_test(struct kunit *test)
 	kst_teardown(test, &t);
 }
 
+/*
+ * A listener that completes TCP handshakes but never answers the
+ * connection request: fi_connect() ends with an ETIMEDOUT error entry
+ * after FI_OPT_CONNECT_TIMEOUT_MS, and the listener sees the request and
+ * then the end of the stream.
+ */
+static void ksocket_connect_timeout_test(struct kunit *test)
+{
+	struct sockaddr_in addr = {
+		.sin_family = AF_INET,
+		.sin_addr.s_addr = htonl(INADDR_LOOPBACK),
+	};
+	size_t ms = 0, len = sizeof(ms);
+	struct ksock_ctrl_hdr hdr;
+	struct kst_cm_entry entry;
+	struct socket *lsock, *sock;
+	u8 data[2];
+	struct kst t;
+
+	kst_listen(test, &t);
+	KUNIT_ASSERT_EQ(test, sock_create_kern(&init_net, AF_INET, SOCK_STREAM,
+					       IPPROTO_TCP, &lsock), 0);
+	lsock->sk->sk_rcvtimeo = msecs_to_jiffies(KST_TIMEOUT);
+	KUNIT_ASSERT_EQ(test, kernel_bind(lsock, (struct sockaddr *)&addr,
+					  sizeof(addr)), 0);
+	KUNIT_ASSERT_EQ(test, kernel_listen(lsock, 4), 0);
+	KUNIT_ASSERT_EQ(test, kernel_getsockname(lsock,
+						 (struct sockaddr *)&addr),
+			(int)sizeof(addr));
+
+	kst_ep_setup(test, &t, t.info, false);
+	KUNIT_EXPECT_EQ(test, fi_getopt(&t.cep->fid, FI_OPT_ENDPOINT,
+					FI_OPT_CONNECT_TIMEOUT_MS, &ms, &len),
+			0);
+	KUNIT_EXPECT_EQ(test, ms, 10000);
+	ms = 86400001;
+	KUNIT_EXPECT_EQ(test, fi_setopt(&t.cep->fid, FI_OPT_ENDPOINT,
+					FI_OPT_CONNECT_TIMEOUT_MS, &ms,
+					sizeof(ms)), -EINVAL);
+	ms = 200;
+	KUNIT_ASSERT_EQ(test, fi_setopt(&t.cep->fid, FI_OPT_ENDPOINT,
+					FI_OPT_CONNECT_TIMEOUT_MS, &ms,
+					sizeof(ms)), 0);
+	KUNIT_ASSERT_EQ(test, fi_connect(t.cep, &addr, "hi", 2), 0);
+	KUNIT_EXPECT_EQ(test, kst_event(t.ceq, &entry, NULL, NULL), -ETIMEDOUT);
+	KUNIT_EXPECT_EQ(test, fi_send(t.cep, "x", 1, NULL, FI_ADDR_UNSPEC,
+				      NULL), -ENOTCONN);
+
+	KUNIT_ASSERT_EQ(test, kernel_accept(lsock, &sock, 0), 0);
+	sock->sk->sk_rcvtimeo = msecs_to_jiffies(KST_TIMEOUT);
+	KUNIT_EXPECT_EQ(test, kst_raw_recv(sock, &hdr, sizeof(hdr)),
+			(int)sizeof(hdr));
+	KUNIT_EXPECT_EQ(test, hdr.type, KSOCK_CTRL_CONNREQ);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(hdr.seg_size), 2);
+	KUNIT_EXPECT_EQ(test, kst_raw_recv(sock, data, 2), 2);
+	KUNIT_EXPECT_LE(test, kst_raw_recv(sock, data, 1), 0);
+	sock_release(sock);
+	sock_release(lsock);
+	kst_teardown(test, &t);
+}
+
 static struct kunit_case ksocket_cases[] = {
 	KUNIT_CASE(ksocket_getinfo_test),
 	KUNIT_CASE(ksocket_cm_data_test),
@@ -1300,6 +1361,7 @@ static struct kunit_case ksocket_cases[] = {
 	KUNIT_CASE(ksocket_ack_before_end_test),
 	KUNIT_CASE_PARAM(ksocket_malformed_test, kst_bad_gen_params),
 	KUNIT_CASE(ksocket_bad_connreq_test),
+	KUNIT_CASE(ksocket_connect_timeout_test),
 	{}
 };
 

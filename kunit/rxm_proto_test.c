@@ -143,6 +143,11 @@ static void rxmt_hdr_check_test(struct kunit *test)
 	/* a control packet (credit) carries no message fields */
 	rxm_hdr_fill(&pkt->hdr, RXM_CREDIT, 0xff, 1, 2, 0, 0, 0, 0);
 	KUNIT_EXPECT_EQ(test, rxm_hdr_check(pkt, h), 0);
+	/* a "read done" answer is the header alone */
+	rxm_hdr_fill(&pkt->hdr, RXM_RNDV_RD_DONE, RXM_OP_MSG, 1, 2, 0, 0, 0,
+		     0);
+	KUNIT_EXPECT_EQ(test, rxm_hdr_check(pkt, h), 0);
+	KUNIT_EXPECT_EQ(test, rxm_hdr_check(pkt, h + 1), -EPROTO);
 
 	/* segments: size of all, seg_size of this one, a position */
 	rxm_hdr_fill(&pkt->hdr, RXM_SEGMENT, RXM_OP_MSG, 1, 2,
@@ -183,6 +188,7 @@ static void rxmt_rndv_check_test(struct kunit *test)
 	pkt.r.iov[1].len = cpu_to_le64(40000);
 	KUNIT_EXPECT_EQ(test, rxm_rndv_check(&pkt, len), 0);
 	KUNIT_EXPECT_EQ(test, rxm_rndv_check(&pkt, len - 1), -EPROTO);
+	KUNIT_EXPECT_EQ(test, rxm_rndv_check(&pkt, len + 1), -EPROTO);
 	pkt.r.iov[1].len = cpu_to_le64(39999);
 	KUNIT_EXPECT_EQ(test, rxm_rndv_check(&pkt, len), -EPROTO);
 	/* a length that would wrap the sum */

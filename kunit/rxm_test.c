@@ -13,6 +13,13 @@
  * tagged messages against a ksocket endpoint playing libfabric's tcp under
  * its ofi_rxm.
  *
+ * Faults: a raw kernel TCP socket plays a misbehaving peer - it speaks
+ * ksocket's frames and rxm's CM data and packets itself - and writes
+ * malformed packets and CM data to endpoint 0, or listens and never
+ * answers; each must end that peer's connection (or attempt) with an
+ * error while endpoint 1 is still served.  Sends to addresses the AV does
+ * not hold, and the removal of a peer with traffic in flight.
+ *
  * Only exported symbols are used (the suite is also built as a module);
  * kofi_ksocket and kofi_rxm must be loaded or built in.
  */
@@ -21,6 +28,7 @@
 #include <linux/in.h>
 #include <linux/jiffies.h>
 #include <linux/module.h>
+#include <linux/net.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -33,12 +41,16 @@
 #include <kofi/fi_eq.h>
 #include <kofi/fi_errno.h>
 #include <kofi/fi_tagged.h>
+#include <net/sock.h>
+#include "../providers/ksocket/ksock_proto.h"
+#include "../providers/rxm/rxm_proto.h"
 #include "kofi_test_net.h"
 #include "../providers/rxm/rxm_proto.h"
 
 #define RT_TIMEOUT	5000	/* ms, every wait */
 #define RT_EAGER	16384
 #define RT_BIG		SZ_1M
+#define RT_SHORT	300	/* ms, connection timeout of the fault tests */
 
 /* Two endpoints, 0 and 1, each with its CQs; fi_addr[i] names ep i. */
 struct rt {
@@ -136,13 +148,13 @@ static void rt_setup(struct kunit *test, struct rt *t, u64 caps)
 					   NULL), 2);
 }
 
-/* Send until the connection is up (the first send opens it). */
-static ssize_t rt_send(struct rt *t, int from, const void *buf, size_t len,
-		       bool tagged, u64 tag, void *context)
+/* Send to @dest until the connection is up (the first send opens it). */
+static ssize_t rt_sendto(struct rt *t, int from, fi_addr_t dest,
+			 const void *buf, size_t len, bool tagged, u64 tag,
+			 void *context)
 {
 	unsigned long end = jiffies + msecs_to_jiffies(RT_TIMEOUT);
 	struct fid_ep *ep = t->ep[from];
-	fi_addr_t dest = t->fi_addr[!from];
 	ssize_t ret;
 
 	do {
@@ -153,6 +165,14 @@ static ssize_t rt_send(struct rt *t, int from, const void *buf, size_t len,
 		usleep_range(500, 1000);
 	} while (time_before(jiffies, end));
 	return ret;
+}
+
+/* Send to the other endpoint until the connection is up. */
+static ssize_t rt_send(struct rt *t, int from, const void *buf, size_t len,
+		       bool tagged, u64 tag, void *context)
+{
+	return rt_sendto(t, from, t->fi_addr[!from], buf, len, tagged, tag,
+			 context);
 }
 
 /* Read one completion of @cq: its entry and source; -errno of an error. */
@@ -822,6 +842,754 @@ static void rxm_tagged_wire_test(struct kunit *test)
 	rt_peer_close(test, &p);
 }
 
+/* ---- sends to addresses the AV does not hold ---- */
+
+/* Every send form answers -EINVAL for @dest. */
+static void rt_expect_einval(struct kunit *test, struct rt *t, fi_addr_t dest)
+{
+	struct kvec kv = { .iov_base = t->buf[0], .iov_len = 8 };
+	struct fi_msg m = {
+		.iov_type = FI_IOV_KVEC,
+		.msg_iov = &kv,
+		.iov_count = 1,
+		.addr = dest,
+	};
+	struct fi_msg_tagged tm = {
+		.iov_type = FI_IOV_KVEC,
+		.msg_iov = &kv,
+		.iov_count = 1,
+		.addr = dest,
+		.tag = 1,
+	};
+	struct fid_ep *ep = t->ep[0];
+	u8 *b = t->buf[0];
+
+	KUNIT_EXPECT_EQ(test, fi_send(ep, b, 8, NULL, dest, NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, fi_send(ep, b, RT_EAGER + 1, NULL, dest, NULL),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, fi_sendv(ep, &kv, NULL, 1, dest, NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, fi_sendmsg(ep, &m, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, fi_inject(ep, b, 8, dest), -EINVAL);
+	KUNIT_EXPECT_EQ(test, fi_senddata(ep, b, 8, NULL, 5, dest, NULL),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, fi_injectdata(ep, b, 8, 5, dest), -EINVAL);
+	KUNIT_EXPECT_EQ(test, fi_tsend(ep, b, 8, NULL, dest, 1, NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, fi_tsendv(ep, &kv, NULL, 1, dest, 1, NULL),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, fi_tsendmsg(ep, &tm, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, fi_tinject(ep, b, 8, dest, 1), -EINVAL);
+	KUNIT_EXPECT_EQ(test, fi_tsenddata(ep, b, 8, NULL, 5, dest, 1, NULL),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, fi_tinjectdata(ep, b, 8, 5, dest, 1), -EINVAL);
+}
+
+/* Never handed out, FI_ADDR_NOTAVAIL, removed: -EINVAL, no completion. */
+static void rxm_bad_addr_test(struct kunit *test)
+{
+	struct sockaddr_in gone = {
+		.sin_family = AF_INET,
+		.sin_port = htons(9),
+		.sin_addr.s_addr = htonl(INADDR_LOOPBACK),
+	};
+	struct fi_cq_tagged_entry e;
+	fi_addr_t addr;
+	struct rt t;
+
+	rt_setup(test, &t, FI_MSG | FI_TAGGED | FI_SOURCE);
+	KUNIT_ASSERT_EQ(test, fi_av_insert(t.av, &gone, 1, &addr, 0, NULL), 1);
+	KUNIT_ASSERT_EQ(test, fi_av_remove(t.av, &addr, 1, 0), 0);
+	rt_expect_einval(test, &t, 77);
+	rt_expect_einval(test, &t, FI_ADDR_NOTAVAIL);
+	rt_expect_einval(test, &t, addr);
+	/* ... also once the removed peer's connection had been up */
+	KUNIT_ASSERT_EQ(test, fi_recv(t.ep[1], t.buf[1], 64, NULL,
+				      FI_ADDR_UNSPEC, NULL), 0);
+	KUNIT_ASSERT_EQ(test, rt_send(&t, 0, t.buf[0], 8, false, 0, NULL), 0);
+	KUNIT_ASSERT_EQ(test, rt_comp(t.tx[0], &e, NULL, NULL), 1);
+	KUNIT_ASSERT_EQ(test, rt_comp(t.rx[1], &e, NULL, NULL), 1);
+	KUNIT_ASSERT_EQ(test, fi_av_remove(t.av, &t.fi_addr[1], 1, 0), 0);
+	rt_expect_einval(test, &t, t.fi_addr[1]);
+	KUNIT_EXPECT_EQ(test, fi_cq_read(t.tx[0], &e, 1), -EAGAIN);
+	rt_teardown(test, &t);
+}
+
+/* ---- a peer removed from the AV with traffic in flight ---- */
+
+#define RT_QUEUED	32	/* eager sends in flight at the removal */
+
+/*
+ * Endpoint 0 has eager sends, a rendezvous send waiting for its answer
+ * and a receive directed to endpoint 1 in flight when endpoint 1 leaves
+ * the AV: every one of them completes (the eager sends that had left
+ * with success, the others and the directed receive with ECANCELED), a
+ * receive from any source stays posted, endpoint 1 reaches endpoint 0
+ * again (as FI_ADDR_NOTAVAIL), and once inserted again it is reached.
+ */
+static void rxm_av_remove_test(struct kunit *test)
+{
+	struct fi_cq_tagged_entry e;
+	struct fi_cq_err_entry err;
+	int rndv_ctx, dir_ctx, any_ctx, i, ok = 0, cancelled = 0;
+	bool rndv_cancelled = false, sent = false;
+	struct kvec kv = { .iov_len = 8 };
+	struct fi_msg m = {
+		.iov_type = FI_IOV_KVEC,
+		.msg_iov = &kv,
+		.iov_count = 1,
+	};
+	struct sockaddr_in name;
+	size_t len = sizeof(name);
+	fi_addr_t src, again;
+	struct rt t;
+	ssize_t ret;
+
+	rt_setup(test, &t, FI_MSG | FI_TAGGED | FI_SOURCE | FI_DIRECTED_RECV);
+	KUNIT_ASSERT_EQ(test, fi_recv(t.ep[0], t.buf[0] + RT_BIG / 2, 64, NULL,
+				      t.fi_addr[1], &dir_ctx), 0);
+	KUNIT_ASSERT_EQ(test, fi_recv(t.ep[0], t.buf[0] + RT_BIG / 2 + 64, 64,
+				      NULL, FI_ADDR_UNSPEC, &any_ctx), 0);
+	/* endpoint 1 receives nothing: the sends pile up on the way */
+	KUNIT_ASSERT_EQ(test, rt_send(&t, 0, t.buf[0], RT_EAGER + 1, false, 0,
+				      &rndv_ctx), 0);
+	for (i = 0; i < RT_QUEUED; i++)
+		KUNIT_ASSERT_EQ(test, rt_send(&t, 0, t.buf[0], RT_EAGER, false,
+					      0, NULL), 0);
+	KUNIT_ASSERT_EQ(test, fi_av_remove(t.av, &t.fi_addr[1], 1, 0), 0);
+	kv.iov_base = t.buf[1];
+	m.addr = t.fi_addr[0];
+
+	KUNIT_EXPECT_EQ(test, rt_comp(t.rx[0], &e, NULL, &err), -ECANCELED);
+	KUNIT_EXPECT_PTR_EQ(test, err.op_context, (void *)&dir_ctx);
+	for (i = 0; i < RT_QUEUED + 1; i++) {
+		ret = rt_comp(t.tx[0], &e, NULL, &err);
+		if (ret == 1) {
+			KUNIT_EXPECT_NULL(test, e.op_context);
+			ok++;
+			continue;
+		}
+		KUNIT_ASSERT_EQ(test, ret, -ECANCELED);
+		if (err.op_context == &rndv_ctx)
+			rndv_cancelled = true;
+		else
+			cancelled++;
+	}
+	KUNIT_EXPECT_TRUE(test, rndv_cancelled);
+	KUNIT_EXPECT_EQ(test, ok + cancelled, RT_QUEUED);
+	KUNIT_EXPECT_EQ(test, fi_cq_read(t.tx[0], &e, 1), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, fi_cq_read(t.rx[0], &e, 1), -EAGAIN);
+
+	/*
+	 * Endpoint 1 still reaches endpoint 0, as a peer endpoint 0 does
+	 * not know - once it has seen its old connection end: a send on
+	 * that one is not delivered (it fails), and is sent again.
+	 */
+	for (i = 0; i < RT_TIMEOUT / 20 && !sent; i++) {
+		ret = fi_sendmsg(t.ep[1], &m, FI_DELIVERY_COMPLETE);
+		sent = !ret && rt_comp(t.tx[1], &e, NULL, NULL) == 1;
+		if (!sent)
+			msleep(20);
+	}
+	KUNIT_ASSERT_TRUE(test, sent);
+	KUNIT_ASSERT_EQ(test, rt_comp(t.rx[0], &e, &src, NULL), 1);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)&any_ctx);
+	KUNIT_EXPECT_EQ(test, src, FI_ADDR_NOTAVAIL);
+
+	/* inserted again, endpoint 1 is reached */
+	KUNIT_ASSERT_EQ(test, fi_getname(&t.ep[1]->fid, &name, &len), 0);
+	KUNIT_ASSERT_EQ(test, fi_av_insert(t.av, &name, 1, &again, 0, NULL), 1);
+	KUNIT_ASSERT_EQ(test, fi_trecv(t.ep[1], t.buf[1], 64, NULL,
+				       FI_ADDR_UNSPEC, 9, 0, NULL), 0);
+	KUNIT_ASSERT_EQ(test, rt_sendto(&t, 0, again, t.buf[0], 8, true, 9,
+					NULL), 0);
+	KUNIT_EXPECT_EQ(test, rt_comp(t.tx[0], &e, NULL, NULL), 1);
+	KUNIT_ASSERT_EQ(test, rt_comp(t.rx[1], &e, &src, NULL), 1);
+	KUNIT_EXPECT_EQ(test, e.tag, 9);
+	KUNIT_EXPECT_EQ(test, src, t.fi_addr[0]);
+	rt_teardown(test, &t);
+}
+
+/* ---- a raw peer: ksocket frames and rxm packets on a kernel socket ---- */
+
+/**
+ * struct rt_raw - a peer of endpoint 0 played by hand
+ * @lsock: its listening socket, whose port is its name's
+ * @sock: its connection to endpoint 0
+ * @name: its name
+ * @fi_addr: its name in the AV
+ * @conn_id: endpoint 0's id of the connection (from its accept)
+ */
+struct rt_raw {
+	struct socket *lsock;
+	struct socket *sock;
+	struct sockaddr_in name;
+	fi_addr_t fi_addr;
+	u64 conn_id;
+};
+
+/* A rendezvous request as it comes off the wire. */
+struct rt_rndv_pkt {
+	struct rxm_hdr hdr;
+	struct rxm_rndv r;
+} __packed;
+
+static int rt_raw_send(struct socket *sock, const void *buf, size_t len)
+{
+	struct kvec kv = { .iov_base = (void *)buf, .iov_len = len };
+	struct msghdr msg = {};
+
+	return kernel_sendmsg(sock, &msg, &kv, 1, len);
+}
+
+static int rt_raw_recv(struct socket *sock, void *buf, size_t len)
+{
+	struct kvec kv = { .iov_base = buf, .iov_len = len };
+	struct msghdr msg = {};
+
+	return kernel_recvmsg(sock, &msg, &kv, 1, len, MSG_WAITALL);
+}
+
+static struct socket *rt_raw_socket(struct kunit *test)
+{
+	struct socket *sock;
+
+	KUNIT_ASSERT_EQ(test, sock_create_kern(&init_net, AF_INET, SOCK_STREAM,
+					       IPPROTO_TCP, &sock), 0);
+	sock->sk->sk_rcvtimeo = msecs_to_jiffies(RT_TIMEOUT);
+	sock->sk->sk_sndtimeo = msecs_to_jiffies(RT_TIMEOUT);
+	return sock;
+}
+
+/* A listener on 127.0.0.1, any port: the kernel completes handshakes. */
+static struct socket *rt_raw_listen(struct kunit *test,
+				    struct sockaddr_in *name)
+{
+	struct socket *sock = rt_raw_socket(test);
+
+	memset(name, 0, sizeof(*name));
+	name->sin_family = AF_INET;
+	name->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	KUNIT_ASSERT_EQ(test, kernel_bind(sock, (struct sockaddr *)name,
+					  sizeof(*name)), 0);
+	KUNIT_ASSERT_EQ(test, kernel_listen(sock, 8), 0);
+	KUNIT_ASSERT_EQ(test, kernel_getsockname(sock,
+						 (struct sockaddr *)name),
+			(int)sizeof(*name));
+	return sock;
+}
+
+/* Send a ksocket control message of @type with @len bytes of data. */
+static void rt_raw_ctrl_send(struct kunit *test, struct socket *sock, u8 type,
+			     const void *data, size_t len)
+{
+	u8 buf[sizeof(struct ksock_ctrl_hdr) + 64] = {};
+	struct ksock_ctrl_hdr *hdr = (struct ksock_ctrl_hdr *)buf;
+
+	KUNIT_ASSERT_LE(test, len, (size_t)64);
+	hdr->version = KSOCK_CTRL_VERSION;
+	hdr->type = type;
+	hdr->seg_size = cpu_to_be16(len);
+	hdr->conn_data = 1;
+	memcpy(buf + sizeof(*hdr), data, len);
+	KUNIT_ASSERT_EQ(test, rt_raw_send(sock, buf, sizeof(*hdr) + len),
+			(int)(sizeof(*hdr) + len));
+}
+
+/* Read a ksocket control message: its type and data; -EIO on failure. */
+static int rt_raw_ctrl_recv(struct socket *sock, u8 *type, void *data,
+			    size_t max)
+{
+	struct ksock_ctrl_hdr hdr;
+	size_t len;
+
+	if (rt_raw_recv(sock, &hdr, sizeof(hdr)) != sizeof(hdr))
+		return -EIO;
+	*type = hdr.type;
+	len = be16_to_cpu(hdr.seg_size);
+	if (len > max || (len && rt_raw_recv(sock, data, len) != len))
+		return -EIO;
+	return len;
+}
+
+/* Connect to endpoint 0 with a request carrying @cm (@len bytes). */
+static struct socket *rt_raw_dial(struct kunit *test, struct rt *t,
+				  const void *cm, size_t len)
+{
+	struct socket *sock = rt_raw_socket(test);
+	struct sockaddr_in name;
+	size_t nlen = sizeof(name);
+
+	KUNIT_ASSERT_EQ(test, fi_getname(&t->ep[0]->fid, &name, &nlen), 0);
+	KUNIT_ASSERT_EQ(test, kernel_connect(sock, (struct sockaddr *)&name,
+					     sizeof(name), 0), 0);
+	rt_raw_ctrl_send(test, sock, KSOCK_CTRL_CONNREQ, cm, len);
+	return sock;
+}
+
+/* The raw peer joins the AV and connects to endpoint 0, accepted. */
+static void rt_raw_join(struct kunit *test, struct rt *t, struct rt_raw *r)
+{
+	struct rxm_cm_accept acc;
+	struct rxm_cm_req req;
+	u8 type;
+
+	r->lsock = rt_raw_listen(test, &r->name);
+	KUNIT_ASSERT_EQ(test, fi_av_insert(t->av, &r->name, 1, &r->fi_addr, 0,
+					   NULL), 1);
+	rxm_cm_req_fill(&req, ntohs(r->name.sin_port), RXM_FLOW_CTRL_OFF, 16,
+			7);
+	r->sock = rt_raw_dial(test, t, &req, sizeof(req));
+	KUNIT_ASSERT_EQ(test, rt_raw_ctrl_recv(r->sock, &type, &acc,
+					       sizeof(acc)),
+			(int)sizeof(acc));
+	KUNIT_ASSERT_EQ(test, type, KSOCK_CTRL_CONNRESP);
+	KUNIT_EXPECT_EQ(test, acc.flow_ctrl, RXM_FLOW_CTRL_OFF);
+	r->conn_id = le64_to_cpu(acc.conn_id);
+}
+
+static void rt_raw_leave(struct rt_raw *r)
+{
+	if (r->sock)
+		sock_release(r->sock);
+	if (r->lsock)
+		sock_release(r->lsock);
+	memset(r, 0, sizeof(*r));
+}
+
+/* Send the rxm packet @pkt (@len bytes) in a ksocket message. */
+static void rt_raw_pkt_send(struct kunit *test, struct socket *sock,
+			    const void *pkt, size_t len)
+{
+	struct ksock_base_hdr hdr = {
+		.version = KSOCK_PROTO_VERSION,
+		.op = KSOCK_OP_MSG,
+		.hdr_size = sizeof(hdr),
+		.size = sizeof(hdr) + len,
+	};
+	struct kvec kv[2] = {
+		{ .iov_base = &hdr, .iov_len = sizeof(hdr) },
+		{ .iov_base = (void *)pkt, .iov_len = len },
+	};
+	struct msghdr msg = {};
+
+	KUNIT_ASSERT_EQ(test, kernel_sendmsg(sock, &msg, kv, 2,
+					     sizeof(hdr) + len),
+			(int)(sizeof(hdr) + len));
+}
+
+/* Read the rxm packet of the next ksocket message; its length or -errno. */
+static int rt_raw_pkt_recv(struct socket *sock, void *pkt, size_t max)
+{
+	struct ksock_base_hdr hdr;
+	size_t len;
+
+	if (rt_raw_recv(sock, &hdr, sizeof(hdr)) != sizeof(hdr))
+		return -EIO;
+	if (hdr.version != KSOCK_PROTO_VERSION || hdr.op != KSOCK_OP_MSG ||
+	    hdr.hdr_size != sizeof(hdr) || hdr.size < sizeof(hdr))
+		return -EPROTO;
+	len = hdr.size - sizeof(hdr);
+	if (len > max)
+		return -EMSGSIZE;
+	if (rt_raw_recv(sock, pkt, len) != len)
+		return -EIO;
+	return len;
+}
+
+/*
+ * The raw peer itself, well behaved: an eager message each way, and a
+ * rendezvous request of endpoint 0 answered - so that what the fault
+ * tests break is the one thing they change.
+ */
+static void rxm_raw_peer_test(struct kunit *test)
+{
+	struct {
+		struct rxm_hdr hdr;
+		char data[8];
+	} __packed in = {}, out;
+	struct rt_rndv_pkt req;
+	struct fi_cq_tagged_entry e;
+	struct rt_raw r = {};
+	struct rxm_hdr done;
+	fi_addr_t src;
+	struct rt t;
+	int ctx;
+
+	rt_setup(test, &t, FI_MSG | FI_SOURCE);
+	rt_raw_join(test, &t, &r);
+	/* in: received with the raw peer's fi_addr */
+	rxm_hdr_fill(&in.hdr, RXM_EAGER, RXM_OP_MSG, r.conn_id, 0,
+		     sizeof(in.data), RXM_FLAG_CQ_DATA, 42, 0);
+	memcpy(in.data, "raw rxm", 8);
+	KUNIT_ASSERT_EQ(test, fi_recv(t.ep[0], t.buf[0], 64, NULL,
+				      FI_ADDR_UNSPEC, NULL), 0);
+	rt_raw_pkt_send(test, r.sock, &in, sizeof(in));
+	KUNIT_ASSERT_EQ(test, rt_comp(t.rx[0], &e, &src, NULL), 1);
+	KUNIT_EXPECT_EQ(test, e.len, 8);
+	KUNIT_EXPECT_EQ(test, e.data, 42);
+	KUNIT_EXPECT_EQ(test, src, r.fi_addr);
+	KUNIT_EXPECT_STREQ(test, (char *)t.buf[0], "raw rxm");
+	/* out: an eager packet with our conn id */
+	KUNIT_ASSERT_EQ(test, rt_sendto(&t, 0, r.fi_addr, "pong", 5, false, 0,
+					NULL), 0);
+	KUNIT_ASSERT_EQ(test, rt_raw_pkt_recv(r.sock, &out, sizeof(out)),
+			(int)sizeof(out.hdr) + 5);
+	KUNIT_EXPECT_EQ(test, rxm_hdr_check(&out, sizeof(out.hdr) + 5), 0);
+	KUNIT_EXPECT_EQ(test, out.hdr.type, RXM_EAGER);
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(out.hdr.conn_id), 7);
+	KUNIT_EXPECT_STREQ(test, out.data, "pong");
+	KUNIT_ASSERT_EQ(test, rt_comp(t.tx[0], &e, NULL, NULL), 1);
+	/* a rendezvous request, answered: the send completes */
+	KUNIT_ASSERT_EQ(test, rt_sendto(&t, 0, r.fi_addr, t.buf[0],
+					RT_EAGER + 1, false, 0, &ctx), 0);
+	KUNIT_ASSERT_EQ(test, rt_raw_pkt_recv(r.sock, &req, sizeof(req)),
+			(int)sizeof(req));
+	KUNIT_EXPECT_EQ(test, rxm_hdr_check(&req, sizeof(req)), 0);
+	KUNIT_EXPECT_EQ(test, rxm_rndv_check(&req, sizeof(req)), 0);
+	KUNIT_EXPECT_EQ(test, req.hdr.type, RXM_RNDV_REQ);
+	KUNIT_EXPECT_EQ(test, fi_cq_read(t.tx[0], &e, 1), -EAGAIN);
+	rxm_hdr_fill(&done, RXM_RNDV_RD_DONE, RXM_OP_MSG, r.conn_id,
+		     le64_to_cpu(req.hdr.msg_id), 0, 0, 0, 0);
+	rt_raw_pkt_send(test, r.sock, &done, sizeof(done));
+	KUNIT_ASSERT_EQ(test, rt_comp(t.tx[0], &e, NULL, NULL), 1);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)&ctx);
+	rt_raw_leave(&r);
+	rt_teardown(test, &t);
+}
+
+/* A malformed packet; every field left 0 takes its valid value. */
+struct rt_bad {
+	const char *name;
+	u8 type;
+	u8 op;
+	u8 ctrl_version;
+	u8 op_version;
+	u32 flags;
+	u32 payload;		/* eager and others: bytes after the header */
+	s32 size_delta;		/* eager: the size says this much more */
+	u32 sent;		/* bytes of the packet sent, 0: all */
+	u8 count;		/* rendezvous: entries */
+	s32 len_delta;		/* rendezvous: added to the first length */
+	u64 size;		/* rendezvous: the message's size, 0: 20000 */
+	int msg_id;		/* read done: 0 the raw peer's request's,
+				 * 1 unknown, 2 endpoint 1's
+				 */
+};
+
+static const struct rt_bad rt_bad_cases[] = {
+	{ .name = "ctrl version 3", .ctrl_version = 3, .payload = 8 },
+	{ .name = "op version 3", .op_version = 3, .payload = 8 },
+	{ .name = "type 9", .type = 9, .payload = 8 },
+	{ .name = "type 255", .type = 255 },
+	{ .name = "segment", .type = RXM_SEGMENT, .payload = 8 },
+	{ .name = "atomic", .type = RXM_ATOMIC, .op = RXM_OP_ATOMIC,
+	  .payload = 8 },
+	{ .name = "credit", .type = RXM_CREDIT },
+	{ .name = "write done", .type = RXM_RNDV_WR_DONE },
+	{ .name = "op 5", .op = 5, .payload = 8 },
+	{ .name = "unknown flag", .flags = BIT(3), .payload = 8 },
+	{ .name = "size above the frame", .payload = 8, .size_delta = 1 },
+	{ .name = "size below the frame", .payload = 8, .size_delta = -1 },
+	{ .name = "above the eager limit", .payload = RXM_EAGER_LIMIT + 1 },
+	{ .name = "shorter than a header", .payload = 8, .sent = 40 },
+	{ .name = "rendezvous, no entry", .type = RXM_RNDV_REQ },
+	{ .name = "rendezvous, 5 entries", .type = RXM_RNDV_REQ, .count = 5 },
+	{ .name = "rendezvous, lengths short", .type = RXM_RNDV_REQ,
+	  .count = 2, .len_delta = -1 },
+	{ .name = "rendezvous, lengths long", .type = RXM_RNDV_REQ,
+	  .count = 2, .len_delta = 1 },
+	{ .name = "rendezvous, entries cut", .type = RXM_RNDV_REQ, .count = 1,
+	  .sent = sizeof(struct rxm_hdr) + 50 },
+	{ .name = "rendezvous, trailing bytes", .type = RXM_RNDV_REQ,
+	  .count = 1, .payload = sizeof(struct rxm_rndv) + 8 },
+	{ .name = "rendezvous above max_msg_size", .type = RXM_RNDV_REQ,
+	  .count = 1, .size = SZ_1G + 1ULL },
+	{ .name = "read done, unknown msg_id", .type = RXM_RNDV_RD_DONE,
+	  .msg_id = 1 },
+	{ .name = "read done of another connection",
+	  .type = RXM_RNDV_RD_DONE, .msg_id = 2 },
+	{ .name = "read done with a payload", .type = RXM_RNDV_RD_DONE,
+	  .payload = 8 },
+};
+
+static void rt_bad_desc(const struct rt_bad *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(rt_bad, rt_bad_cases, rt_bad_desc);
+
+/* Build @c's packet in @pkt; returns the bytes to send. */
+static size_t rt_bad_build(const struct rt_bad *c, const struct rt_raw *r,
+			   u64 own_id, u8 *pkt)
+{
+	struct rxm_hdr *hdr = (struct rxm_hdr *)pkt;
+	struct rxm_rndv *rndv = (struct rxm_rndv *)(hdr + 1);
+	size_t payload = c->payload;
+	u64 size = payload + c->size_delta, msg_id = 0;
+	unsigned int i, n;
+
+	if (c->type == RXM_RNDV_REQ) {
+		size = c->size ? c->size : 20000;
+		payload = c->payload ? c->payload : sizeof(*rndv);
+		rndv->count = c->count;
+		n = min_t(unsigned int, c->count, RXM_RNDV_IOV_MAX);
+		for (i = 0; i < n; i++)
+			rndv->iov[i].len = cpu_to_le64(size / n +
+						       (i ? 0 : size % n));
+		if (n)
+			rndv->iov[0].len = cpu_to_le64(size / n + size % n +
+						       c->len_delta);
+	} else if (c->type == RXM_RNDV_RD_DONE) {
+		size = 0;
+		msg_id = c->msg_id == 0 ? own_id : c->msg_id == 1 ? 1000 : 0;
+	}
+	rxm_hdr_fill(hdr, c->type, c->op, r->conn_id, msg_id, size, c->flags,
+		     0, 0);
+	if (c->ctrl_version)
+		hdr->ctrl_version = c->ctrl_version;
+	if (c->op_version)
+		hdr->op_version = c->op_version;
+	return c->sent ? c->sent : sizeof(*hdr) + payload;
+}
+
+/*
+ * Endpoint 0 has a rendezvous send to endpoint 1 and one to the raw peer
+ * waiting for their answers when the raw peer sends a malformed packet:
+ * the raw peer's connection ends (its send completes with EPROTO, its
+ * socket is closed), endpoint 1's send is untouched and completes once
+ * endpoint 1 receives.
+ */
+static void rxm_malformed_test(struct kunit *test)
+{
+	const struct rt_bad *c = test->param_value;
+	u8 *pkt = kunit_kzalloc(test, sizeof(struct rxm_hdr) + 2 * RT_EAGER,
+				GFP_KERNEL);
+	struct fi_cq_tagged_entry e;
+	struct fi_cq_err_entry err;
+	struct rt_rndv_pkt req;
+	struct rt_raw r = {};
+	int ctx1, ctxr;
+	struct rt t;
+	size_t len;
+	u8 byte;
+
+	KUNIT_ASSERT_NOT_NULL(test, pkt);
+	rt_setup(test, &t, FI_MSG | FI_SOURCE);
+	rt_raw_join(test, &t, &r);
+	KUNIT_ASSERT_EQ(test, rt_send(&t, 0, t.buf[0], RT_EAGER + 1, false, 0,
+				      &ctx1), 0);
+	KUNIT_ASSERT_EQ(test, rt_sendto(&t, 0, r.fi_addr, t.buf[0],
+					RT_EAGER + 1, false, 0, &ctxr), 0);
+	KUNIT_ASSERT_EQ(test, rt_raw_pkt_recv(r.sock, &req, sizeof(req)),
+			(int)sizeof(req));
+	KUNIT_ASSERT_EQ(test, req.hdr.type, RXM_RNDV_REQ);
+	/* msg_ids are handed out from 0: endpoint 1's send has 0 */
+	KUNIT_ASSERT_EQ(test, le64_to_cpu(req.hdr.msg_id), 1);
+
+	len = rt_bad_build(c, &r, le64_to_cpu(req.hdr.msg_id), pkt);
+	rt_raw_pkt_send(test, r.sock, pkt, len);
+	KUNIT_EXPECT_EQ(test, rt_comp(t.tx[0], &e, NULL, &err), -EPROTO);
+	KUNIT_EXPECT_PTR_EQ(test, err.op_context, (void *)&ctxr);
+	KUNIT_EXPECT_LE(test, rt_raw_recv(r.sock, &byte, 1), 0);
+
+	KUNIT_EXPECT_EQ(test, fi_cq_read(t.tx[0], &e, 1), -EAGAIN);
+	KUNIT_ASSERT_EQ(test, fi_recv(t.ep[1], t.buf[1], RT_BIG, NULL,
+				      FI_ADDR_UNSPEC, NULL), 0);
+	KUNIT_EXPECT_EQ(test, rt_comp(t.rx[1], &e, NULL, NULL), 1);
+	KUNIT_EXPECT_EQ(test, e.len, RT_EAGER + 1);
+	KUNIT_EXPECT_EQ(test, rt_comp(t.tx[0], &e, NULL, NULL), 1);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)&ctx1);
+	rt_raw_leave(&r);
+	rt_teardown(test, &t);
+}
+
+/* A peer's request with CM data rxm cannot take: refused, nothing kept. */
+static void rxm_bad_cm_test(struct kunit *test)
+{
+	struct fi_cq_tagged_entry e;
+	struct rxm_cm_reject rej;
+	struct rxm_cm_req req;
+	struct socket *sock;
+	int i, len;
+	u8 type, byte;
+	struct rt t;
+
+	rt_setup(test, &t, FI_MSG | FI_SOURCE);
+	KUNIT_ASSERT_EQ(test, fi_recv(t.ep[0], t.buf[0], 64, NULL,
+				      FI_ADDR_UNSPEC, NULL), 0);
+	for (i = 0; i < 6; i++) {
+		rxm_cm_req_fill(&req, 9, RXM_FLOW_CTRL_OFF, 16, 7);
+		len = sizeof(req);
+		switch (i) {
+		case 0:
+			req.version = 2;
+			break;
+		case 1:
+			req.endianness = 1;
+			break;
+		case 2:
+			req.ctrl_version = 3;
+			break;
+		case 3:
+			req.eager_limit = cpu_to_le32(8192);
+			break;
+		case 4:
+			len = 10;
+			break;
+		default:
+			len = 0;
+			break;
+		}
+		sock = rt_raw_dial(test, &t, &req, len);
+		KUNIT_EXPECT_EQ(test, rt_raw_ctrl_recv(sock, &type, &rej,
+						       sizeof(rej)),
+				(int)sizeof(rej));
+		KUNIT_EXPECT_EQ(test, type, KSOCK_CTRL_NACK);
+		KUNIT_EXPECT_EQ(test, rej.version, RXM_CM_VERSION);
+		KUNIT_EXPECT_EQ(test, rej.reason, RXM_REJECT_REFUSED);
+		KUNIT_EXPECT_LE(test, rt_raw_recv(sock, &byte, 1), 0);
+		sock_release(sock);
+	}
+	/* endpoint 0 is still served */
+	KUNIT_ASSERT_EQ(test, rt_send(&t, 1, t.buf[1], 8, false, 0, NULL), 0);
+	KUNIT_EXPECT_EQ(test, rt_comp(t.tx[1], &e, NULL, NULL), 1);
+	KUNIT_EXPECT_EQ(test, rt_comp(t.rx[0], &e, NULL, NULL), 1);
+	KUNIT_EXPECT_EQ(test, fi_cq_read(t.rx[0], &e, 1), -EAGAIN);
+	rt_teardown(test, &t);
+}
+
+/* Accept endpoint 0's next connection on @lsock and read its request. */
+static struct socket *rt_raw_take(struct kunit *test, struct rt *t,
+				  struct socket *lsock)
+{
+	struct sockaddr_in name;
+	size_t nlen = sizeof(name);
+	struct rxm_cm_req req;
+	struct socket *sock;
+	u8 type;
+
+	KUNIT_ASSERT_EQ(test, fi_getname(&t->ep[0]->fid, &name, &nlen), 0);
+	KUNIT_ASSERT_EQ(test, kernel_accept(lsock, &sock, 0), 0);
+	sock->sk->sk_rcvtimeo = msecs_to_jiffies(RT_TIMEOUT);
+	sock->sk->sk_sndtimeo = msecs_to_jiffies(RT_TIMEOUT);
+	KUNIT_EXPECT_EQ(test, rt_raw_ctrl_recv(sock, &type, &req, sizeof(req)),
+			(int)sizeof(req));
+	KUNIT_EXPECT_EQ(test, type, KSOCK_CTRL_CONNREQ);
+	KUNIT_EXPECT_EQ(test, rxm_cm_req_check(&req, sizeof(req)), 0);
+	KUNIT_EXPECT_EQ(test, le16_to_cpu(req.port), ntohs(name.sin_port));
+	return sock;
+}
+
+/*
+ * Endpoint 0's next attempt to @addr, taken on @lsock and answered with
+ * a control message of @type carrying @len bytes of @data: the answer of
+ * the send that follows.  The connection is left in *@sock.
+ */
+static ssize_t rt_raw_attempt(struct kunit *test, struct rt *t,
+			      struct socket *lsock, fi_addr_t addr, u8 type,
+			      const void *data, size_t len,
+			      struct socket **sock)
+{
+	KUNIT_EXPECT_EQ(test, fi_send(t->ep[0], "abc", 4, NULL, addr, NULL),
+			-EAGAIN);
+	*sock = rt_raw_take(test, t, lsock);
+	rt_raw_ctrl_send(test, *sock, type, data, len);
+	return rt_sendto(t, 0, addr, "abc", 4, false, 0, NULL);
+}
+
+/*
+ * Endpoint 0 connects to a raw listener: an accept without rxm's CM
+ * data fails the attempt with EPROTO, a plain reject with ECONNREFUSED -
+ * each answered to the next send, once - and a good accept carries the
+ * message.
+ */
+static void rxm_bad_accept_test(struct kunit *test)
+{
+	struct rxm_cm_accept acc = { .conn_id = cpu_to_le64(5) };
+	struct rxm_cm_reject rej = { .version = RXM_CM_VERSION,
+				     .reason = RXM_REJECT_REFUSED };
+	struct {
+		struct rxm_hdr hdr;
+		char data[4];
+	} __packed out;
+	struct fi_cq_tagged_entry e;
+	struct sockaddr_in name;
+	struct socket *lsock, *sock;
+	fi_addr_t addr;
+	struct rt t;
+
+	rt_setup(test, &t, FI_MSG | FI_SOURCE);
+	lsock = rt_raw_listen(test, &name);
+	KUNIT_ASSERT_EQ(test, fi_av_insert(t.av, &name, 1, &addr, 0, NULL), 1);
+
+	KUNIT_EXPECT_EQ(test, rt_raw_attempt(test, &t, lsock, addr,
+					     KSOCK_CTRL_CONNRESP, &acc, 4,
+					     &sock), -EPROTO);
+	sock_release(sock);
+	KUNIT_EXPECT_EQ(test, rt_raw_attempt(test, &t, lsock, addr,
+					     KSOCK_CTRL_NACK, &rej,
+					     sizeof(rej), &sock),
+			-ECONNREFUSED);
+	sock_release(sock);
+	KUNIT_EXPECT_EQ(test, rt_raw_attempt(test, &t, lsock, addr,
+					     KSOCK_CTRL_CONNRESP, &acc,
+					     sizeof(acc), &sock), 0);
+	KUNIT_EXPECT_EQ(test, rt_raw_pkt_recv(sock, &out, sizeof(out)),
+			(int)sizeof(out));
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(out.hdr.conn_id), 5);
+	KUNIT_EXPECT_STREQ(test, out.data, "abc");
+	KUNIT_EXPECT_EQ(test, rt_comp(t.tx[0], &e, NULL, NULL), 1);
+	sock_release(sock);
+	sock_release(lsock);
+	rt_teardown(test, &t);
+}
+
+/*
+ * A peer that accepts TCP connections but never answers rxm's request:
+ * with FI_OPT_CONNECT_TIMEOUT_MS set, the send after the attempt's
+ * deadline answers -ETIMEDOUT, the next one tries again; endpoint 1 is
+ * served all the while.
+ */
+static void rxm_connect_timeout_test(struct kunit *test)
+{
+	size_t ms = RT_SHORT, len = sizeof(ms);
+	struct fi_cq_tagged_entry e;
+	struct sockaddr_in name;
+	struct socket *lsock, *sock;
+	fi_addr_t addr;
+	struct rt t;
+	u8 byte;
+
+	rt_setup(test, &t, FI_MSG | FI_SOURCE);
+	lsock = rt_raw_listen(test, &name);
+	KUNIT_ASSERT_EQ(test, fi_av_insert(t.av, &name, 1, &addr, 0, NULL), 1);
+	KUNIT_ASSERT_EQ(test, fi_setopt(&t.ep[0]->fid, FI_OPT_ENDPOINT,
+					FI_OPT_CONNECT_TIMEOUT_MS, &ms,
+					sizeof(ms)), 0);
+	ms = 0;
+	KUNIT_ASSERT_EQ(test, fi_getopt(&t.ep[0]->fid, FI_OPT_ENDPOINT,
+					FI_OPT_CONNECT_TIMEOUT_MS, &ms, &len),
+			0);
+	KUNIT_EXPECT_EQ(test, ms, RT_SHORT);
+
+	KUNIT_EXPECT_EQ(test, rt_sendto(&t, 0, addr, "abc", 4, false, 0, NULL),
+			-ETIMEDOUT);
+	KUNIT_EXPECT_EQ(test, fi_send(t.ep[0], "abc", 4, NULL, addr, NULL),
+			-EAGAIN);
+	/* the listener has the first attempt's request, and then its end */
+	sock = rt_raw_take(test, &t, lsock);
+	KUNIT_EXPECT_LE(test, rt_raw_recv(sock, &byte, 1), 0);
+	sock_release(sock);
+
+	KUNIT_ASSERT_EQ(test, fi_recv(t.ep[1], t.buf[1], 64, NULL,
+				      FI_ADDR_UNSPEC, NULL), 0);
+	KUNIT_ASSERT_EQ(test, rt_send(&t, 0, t.buf[0], 8, false, 0, NULL), 0);
+	KUNIT_EXPECT_EQ(test, rt_comp(t.tx[0], &e, NULL, NULL), 1);
+	KUNIT_EXPECT_EQ(test, rt_comp(t.rx[1], &e, NULL, NULL), 1);
+	rt_teardown(test, &t);
+	sock_release(lsock);
+}
+
 static struct kunit_case rxm_cases[] = {
 	KUNIT_CASE(rxm_getinfo_test),
 	KUNIT_CASE(rxm_msg_test),
@@ -831,6 +1599,13 @@ static struct kunit_case rxm_cases[] = {
 	KUNIT_CASE(rxm_tagged_wire_test),
 	KUNIT_CASE(rxm_recv_kinds_test),
 	KUNIT_CASE(rxm_simultaneous_test),
+	KUNIT_CASE(rxm_bad_addr_test),
+	KUNIT_CASE(rxm_av_remove_test),
+	KUNIT_CASE(rxm_raw_peer_test),
+	KUNIT_CASE_PARAM(rxm_malformed_test, rt_bad_gen_params),
+	KUNIT_CASE(rxm_bad_cm_test),
+	KUNIT_CASE(rxm_bad_accept_test),
+	KUNIT_CASE(rxm_connect_timeout_test),
 	{}
 };
 

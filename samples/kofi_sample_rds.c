@@ -58,9 +58,9 @@
  * sent the other an empty message over the pair before, which starts
  * the other side within a one-way latency of the first.  A send the
  * provider refuses with -EAGAIN (rxm while it connects) is retried, for
- * at most timeout_ms, and so is one answered -ECONNREFUSED (a provider
- * whose attempt found no endpoint listening yet: the peer's module is
- * still opening its endpoints).  Each side checks every message's length, data
+ * at most timeout_ms, and so is one answered -ECONNREFUSED (rxm's
+ * attempt found no endpoint listening yet: the peer's module is still
+ * opening its endpoints).  Each side checks every message's length, data
  * and source.  The endpoints stay open until the module is unloaded, so
  * that the connections they made can be looked at.
  *
@@ -884,8 +884,8 @@ static size_t sr_max_size(void)
 /*
  * Send message @k as sr_send() does; while the provider answers -EAGAIN
  * (rxm: it connects, or waits for the peer's request) or -ECONNREFUSED
- * (the provider's attempt was refused: the peer's endpoint is not open
- * yet), try again, for at most timeout_ms.
+ * (rxm: its attempt was refused, the peer's endpoint is not open yet; the
+ * next send tries again), try again, for at most timeout_ms.
  */
 static int sr_send_retry(struct sr_ctx *s, const u8 *buf, size_t len,
 			 unsigned int k)

@@ -89,6 +89,20 @@ struct fi_ops_tagged;
  */
 #define FI_OPT_KEEPALIVE_MS	17
 
+/*
+ * Shared by the providers that have it (ksocket, rxm; others answer
+ * -ENOPROTOOPT).
+ *
+ * FI_OPT_CONNECT_TIMEOUT_MS: milliseconds a connection attempt may take,
+ *                         0 for no bound (the default is the provider's
+ *                         connect_timeout_ms module parameter); one not
+ *                         up by then fails with ETIMEDOUT (ksocket: an
+ *                         EQ error entry answering fi_connect(); rxm: the
+ *                         next send to the peer answers -ETIMEDOUT).  It
+ *                         bounds the attempts started after it is set.
+ */
+#define FI_OPT_CONNECT_TIMEOUT_MS	0x10002
+
 /**
  * struct fi_msg - a message for fi_sendmsg() / fi_recvmsg()
  * @iov_type: which member of the union is valid

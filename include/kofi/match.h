@@ -113,5 +113,7 @@ struct kofi_match_entry *kofi_match_claim(struct kofi_match_queue *q,
 					  void *context);
 struct kofi_match_entry *kofi_match_cancel(struct kofi_match_queue *q,
 					   void *context);
+unsigned int kofi_match_forget(struct kofi_match_queue *q, fi_addr_t addr,
+			       struct list_head *cancelled);
 
 #endif /* _KOFI_MATCH_H */

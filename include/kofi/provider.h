@@ -156,6 +156,21 @@ int kofi_cq_write_tagged(struct fid_cq *cq, void *op_context, u64 flags,
 int kofi_cq_write_err(struct fid_cq *cq, void *op_context, u64 flags,
 		      int err, int prov_errno, size_t len, size_t olen);
 
+/**
+ * struct kofi_av_watch - a provider's interest in removals from an AV
+ * @node: linkage on the AV's list, owned by the AV while added
+ * @removed: called by fi_av_remove() for each entry it removes, with the
+ *	entry's fi_addr_t, once lookups of it fail; process context with
+ *	the AV's insert/remove mutex held: it may sleep, and must not call
+ *	fi_av_insert(), fi_av_remove() or kofi_av_watch_del() on the AV
+ *
+ * Embed it in the endpoint; kofi_av_watch_add() and kofi_av_watch_del().
+ */
+struct kofi_av_watch {
+	struct list_head node;
+	void (*removed)(struct kofi_av_watch *watch, fi_addr_t fi_addr);
+};
+
 /* The shared address vector. */
 int kofi_av_open_generic(struct fid_domain *domain, struct fi_av_attr *attr,
 			 u32 addr_format, struct fid_av **av, void *context);
@@ -164,6 +179,8 @@ int kofi_av_lookup_addr(struct fid_av *av, fi_addr_t fi_addr,
 int kofi_av_lookup_fi_addr(struct fid_av *av, const struct sockaddr *addr,
 			   size_t addrlen, fi_addr_t *fi_addr);
 struct fid_av *kofi_ep_av(struct fid_ep *ep);
+int kofi_av_watch_add(struct fid_av *av, struct kofi_av_watch *watch);
+void kofi_av_watch_del(struct fid_av *av, struct kofi_av_watch *watch);
 
 /* The bindings fi_ep_bind() and fi_pep_bind() checked and recorded. */
 struct fid_cq *kofi_ep_cq(struct fid_ep *ep, u64 dir, u64 *flags);

@@ -59,6 +59,10 @@ extern struct workqueue_struct *ksock_wq;
 extern struct kofi_provider ksock_prov;
 extern bool ksock_debug;
 extern unsigned int ksock_keepalive_ms;
+extern unsigned int ksock_connect_timeout_ms;
+
+/* Largest FI_OPT_CONNECT_TIMEOUT_MS: a day. */
+#define KSOCK_CONNECT_TIMEOUT_MAX_MS	86400000U
 
 /* FI_OPT_KEEPALIVE_MS: probes before the peer is given up, largest value */
 #define KSOCK_KEEPALIVE_PROBES	3
@@ -257,6 +261,9 @@ struct ksock_rx {
  *	before fi_enable(), read without the lock after it)
  * @keepalive_ms: FI_OPT_KEEPALIVE_MS
  * @keepalive_set: @keepalive_ms changed; the work applies it to the socket
+ * @connect_timeout_ms: FI_OPT_CONNECT_TIMEOUT_MS
+ * @connect_bounded: fi_connect() must be connected by @connect_deadline
+ * @connect_deadline: jiffies
  * @state: enum ksock_ep_state
  * @shutdown_req: fi_shutdown() asks the work to shut down
  * @tx_queue: operations to send
@@ -284,6 +291,7 @@ struct ksock_rx {
  * @ops: outstanding user operations
  * @pool: every request of the endpoint
  * @io_work: the I/O work
+ * @connect_timer: kicks @io_work at @connect_deadline
  * @bswap: the peer uses the other byte order (wire fields big-endian)
  * @tx_cur: request being sent (tx_mutex)
  * @ack_hdr: ACK being sent (tx_mutex)
@@ -309,6 +317,9 @@ struct ksock_ep {
 	bool may_sleep;
 	u32 keepalive_ms;
 	bool keepalive_set;
+	u32 connect_timeout_ms;
+	bool connect_bounded;
+	unsigned long connect_deadline;
 	enum ksock_ep_state state;
 	bool shutdown_req;
 	struct list_head tx_queue;
@@ -333,6 +344,7 @@ struct ksock_ep {
 	struct kofi_oplist ops;
 	struct ksock_req *pool;
 	struct work_struct io_work;
+	struct timer_list connect_timer;
 	bool bswap;
 	struct ksock_req *tx_cur;
 	struct ksock_base_hdr ack_hdr;
@@ -465,6 +477,7 @@ int ksock_pep_open(struct fid_fabric *fabric, struct fi_info *info,
 		   struct fid_pep **pep, void *context);
 int ksock_ep_adopt(struct ksock_ep *ep, struct fid *handle);
 int ksock_cm_progress(struct ksock_ep *ep);
+void ksock_connect_timer(struct timer_list *t);
 
 /* ksock_tx.c */
 int ksock_tx_progress(struct ksock_ep *ep, size_t *budget);

@@ -14,7 +14,9 @@
  * Active side: fi_connect() starts a non-blocking TCP connect; the
  * endpoint's work sends the connection request once the socket is
  * established and reads the answer: FI_CONNECTED with the peer's data, or
- * an EQ error entry (ECONNREFUSED with the reject data for a nack).
+ * an EQ error entry (ECONNREFUSED with the reject data for a nack;
+ * ETIMEDOUT if it is not connected within the endpoint's
+ * FI_OPT_CONNECT_TIMEOUT_MS, whose default is connect_timeout_ms).
  */
 #include <linux/in.h>
 #include <linux/in6.h>
@@ -33,6 +35,11 @@ static unsigned int ksock_connreq_timeout_ms = 10000;
 module_param_named(connreq_timeout_ms, ksock_connreq_timeout_ms, uint, 0644);
 MODULE_PARM_DESC(connreq_timeout_ms,
 		 "a listener drops an accepted TCP connection whose connection request is not complete within this many ms (0 = never; default 10000)");
+
+unsigned int ksock_connect_timeout_ms = 10000;
+module_param_named(connect_timeout_ms, ksock_connect_timeout_ms, uint, 0644);
+MODULE_PARM_DESC(connect_timeout_ms,
+		 "fi_connect() of endpoints opened later fails with ETIMEDOUT if the TCP handshake and the peer's answer take longer than this many ms (0 = never; at most 86400000; default 10000; fi_setopt(FI_OPT_CONNECT_TIMEOUT_MS) per endpoint)");
 
 /* Build a control message in @buf; returns its length. */
 static size_t ksock_ctrl_build(u8 *buf, u8 type, const void *data,
@@ -571,6 +578,47 @@ int ksock_ep_adopt(struct ksock_ep *ep, struct fid *handle)
 	return 0;
 }
 
+/* Arm the bound of a new attempt, if it has one.  ep->lock held. */
+static void ksock_connect_arm(struct ksock_ep *ep)
+{
+	u32 ms = ep->connect_timeout_ms;
+
+	ep->connect_bounded = ms;
+	if (!ms)
+		return;
+	ep->connect_deadline = jiffies + msecs_to_jiffies(ms);
+	mod_timer(&ep->connect_timer, ep->connect_deadline);
+}
+
+/* Is the attempt past its deadline? */
+static bool ksock_connect_expired(struct ksock_ep *ep)
+{
+	unsigned long flags;
+	bool expired;
+
+	spin_lock_irqsave(&ep->lock, flags);
+	expired = ep->connect_bounded &&
+		  time_after_eq(jiffies, ep->connect_deadline);
+	spin_unlock_irqrestore(&ep->lock, flags);
+	return expired;
+}
+
+/**
+ * ksock_connect_timer() - an attempt reached its deadline
+ * @t: &ksock_ep.connect_timer
+ *
+ * Schedules the endpoint's work, which ends the attempt if it is not
+ * connected yet.
+ *
+ * Context: timer (softirq).
+ */
+void ksock_connect_timer(struct timer_list *t)
+{
+	struct ksock_ep *ep = from_timer(ep, t, connect_timer);
+
+	ksock_ep_kick_unlocked(ep);
+}
+
 static int ksock_connect(struct fid_ep *fep, const void *addr,
 			 const void *param, size_t paramlen)
 {
@@ -608,11 +656,16 @@ static int ksock_connect(struct fid_ep *fep, const void *addr,
 	ep->sock = sock;
 	spin_lock_irqsave(&ep->lock, flags);
 	ep->state = KSOCK_EP_CONNECTING;
+	ksock_connect_arm(ep);
 	spin_unlock_irqrestore(&ep->lock, flags);
 	ksock_ep_sock_attach(ep);
 	ret = kernel_connect(sock, (struct sockaddr *)dst, len, O_NONBLOCK);
 	if (ret && ret != -EINPROGRESS) {
 		ksock_ep_sock_detach(ep);
+		spin_lock_irqsave(&ep->lock, flags);
+		ep->connect_bounded = false;
+		spin_unlock_irqrestore(&ep->lock, flags);
+		del_timer_sync(&ep->connect_timer);
 		cancel_work_sync(&ep->io_work);
 		spin_lock_irqsave(&ep->lock, flags);
 		ep->state = KSOCK_EP_IDLE;
@@ -697,6 +750,10 @@ int ksock_cm_progress(struct ksock_ep *ep)
 	unsigned long flags;
 	int ret;
 
+	if (ksock_connect_expired(ep)) {
+		ksock_ep_down(ep, ETIMEDOUT, 0, NULL, 0);
+		return -1;
+	}
 	if (ep->state == KSOCK_EP_CONNECTING) {
 		ret = sock_error(sk);
 		if (ret) {

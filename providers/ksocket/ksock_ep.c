@@ -531,6 +531,8 @@ void ksock_ep_connected(struct ksock_ep *ep, const void *data,
 	}
 	ksock_dbg("ep %p connected from state %d\n", ep, ep->state);
 	ep->state = KSOCK_EP_CONNECTED;
+	ep->connect_bounded = false;
+	del_timer(&ep->connect_timer);
 	ep->rx.state = KSOCK_RX_HDR;
 	ep->rx.got = 0;
 	ep->rx.need = sizeof(struct ksock_base_hdr);
@@ -650,6 +652,7 @@ static int ksock_ep_close(struct fid *fid)
 	spin_unlock_irqrestore(&ep->lock, flags);
 	if (ep->sock)
 		ksock_ep_sock_detach(ep);
+	del_timer_sync(&ep->connect_timer);
 	cancel_work_sync(&ep->io_work);
 	if (prev == KSOCK_EP_CONNECTED)
 		ksock_tx_flush_acks(ep);
@@ -738,6 +741,9 @@ static int ksock_ep_getopt(struct fid *fid, int level, int optname,
 	case FI_OPT_KEEPALIVE_MS:
 		val = READ_ONCE(ep->keepalive_ms);
 		break;
+	case FI_OPT_CONNECT_TIMEOUT_MS:
+		val = READ_ONCE(ep->connect_timeout_ms);
+		break;
 	default:
 		return -ENOPROTOOPT;
 	}
@@ -782,6 +788,19 @@ static int ksock_ep_set_tagged_rx(struct ksock_ep *ep, const void *optval,
 	return ret;
 }
 
+/* FI_OPT_CONNECT_TIMEOUT_MS: bounds the next fi_connect(). */
+static int ksock_ep_set_connect_timeout(struct ksock_ep *ep, size_t ms)
+{
+	unsigned long flags;
+
+	if (ms > KSOCK_CONNECT_TIMEOUT_MAX_MS)
+		return -EINVAL;
+	spin_lock_irqsave(&ep->lock, flags);
+	WRITE_ONCE(ep->connect_timeout_ms, ms);
+	spin_unlock_irqrestore(&ep->lock, flags);
+	return 0;
+}
+
 /* FI_OPT_KEEPALIVE_MS: the work applies it to a socket there is. */
 static int ksock_ep_set_keepalive(struct ksock_ep *ep, size_t ms)
 {
@@ -817,6 +836,11 @@ static int ksock_ep_setopt(struct fid *fid, int level, int optname,
 		return ksock_ep_set_keepalive(ep, *(const size_t *)optval);
 	case FI_OPT_TAGGED_RX:
 		return ksock_ep_set_tagged_rx(ep, optval, optlen);
+	case FI_OPT_CONNECT_TIMEOUT_MS:
+		if (optlen != sizeof(size_t))
+			return -EINVAL;
+		return ksock_ep_set_connect_timeout(ep,
+						    *(const size_t *)optval);
 	default:
 		return -ENOPROTOOPT;
 	}
@@ -888,6 +912,8 @@ int ksock_ep_open(struct fid_domain *domain, struct fi_info *info,
 	}
 	ep->info->handle = NULL;
 	ep->keepalive_ms = READ_ONCE(ksock_keepalive_ms);
+	ep->connect_timeout_ms = min(READ_ONCE(ksock_connect_timeout_ms),
+				     KSOCK_CONNECT_TIMEOUT_MAX_MS);
 	ep->dom = container_of(domain, struct ksock_domain, domain);
 	ep->net = get_net(current->nsproxy->net_ns);
 	spin_lock_init(&ep->lock);
@@ -902,6 +928,7 @@ int ksock_ep_open(struct fid_domain *domain, struct fi_info *info,
 	INIT_LIST_HEAD(&ep->rsp_free);
 	kofi_oplist_init(&ep->ops);
 	INIT_WORK(&ep->io_work, ksock_ep_work);
+	timer_setup(&ep->connect_timer, ksock_connect_timer, 0);
 	ep->ack_sent = sizeof(ep->ack_hdr);
 	kofi_fid_init(&ep->ep.fid, FI_CLASS_EP, &ksock_ep_fi_ops, context);
 	ep->ep.ops = &ksock_ep_ops;

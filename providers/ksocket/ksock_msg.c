@@ -19,21 +19,13 @@
  * ksocket matches no tags: the peer's owner does (FI_OPT_TAGGED_RX,
  * ksock_rx.c), so fi_trecvmsg() is not supported.
  */
+#include <kofi/match.h>
 #include "ksock.h"
 
-/* What a send describes. */
-struct ksock_send {
-	enum fi_iov_type type;
-	const void *vec;
-	size_t count;
-	u64 data;
-	void *context;
-	bool tagged;
-	u64 tag;
-};
-
+/* A send: a tagged frame if @tagged, else a message (@s's tag unused). */
 static ssize_t ksock_send_common(struct ksock_ep *ep,
-				 const struct ksock_send *s, u64 flags)
+				 const struct fi_msg_tagged *s, bool tagged,
+				 u64 flags)
 {
 	struct ksock_req *req;
 	unsigned long irqflags;
@@ -54,12 +46,12 @@ static ssize_t ksock_send_common(struct ksock_ep *ep,
 	}
 	req->kind = KSOCK_REQ_SEND;
 	if (flags & FI_INJECT) {
-		ret = ksock_req_inject(req, s->type, s->vec, s->count);
+		ret = ksock_req_inject(req, s->iov_type, s->msg_iov, s->iov_count);
 		if (ret)
 			goto put;
 	} else {
-		ret = ksock_req_iter(req, ITER_SOURCE, s->type, s->vec,
-				     s->count);
+		ret = ksock_req_iter(req, ITER_SOURCE, s->iov_type,
+				     s->msg_iov, s->iov_count);
 		if (ret)
 			goto put;
 		req->user = true;
@@ -67,11 +59,11 @@ static ssize_t ksock_send_common(struct ksock_ep *ep,
 	}
 	req->op.cq = req->user ? kofi_ep_cq(&ep->ep, FI_TRANSMIT, NULL) : NULL;
 	req->op.context = s->context;
-	req->op.flags = FI_SEND | (s->tagged ? FI_TAGGED : FI_MSG);
+	req->op.flags = FI_SEND | (tagged ? FI_TAGGED : FI_MSG);
 	req->data = s->data;
-	req->tag = s->tag;
+	req->tag = tagged ? s->tag : 0;
 	wire = ksock_tx_wire_flags(flags);
-	if (s->tagged)
+	if (tagged)
 		wire |= KSOCK_FLAG_TAGGED;
 	req->need_ack = !!(wire & KSOCK_FLAG_DELIVERY_COMPLETE);
 	ksock_tx_build_hdr(ep, req, KSOCK_OP_MSG, wire, NULL, 0);
@@ -143,15 +135,10 @@ static ssize_t ksock_recvmsg(struct fid_ep *fep, const struct fi_msg *msg,
 static ssize_t ksock_sendmsg(struct fid_ep *fep, const struct fi_msg *msg,
 			     u64 flags)
 {
-	struct ksock_send s = {
-		.type = msg->iov_type,
-		.vec = msg->msg_iov,
-		.count = msg->iov_count,
-		.data = msg->data,
-		.context = msg->context,
-	};
+	struct fi_msg_tagged t;
 
-	return ksock_send_common(ksock_ep(fep), &s, flags);
+	kofi_msg_to_tagged(msg, &t);
+	return ksock_send_common(ksock_ep(fep), &t, false, flags);
 }
 
 const struct fi_ops_msg ksock_msg_ops = {
@@ -162,17 +149,7 @@ const struct fi_ops_msg ksock_msg_ops = {
 static ssize_t ksock_tsendmsg(struct fid_ep *fep,
 			      const struct fi_msg_tagged *msg, u64 flags)
 {
-	struct ksock_send s = {
-		.type = msg->iov_type,
-		.vec = msg->msg_iov,
-		.count = msg->iov_count,
-		.data = msg->data,
-		.context = msg->context,
-		.tagged = true,
-		.tag = msg->tag,
-	};
-
-	return ksock_send_common(ksock_ep(fep), &s, flags);
+	return ksock_send_common(ksock_ep(fep), msg, true, flags);
 }
 
 static ssize_t ksock_trecvmsg(struct fid_ep *fep,

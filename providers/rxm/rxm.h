@@ -61,6 +61,10 @@
 extern struct workqueue_struct *rxm_wq;
 extern struct kofi_util_prov rxm_util;
 extern unsigned int rxm_conn_rx_bufs;
+extern unsigned int rxm_connect_timeout_ms;
+
+/* Largest FI_OPT_CONNECT_TIMEOUT_MS: a day. */
+#define RXM_CONNECT_TIMEOUT_MAX_MS	86400000U
 
 /**
  * struct rxm_rx - a posted receive of the ULP
@@ -236,6 +240,9 @@ enum rxm_conn_state {
 	RXM_CONN_ACCEPTING,	/* the peer's request accepted */
 	RXM_CONN_CONNECTED,
 	RXM_CONN_DOWN,		/* to be closed by the CM work */
+	RXM_CONN_FAILED,	/* our attempt failed, closed: its error is
+				 * the next send's answer
+				 */
 };
 
 /**
@@ -248,6 +255,7 @@ enum rxm_conn_state {
  * @eq: the core endpoint's private EQ, or NULL
  * @state: enum rxm_conn_state
  * @keyed: in the endpoint's table under @fi_addr
+ * @err: why it ended (positive errno), 0 if not known
  * @id: our id of the connection (sent in the CM data)
  * @peer_id: the peer's id of it (in the header of every packet we send)
  * @users: data calls posting on @core; the CM work closes @core only
@@ -269,6 +277,7 @@ struct rxm_conn {
 	struct fid_eq *eq;
 	enum rxm_conn_state state;
 	bool keyed;
+	int err;
 	u32 id;
 	u64 peer_id;
 	atomic_t users;
@@ -318,6 +327,9 @@ enum rxm_ep_state {
  * @tx_list: rendezvous sends for @tx_work to post or to complete
  * @tx_work: registers and posts rendezvous requests, completes them
  *	(process context, rxm_wq)
+ * @av_watch: tells of the peers removed from the AV
+ * @connect_timeout_ms: FI_OPT_CONNECT_TIMEOUT_MS, passed to the core
+ *	endpoint of each connection we open
  */
 struct rxm_ep {
 	struct fid_ep ep;
@@ -346,6 +358,8 @@ struct rxm_ep {
 	struct xarray rndv;
 	struct list_head tx_list;
 	struct work_struct tx_work;
+	struct kofi_av_watch av_watch;
+	size_t connect_timeout_ms;
 };
 
 /* rxm_ep.c */
@@ -358,7 +372,9 @@ struct rxm_conn *rxm_conn_get(struct rxm_ep *ep, fi_addr_t addr, int *err);
 bool rxm_conn_hold(struct rxm_conn *conn);
 void rxm_conn_put(struct rxm_conn *conn);
 void rxm_conn_fail(struct rxm_conn *conn);
+void rxm_conn_fail_err(struct rxm_conn *conn, int err);
 void rxm_conn_close_all(struct rxm_ep *ep);
+void rxm_av_removed(struct kofi_av_watch *watch, fi_addr_t fi_addr);
 
 /* rxm_msg.c */
 extern const struct fi_ops_msg rxm_msg_ops;

@@ -21,7 +21,11 @@
  * fails (a core error, a shutdown, a malformed packet) goes to
  * RXM_CONN_DOWN; the work closes it once no data call uses it: the core
  * completes what was in flight on it with errors, and other peers carry
- * on.  The next send to that peer connects again.
+ * on.  The next send to that peer connects again - except after an
+ * attempt of ours that failed (refused, timed out, answered with bad CM
+ * data): that connection stays in the table, closed, as RXM_CONN_FAILED,
+ * and the next send to the peer answers the attempt's error instead; the
+ * one after that connects again.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -65,28 +69,45 @@ static void rxm_ep_kick_locked(struct rxm_ep *ep)
 		queue_work(rxm_wq, &ep->cm_work);
 }
 
-/* Mark @conn down and take it out of the table.  Lock held. */
-static void rxm_conn_down_locked(struct rxm_conn *conn)
+/* Take @conn out of the endpoint's table.  Lock held. */
+static void rxm_conn_unkey_locked(struct rxm_conn *conn)
 {
-	struct rxm_ep *ep = conn->ep;
-
 	if (conn->keyed) {
-		xa_erase(&ep->table, conn->fi_addr);
+		xa_erase(&conn->ep->table, conn->fi_addr);
 		conn->keyed = false;
 	}
-	if (conn->state != RXM_CONN_DOWN) {
-		conn->state = RXM_CONN_DOWN;
-		rxm_ep_kick_locked(ep);
-	}
+}
+
+/*
+ * Mark @conn down for @err (positive errno, 0 if not known) and take it
+ * out of the table - unless it is an attempt of ours that failed with an
+ * error, which the next send to the peer answers (rxm_conn_get()).  Lock
+ * held.
+ */
+static void rxm_conn_down_locked(struct rxm_conn *conn, int err)
+{
+	enum rxm_conn_state prev = conn->state;
+
+	if (prev == RXM_CONN_DOWN)
+		return;
+	if (!conn->err)
+		conn->err = err;
+	if (!err || (prev != RXM_CONN_IDLE && prev != RXM_CONN_CONNECTING))
+		rxm_conn_unkey_locked(conn);
+	conn->state = RXM_CONN_DOWN;
+	rxm_ep_kick_locked(conn->ep);
 }
 
 /**
  * rxm_conn_get() - the connection a send to @addr goes on
  * @ep: the endpoint
  * @addr: the destination
- * @err: on NULL, -EINVAL for an address the AV does not hold (or not
- *	IPv4) or an endpoint not enabled; -EAGAIN while the connection is
- *	being opened (the first send to a peer opens it); -ENOMEM
+ * @err: on NULL, -EINVAL for an address the AV does not hold (never
+ *	inserted, or removed; or not IPv4) or an endpoint not enabled;
+ *	-EAGAIN while the connection is being opened (the first send to a
+ *	peer opens it); the error of our last attempt to connect to the
+ *	peer if it failed (-ETIMEDOUT, -ECONNREFUSED, -EPROTO ...), once;
+ *	-ENOMEM
  *
  * Context: any context; does not sleep.
  * Return: the connection, held (rxm_conn_put()), or NULL.
@@ -112,7 +133,8 @@ struct rxm_conn *rxm_conn_get(struct rxm_ep *ep, fi_addr_t addr, int *err)
 	conn = xa_load(&ep->table, addr);
 	/* the AV slot was removed and reused for another peer */
 	if (conn && !rxm_same_peer(&conn->peer, sin)) {
-		rxm_conn_down_locked(conn);
+		rxm_conn_unkey_locked(conn);
+		rxm_conn_down_locked(conn, 0);
 		conn = NULL;
 	}
 	if (!conn) {
@@ -131,6 +153,13 @@ struct rxm_conn *rxm_conn_get(struct rxm_ep *ep, fi_addr_t addr, int *err)
 		list_add_tail(&conn->node, &ep->conns);
 		rxm_ep_kick_locked(ep);
 		*err = -EAGAIN;
+		conn = NULL;
+	} else if (conn->state == RXM_CONN_DOWN ||
+		   conn->state == RXM_CONN_FAILED) {
+		/* our attempt failed: its error, once */
+		*err = conn->err ? -conn->err : -EAGAIN;
+		rxm_conn_unkey_locked(conn);
+		rxm_conn_down_locked(conn, 0);
 		conn = NULL;
 	} else if (conn->state != RXM_CONN_CONNECTED) {
 		*err = -EAGAIN;
@@ -179,22 +208,38 @@ void rxm_conn_put(struct rxm_conn *conn)
 }
 
 /**
- * rxm_conn_fail() - end a connection
- * @conn: the connection: it failed (a core error or shutdown, a malformed
- *	packet) or its endpoint closes
+ * rxm_conn_fail_err() - end a connection for a reason
+ * @conn: the connection
+ * @err: why (positive errno: EPROTO for a malformed packet, the core's
+ *	error ...), 0 if not known; the first reason given is kept, and the
+ *	rendezvous sends still waiting on @conn complete with it
  *
  * The CM work (or fi_close()) closes it once no data call uses it.
  *
- * Context: any context.
+ * Context: any context; does not sleep.
  */
-void rxm_conn_fail(struct rxm_conn *conn)
+void rxm_conn_fail_err(struct rxm_conn *conn, int err)
 {
 	struct rxm_ep *ep = conn->ep;
 	unsigned long flags;
 
 	spin_lock_irqsave(&ep->lock, flags);
-	rxm_conn_down_locked(conn);
+	rxm_conn_down_locked(conn, err);
 	spin_unlock_irqrestore(&ep->lock, flags);
+}
+
+/**
+ * rxm_conn_fail() - end a connection
+ * @conn: the connection: it failed (the core's error, a repost that
+ *	failed) or its endpoint closes
+ *
+ * rxm_conn_fail_err() with no reason known.
+ *
+ * Context: any context; does not sleep.
+ */
+void rxm_conn_fail(struct rxm_conn *conn)
+{
+	rxm_conn_fail_err(conn, 0);
 }
 
 /* Post every bounce buffer of a new core endpoint. */
@@ -320,9 +365,21 @@ static void rxm_conn_set_state(struct rxm_conn *conn,
 	unsigned long flags;
 
 	spin_lock_irqsave(&ep->lock, flags);
-	if (conn->state != RXM_CONN_DOWN)
+	if (conn->state != RXM_CONN_DOWN && conn->state != RXM_CONN_FAILED)
 		conn->state = state;
 	spin_unlock_irqrestore(&ep->lock, flags);
+}
+
+/*
+ * Bound our attempt by the endpoint's FI_OPT_CONNECT_TIMEOUT_MS; a core
+ * without the option bounds its attempts its own way.
+ */
+static void rxm_conn_timeout(struct rxm_conn *conn)
+{
+	size_t ms = READ_ONCE(conn->ep->connect_timeout_ms);
+
+	fi_setopt(&conn->core->fid, FI_OPT_ENDPOINT, FI_OPT_CONNECT_TIMEOUT_MS,
+		  &ms, sizeof(ms));
 }
 
 /* RXM_CONN_IDLE: connect to the peer, from our address, any port. */
@@ -352,6 +409,7 @@ static void rxm_conn_connect(struct rxm_conn *conn)
 		goto fail;
 	rxm_cm_req_fill(&req, ntohs(ep->name.sin_port), RXM_FLOW_CTRL_OFF,
 			ep->info->rx_attr->size, conn->id);
+	rxm_conn_timeout(conn);
 	rxm_conn_set_state(conn, RXM_CONN_CONNECTING);
 	ret = fi_connect(conn->core, &conn->peer, &req, sizeof(req));
 	if (ret)
@@ -361,7 +419,7 @@ static void rxm_conn_connect(struct rxm_conn *conn)
 fail:
 	fi_freeinfo(info);
 	pr_debug("connecting to %pISpc failed: %d\n", &conn->peer, ret);
-	rxm_conn_fail(conn);
+	rxm_conn_fail_err(conn, -ret);
 }
 
 /* Our request came back rejected: lost a simultaneous connect or not. */
@@ -376,7 +434,7 @@ static void rxm_conn_rejected(struct rxm_conn *conn,
 		rxm_conn_set_state(conn, RXM_CONN_WAITING);
 		return;
 	}
-	rxm_conn_fail(conn);
+	rxm_conn_fail_err(conn, err->err ? err->err : ECONNREFUSED);
 }
 
 /* Read @conn's core events. */
@@ -401,7 +459,7 @@ static void rxm_conn_events(struct rxm_conn *conn)
 			if (conn->state == RXM_CONN_CONNECTING)
 				rxm_conn_rejected(conn, &err);
 			else
-				rxm_conn_fail(conn);
+				rxm_conn_fail_err(conn, err.err);
 			continue;
 		}
 		if (n < 0)
@@ -414,8 +472,9 @@ static void rxm_conn_events(struct rxm_conn *conn)
 				const struct rxm_cm_accept *acc =
 					(const void *)ev.data;
 
+				/* an accept without rxm's CM data */
 				if (n < (ssize_t)(sizeof(ev.e) + sizeof(*acc))) {
-					rxm_conn_fail(conn);
+					rxm_conn_fail_err(conn, EPROTO);
 					break;
 				}
 				conn->peer_id = le64_to_cpu(acc->conn_id);
@@ -457,8 +516,12 @@ static struct rxm_conn *rxm_connreq_conn(struct rxm_ep *ep, fi_addr_t fi_addr,
 	spin_lock_irqsave(&ep->lock, flags);
 	if (fi_addr != FI_ADDR_NOTAVAIL)
 		conn = xa_load(&ep->table, fi_addr);
-	if (conn && !rxm_same_peer(&conn->peer, peer))
+	/* the AV slot was removed and reused for another peer */
+	if (conn && !rxm_same_peer(&conn->peer, peer)) {
+		rxm_conn_unkey_locked(conn);
+		rxm_conn_down_locked(conn, 0);
 		conn = NULL;
+	}
 	if (conn) {
 		int cmp = rxm_name_cmp(peer, &ep->name);
 
@@ -475,8 +538,10 @@ static struct rxm_conn *rxm_connreq_conn(struct rxm_ep *ep, fi_addr_t fi_addr,
 			fallthrough;
 		case RXM_CONN_IDLE:
 		case RXM_CONN_WAITING:
+		case RXM_CONN_FAILED:
 			*takeover = true;
 			conn->state = RXM_CONN_ACCEPTING;
+			conn->err = 0;
 			break;
 		default:	/* a second connection from the peer */
 			conn = fresh;
@@ -580,7 +645,11 @@ static void rxm_pep_events(struct rxm_ep *ep)
 	}
 }
 
-/* Close and free a connection the work found down. */
+/*
+ * Close a connection the work found down, and free it - unless it is a
+ * failed attempt whose error waits for the next send (still in the
+ * table): that one is kept, closed, as RXM_CONN_FAILED.
+ */
 static void rxm_conn_reap(struct rxm_conn *conn)
 {
 	struct rxm_ep *ep = conn->ep;
@@ -589,6 +658,13 @@ static void rxm_conn_reap(struct rxm_conn *conn)
 	rxm_conn_close_core(conn);
 	rxm_rndv_conn_gone(conn);
 	spin_lock_irqsave(&ep->lock, flags);
+	if (conn->keyed && conn->state == RXM_CONN_DOWN &&
+	    ep->state == RXM_EP_ENABLED) {
+		conn->state = RXM_CONN_FAILED;
+		spin_unlock_irqrestore(&ep->lock, flags);
+		return;
+	}
+	rxm_conn_unkey_locked(conn);
 	list_del(&conn->node);
 	spin_unlock_irqrestore(&ep->lock, flags);
 	kfree(conn);
@@ -653,4 +729,56 @@ void rxm_conn_close_all(struct rxm_ep *ep)
 		next = rxm_conn_next(ep, conn);
 		rxm_conn_reap(conn);
 	}
+}
+
+/* Complete the receives taken off the match queues with ECANCELED. */
+static void rxm_rx_cancel_all(struct rxm_ep *ep, struct list_head *rxs)
+{
+	struct fid_cq *cq = kofi_ep_cq(&ep->ep, FI_RECV, NULL);
+	struct kofi_match_entry *me, *next;
+
+	list_for_each_entry_safe(me, next, rxs, node) {
+		struct rxm_rx *rx = container_of(me, struct rxm_rx, me);
+		void *context = me->context;
+		u64 flags = rx->flags | (me->flags & FI_MULTI_RECV);
+
+		list_del_init(&me->node);
+		rxm_rx_free(ep, rx);
+		kofi_cq_write_err(cq, context, flags, ECANCELED, 0, 0, 0);
+	}
+}
+
+/**
+ * rxm_av_removed() - a peer left the endpoint's address vector
+ * @watch: &rxm_ep.av_watch
+ * @fi_addr: the peer's fi_addr_t, no longer in the AV
+ *
+ * Ends every connection with the peer: what was in flight on them
+ * completes with errors (a rendezvous send waiting for its answer with
+ * ECANCELED).  Receives directed to the peer complete with ECANCELED;
+ * messages from it that wait as unexpected stay, their source now
+ * FI_ADDR_NOTAVAIL.  Sends to @fi_addr answer -EINVAL from now on.
+ *
+ * Context: process context (fi_av_remove()), the AV's mutex held; does
+ * not sleep.
+ */
+void rxm_av_removed(struct kofi_av_watch *watch, fi_addr_t fi_addr)
+{
+	struct rxm_ep *ep = container_of(watch, struct rxm_ep, av_watch);
+	struct rxm_conn *conn;
+	unsigned long flags;
+	LIST_HEAD(rxs);
+
+	spin_lock_irqsave(&ep->lock, flags);
+	list_for_each_entry(conn, &ep->conns, node) {
+		if (conn->fi_addr != fi_addr)
+			continue;
+		rxm_conn_unkey_locked(conn);
+		WRITE_ONCE(conn->fi_addr, FI_ADDR_NOTAVAIL);
+		rxm_conn_down_locked(conn, ECANCELED);
+	}
+	kofi_match_forget(&ep->msgq, fi_addr, &rxs);
+	kofi_match_forget(&ep->tagq, fi_addr, &rxs);
+	spin_unlock_irqrestore(&ep->lock, flags);
+	rxm_rx_cancel_all(ep, &rxs);
 }

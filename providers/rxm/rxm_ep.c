@@ -16,24 +16,32 @@
 /**
  * struct rxm_opts - the endpoint's size_t options
  * @min_multi_recv: FI_OPT_MIN_MULTI_RECV
+ * @connect_timeout_ms: FI_OPT_CONNECT_TIMEOUT_MS
  */
 struct rxm_opts {
 	size_t min_multi_recv;
+	size_t connect_timeout_ms;
 };
 
 static const struct kofi_util_opt rxm_opt_tab[] = {
 	KOFI_UTIL_OPT(FI_OPT_MIN_MULTI_RECV, 1, RXM_MAX_MSG_SIZE,
 		      struct rxm_opts, min_multi_recv),
+	KOFI_UTIL_OPT(FI_OPT_CONNECT_TIMEOUT_MS, 0, RXM_CONNECT_TIMEOUT_MAX_MS,
+		      struct rxm_opts, connect_timeout_ms),
 };
 
 static int rxm_ep_setopt(struct fid *fid, int level, int optname,
 			 const void *optval, size_t optlen)
 {
 	struct rxm_ep *ep = container_of(fid, struct rxm_ep, ep.fid);
-	struct rxm_opts o = { .min_multi_recv = ep->msgq.min_multi_recv };
+	struct rxm_opts o;
 	unsigned long flags;
 	int ret;
 
+	spin_lock_irqsave(&ep->lock, flags);
+	o.min_multi_recv = ep->msgq.min_multi_recv;
+	o.connect_timeout_ms = ep->connect_timeout_ms;
+	spin_unlock_irqrestore(&ep->lock, flags);
 	ret = kofi_util_setopt(rxm_opt_tab, ARRAY_SIZE(rxm_opt_tab), &o,
 			       level, optname, optval, optlen);
 	if (ret)
@@ -41,6 +49,7 @@ static int rxm_ep_setopt(struct fid *fid, int level, int optname,
 	spin_lock_irqsave(&ep->lock, flags);
 	ep->msgq.min_multi_recv = o.min_multi_recv;
 	ep->tagq.min_multi_recv = o.min_multi_recv;
+	WRITE_ONCE(ep->connect_timeout_ms, o.connect_timeout_ms);
 	spin_unlock_irqrestore(&ep->lock, flags);
 	return 0;
 }
@@ -51,6 +60,7 @@ static int rxm_ep_getopt(struct fid *fid, int level, int optname,
 	struct rxm_ep *ep = container_of(fid, struct rxm_ep, ep.fid);
 	struct rxm_opts o = {
 		.min_multi_recv = READ_ONCE(ep->msgq.min_multi_recv),
+		.connect_timeout_ms = READ_ONCE(ep->connect_timeout_ms),
 	};
 
 	return kofi_util_getopt(rxm_opt_tab, ARRAY_SIZE(rxm_opt_tab), &o,
@@ -121,6 +131,9 @@ static int rxm_ep_enable(struct fid_ep *fep)
 		ret = -EAFNOSUPPORT;
 	if (ret)
 		goto err;
+	ret = kofi_av_watch_add(kofi_ep_av(fep), &ep->av_watch);
+	if (ret)
+		goto err;
 	spin_lock_irqsave(&ep->lock, flags);
 	ep->state = RXM_EP_ENABLED;
 	spin_unlock_irqrestore(&ep->lock, flags);
@@ -173,10 +186,14 @@ static int rxm_ep_close(struct fid *fid)
 {
 	struct rxm_ep *ep = container_of(fid, struct rxm_ep, ep.fid);
 	unsigned long flags;
+	bool enabled;
 
 	spin_lock_irqsave(&ep->lock, flags);
+	enabled = ep->state == RXM_EP_ENABLED;
 	ep->state = RXM_EP_CLOSING;
 	spin_unlock_irqrestore(&ep->lock, flags);
+	if (enabled)
+		kofi_av_watch_del(kofi_ep_av(&ep->ep), &ep->av_watch);
 	cancel_work_sync(&ep->cm_work);
 	rxm_ep_close_core(ep);
 	/* the rendezvous sends the closed connections failed */
@@ -227,6 +244,10 @@ int rxm_ep_open(struct fid_domain *domain, struct fi_info *info,
 	INIT_LIST_HEAD(&ep->tx_list);
 	INIT_WORK(&ep->tx_work, rxm_tx_work);
 	INIT_WORK(&ep->cm_work, rxm_cm_work);
+	INIT_LIST_HEAD(&ep->av_watch.node);
+	ep->av_watch.removed = rxm_av_removed;
+	ep->connect_timeout_ms = min(READ_ONCE(rxm_connect_timeout_ms),
+				     RXM_CONNECT_TIMEOUT_MAX_MS);
 	kofi_util_progress_init(&ep->progress, rxm_wq, &ep->cm_work);
 	kofi_match_init(&ep->msgq, false, directed, UINT_MAX,
 			RXM_MIN_MULTI_RECV);

@@ -26,6 +26,11 @@ module_param_named(conn_rx_bufs, rxm_conn_rx_bufs, uint, 0644);
 MODULE_PARM_DESC(conn_rx_bufs,
 		 "bounce buffers of 16448 bytes posted on each peer connection (1..128, default 4)");
 
+unsigned int rxm_connect_timeout_ms = 10000;
+module_param_named(connect_timeout_ms, rxm_connect_timeout_ms, uint, 0644);
+MODULE_PARM_DESC(connect_timeout_ms,
+		 "a connection to a peer not up within this many ms fails with ETIMEDOUT, for endpoints opened later (0 = never; at most 86400000; default 10000; fi_setopt(FI_OPT_CONNECT_TIMEOUT_MS) per endpoint)");
+
 /* The core providers rxm runs over. */
 #define RXM_CORE_NAMES	"ksocket;" RXM_PROV_NAME
 

@@ -570,12 +570,12 @@ void rxm_buf_done(struct fid_cq *cq, struct fi_cqe *cqe,
 	unsigned long flags;
 
 	/*
-	 * Flushed, or the connection failed: the CM work closes it.  A
-	 * packet larger than the buffer ends the connection.
+	 * Flushed: the connection is closing.  Any other error (a packet
+	 * larger than the buffer) ends it; the CM work closes it.
 	 */
 	if (comp->err) {
 		if (comp->err != ECANCELED)
-			rxm_conn_fail(conn);
+			rxm_conn_fail_err(conn, EPROTO);
 		return;
 	}
 	buf->len = comp->len;
@@ -631,7 +631,7 @@ void rxm_buf_done(struct fid_cq *cq, struct fi_cqe *cqe,
 bad:
 	pr_debug("malformed packet (type %u, %zu bytes) from %pISpc\n",
 		 hdr->type, buf->len, &conn->peer);
-	rxm_conn_fail(conn);
+	rxm_conn_fail_err(conn, EPROTO);
 }
 
 /* ---- tagged messages the core places (FI_OPT_TAGGED_RX) ---- */

@@ -331,7 +331,8 @@ static inline void rxm_hdr_fill(struct rxm_hdr *hdr, u8 type, u8 op,
  * a known type, for message packets a known operation and flags, an eager
  * message's size equal to its payload and at most the eager limit, a
  * segment's payload equal to its seg_size, at most the eager limit, and a
- * valid position.  A packet that fails ends the peer's connection.
+ * valid position; a "read done" answer carries no payload.  A packet that
+ * fails ends the peer's connection.
  *
  * Return: 0, or -EPROTO.
  */
@@ -348,6 +349,8 @@ static inline int rxm_hdr_check(const void *buf, size_t len)
 	    hdr->op_version != RXM_OP_VERSION_HDR ||
 	    hdr->type >= RXM_PKT_TYPES)
 		return -EPROTO;
+	if (hdr->type == RXM_RNDV_RD_DONE)
+		return payload ? -EPROTO : 0;
 	if (hdr->type != RXM_EAGER && hdr->type != RXM_SEGMENT &&
 	    hdr->type != RXM_RNDV_REQ)
 		return 0;
@@ -379,8 +382,9 @@ static inline int rxm_hdr_check(const void *buf, size_t len)
  * @buf: the packet, header included
  * @len: its bytes
  *
- * Call after rxm_hdr_check() passed.  Checks that the request holds 1 to
- * RXM_RNDV_IOV_MAX segments whose lengths add up to the message's size.
+ * Call after rxm_hdr_check() passed.  Checks that the payload is exactly
+ * one struct rxm_rndv holding 1 to RXM_RNDV_IOV_MAX segments whose
+ * lengths add up to the message's size.
  *
  * Return: 0, or -EPROTO.
  */
@@ -391,7 +395,7 @@ static inline int rxm_rndv_check(const void *buf, size_t len)
 	u64 total = 0;
 	unsigned int i;
 
-	if (len < sizeof(*hdr) + sizeof(*r) || !r->count ||
+	if (len != sizeof(*hdr) + sizeof(*r) || !r->count ||
 	    r->count > RXM_RNDV_IOV_MAX)
 		return -EPROTO;
 	for (i = 0; i < r->count; i++) {

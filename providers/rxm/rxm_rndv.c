@@ -10,8 +10,10 @@
  * goes to reads the message with the core's RMA read straight into the
  * receive's buffer, then answers with an RXM_RNDV_RD_DONE header echoing
  * the request's msg_id.  That answer completes the send (and its
- * registrations are closed); a connection that fails first completes it
- * with ECONNRESET.
+ * registrations are closed); a connection that ends first completes it
+ * with the reason it ended (EPROTO after a malformed packet, ECANCELED
+ * when the peer left the address vector, the core's error), ECONNRESET
+ * if none is known.
  *
  * A sent request is found again by its msg_id in the endpoint's
  * rendezvous table, never by anything the peer sends but that index; an
@@ -160,7 +162,7 @@ void rxm_rndv_conn_gone(struct rxm_conn *conn)
 		if (!rxm_rndv_take_locked(ep, tx, conn))
 			continue;
 		if (!tx->err)
-			tx->err = ECONNRESET;
+			tx->err = conn->err ? conn->err : ECONNRESET;
 		list_add_tail(&tx->node, &gone);
 	}
 	spin_unlock_irqrestore(&ep->lock, flags);
