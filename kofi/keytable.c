@@ -6,8 +6,11 @@
  * keys.  Lookups run under RCU and take a reference on the entry, so a
  * provider may resolve and check a peer's (key, address, length, access)
  * from softirq context and copy data while the region cannot go away;
- * removal unhashes the entry, waits for an RCU grace period and then for
- * the last reference.
+ * removal unhashes the entry, drops the table's reference and waits for
+ * the last one.  It does not wait for an RCU grace period (a close per
+ * message, as a rendezvous protocol does, would wait for one each time):
+ * a lookup that still walks to a removed entry finds its count at zero
+ * and fails, and the provider frees the entry's memory by kfree_rcu().
  */
 #include <linux/hash.h>
 #include <linux/kernel.h>
@@ -126,10 +129,14 @@ EXPORT_SYMBOL_GPL(kofi_keytable_insert);
  * @kt: the table
  * @e: an entry inserted into @kt
  *
- * After return no lookup can find @e and no reference remains; the
- * provider may free it.
+ * After return no lookup succeeds on @e and no reference remains: the
+ * region's memory may go.  A lookup under RCU may still read @e itself
+ * until a grace period has passed, so the provider frees the structure
+ * embedding @e with kfree_rcu() (through @e->rcu), not kfree().  Waits
+ * only for references taken before the removal (a peer's RMA being
+ * copied), not for a grace period.
  *
- * Context: process context, sleeps.
+ * Context: process context, sleeps while a reference is held.
  */
 void kofi_keytable_remove(struct kofi_keytable *kt, struct kofi_key_entry *e)
 {
@@ -137,7 +144,6 @@ void kofi_keytable_remove(struct kofi_keytable *kt, struct kofi_key_entry *e)
 	hlist_del_rcu(&e->node);
 	kt->count--;
 	spin_unlock(&kt->lock);
-	synchronize_rcu();
 	kofi_key_entry_put(e);
 	wait_for_completion(&e->released);
 }

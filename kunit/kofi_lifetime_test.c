@@ -5,6 +5,8 @@
  * wrong objects, bad flags, missing operations) and the remote key table.
  */
 #include <linux/bottom_half.h>
+#include <linux/delay.h>
+#include <linux/kthread.h>
 #include <linux/slab.h>
 #include <linux/uio.h>
 #include "kofi_test.h"
@@ -443,6 +445,119 @@ static void kk_basic_test(struct kunit *test)
 	kofi_keytable_destroy(&kt);
 }
 
+/* A thread that holds an RCU read-side section, or a key reference. */
+struct kk_holder {
+	struct kofi_keytable *kt;
+	u64 key;			/* 0: hold rcu_read_lock() */
+	struct completion started;
+	struct completion done;
+	atomic_t release;		/* set by the test: leave now */
+	atomic_t held;			/* 1 while holding */
+};
+
+static int kk_holder_fn(void *arg)
+{
+	struct kk_holder *h = arg;
+	unsigned long end = jiffies + 5 * HZ;
+	struct kofi_key_entry *e = NULL;
+
+	if (h->key) {
+		e = kofi_keytable_get(h->kt, h->key, 0x1000, 1,
+				      FI_REMOTE_READ);
+		if (IS_ERR(e)) {
+			complete(&h->started);
+			complete(&h->done);
+			return 0;
+		}
+	} else {
+		rcu_read_lock();
+	}
+	atomic_set(&h->held, 1);
+	complete(&h->started);
+	if (e) {
+		/* the test's removal is waiting by now */
+		msleep(100);
+	} else {
+		/* bounded: a removal that waits for us must not hang */
+		while (!atomic_read(&h->release) && time_before(jiffies, end))
+			cpu_relax();
+	}
+	atomic_set(&h->held, 0);
+	if (e)
+		kofi_key_entry_put(e);
+	else
+		rcu_read_unlock();
+	complete(&h->done);
+	return 0;
+}
+
+static void kk_holder_start(struct kunit *test, struct kk_holder *h,
+			    struct kofi_keytable *kt, u64 key)
+{
+	struct task_struct *t;
+
+	h->kt = kt;
+	h->key = key;
+	init_completion(&h->started);
+	init_completion(&h->done);
+	atomic_set(&h->release, 0);
+	atomic_set(&h->held, 0);
+	t = kthread_run(kk_holder_fn, h, "kk_holder");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	wait_for_completion(&h->started);
+}
+
+static struct kofi_key_entry *kk_entry(struct kunit *test,
+				       struct kofi_keytable *kt, u64 key)
+{
+	struct kofi_key_entry *e = kzalloc(sizeof(*e), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, e);
+	e->base = 0x1000;
+	e->len = 0x100;
+	e->access = FI_REMOTE_READ;
+	KUNIT_ASSERT_EQ(test, kofi_keytable_insert(kt, e, key, false), 0);
+	return e;
+}
+
+/*
+ * kofi_keytable_remove() waits for a peer's reference, not for an RCU
+ * grace period: a region closed per message (rxm's rendezvous) must not
+ * cost one.  The lookup that follows fails at once.
+ */
+static void kk_remove_test(struct kunit *test)
+{
+	struct kofi_key_entry *e;
+	struct kofi_keytable kt;
+	struct kk_holder h;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs two CPUs");
+	KUNIT_ASSERT_EQ(test, kofi_keytable_init(&kt, 4), 0);
+
+	/* a reader in an RCU section does not hold the removal up */
+	e = kk_entry(test, &kt, 5);
+	kk_holder_start(test, &h, &kt, 0);
+	kofi_keytable_remove(&kt, e);
+	KUNIT_EXPECT_EQ(test, atomic_read(&h.held), 1);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(kofi_keytable_get(&kt, 5, 0x1000, 1,
+							FI_REMOTE_READ)),
+			-ENOKEY);
+	atomic_set(&h.release, 1);
+	wait_for_completion(&h.done);
+	kfree_rcu(e, rcu);
+
+	/* a reference does: the removal returns after its put */
+	e = kk_entry(test, &kt, 6);
+	kk_holder_start(test, &h, &kt, 6);
+	KUNIT_EXPECT_EQ(test, atomic_read(&h.held), 1);
+	kofi_keytable_remove(&kt, e);
+	KUNIT_EXPECT_EQ(test, atomic_read(&h.held), 0);
+	wait_for_completion(&h.done);
+	kfree_rcu(e, rcu);
+	kofi_keytable_destroy(&kt);
+}
+
 /* fi_ep_bind(): the core's rules, one answer each, and the accessors. */
 static void kl_bind_rules_test(struct kunit *test)
 {
@@ -560,6 +675,7 @@ struct kunit_suite kofi_misuse_suite = {
 
 static struct kunit_case kofi_keytable_cases[] = {
 	KUNIT_CASE(kk_basic_test),
+	KUNIT_CASE(kk_remove_test),
 	{}
 };
 

@@ -228,9 +228,13 @@ unsigned int kofi_oplist_flush(struct kofi_oplist *list, int err,
  * @len: bytes in the region
  * @access: FI_REMOTE_READ and/or FI_REMOTE_WRITE
  * @priv: provider data (its MR), not used by the core
+ * @rcu: for the provider's kfree_rcu() of the structure embedding the entry
  *
  * Embed it in the provider's MR; fill in @base, @len, @access, @priv
- * before kofi_keytable_insert().
+ * before kofi_keytable_insert().  Lookups walk the table under RCU and
+ * may still read a removed entry: after kofi_keytable_remove() free the
+ * memory that holds it only after an RCU grace period (kfree_rcu() of the
+ * MR with @rcu), and never insert the entry again.
  */
 struct kofi_key_entry {
 	u64 key;
@@ -242,6 +246,8 @@ struct kofi_key_entry {
 	struct hlist_node node;
 	refcount_t ref;
 	struct completion released;
+	/* public: */
+	struct rcu_head rcu;
 };
 
 /**

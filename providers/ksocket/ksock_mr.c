@@ -42,7 +42,8 @@ static int ksock_mr_close(struct fid *fid)
 
 	kofi_keytable_remove(&mr->dom->kt, &mr->ke);
 	kvfree(mr->kv);
-	kfree(mr);
+	/* a lookup under RCU may still read mr->ke */
+	kfree_rcu(mr, ke.rcu);
 	return 0;
 }
 
