@@ -140,9 +140,9 @@ static void rt_setup(struct kunit *test, struct rt *t, u64 caps)
 		KUNIT_ASSERT_EQ(test, fi_getname(&t->ep[i]->fid, &name[i],
 						 &len), 0);
 		KUNIT_ASSERT_EQ(test, len, sizeof(name[i]));
-		KUNIT_EXPECT_EQ(test, name[i].sin_addr.s_addr,
-				htonl(INADDR_LOOPBACK));
-		KUNIT_EXPECT_NE(test, name[i].sin_port, 0);
+		KUNIT_EXPECT_EQ(test, ntohl(name[i].sin_addr.s_addr),
+				INADDR_LOOPBACK);
+		KUNIT_EXPECT_NE(test, ntohs(name[i].sin_port), 0);
 	}
 	KUNIT_ASSERT_EQ(test, fi_av_insert(t->av, name, 2, t->fi_addr, 0,
 					   NULL), 2);
