@@ -96,8 +96,9 @@ static void ka_expect_in(struct kunit *test, struct fid_av *av,
 	KUNIT_ASSERT_EQ(test, fi_av_lookup(av, fi_addr, &got, &len), 0);
 	KUNIT_EXPECT_EQ(test, len, sizeof(got));
 	KUNIT_EXPECT_EQ(test, got.sin_family, (sa_family_t)AF_INET);
-	KUNIT_EXPECT_EQ(test, got.sin_port, want->sin_port);
-	KUNIT_EXPECT_EQ(test, got.sin_addr.s_addr, want->sin_addr.s_addr);
+	KUNIT_EXPECT_EQ(test, ntohs(got.sin_port), ntohs(want->sin_port));
+	KUNIT_EXPECT_EQ(test, ntohl(got.sin_addr.s_addr),
+			ntohl(want->sin_addr.s_addr));
 	KUNIT_EXPECT_TRUE(test, !memchr_inv(got.sin_zero, 0,
 					    sizeof(got.sin_zero)));
 }
@@ -112,8 +113,8 @@ static void ka_expect_in6(struct kunit *test, struct fid_av *av,
 	KUNIT_ASSERT_EQ(test, fi_av_lookup(av, fi_addr, &got, &len), 0);
 	KUNIT_EXPECT_EQ(test, len, sizeof(got));
 	KUNIT_EXPECT_EQ(test, got.sin6_family, (sa_family_t)AF_INET6);
-	KUNIT_EXPECT_EQ(test, got.sin6_port, want->sin6_port);
-	KUNIT_EXPECT_EQ(test, got.sin6_flowinfo, 0U);
+	KUNIT_EXPECT_EQ(test, ntohs(got.sin6_port), ntohs(want->sin6_port));
+	KUNIT_EXPECT_EQ(test, ntohl(got.sin6_flowinfo), 0U);
 	KUNIT_EXPECT_EQ(test, got.sin6_scope_id, want->sin6_scope_id);
 	KUNIT_EXPECT_EQ(test, memcmp(&got.sin6_addr, &want->sin6_addr,
 				     sizeof(got.sin6_addr)), 0);
@@ -211,8 +212,8 @@ static void ka_table_ipv4_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fi_av_lookup(av, 2, &got, &len), -ETOOSMALL);
 	KUNIT_EXPECT_EQ(test, len, sizeof(struct sockaddr_in));
 	KUNIT_EXPECT_EQ(test, got.sin_family, (sa_family_t)AF_INET);
-	KUNIT_EXPECT_EQ(test, got.sin_port, a[2].sin_port);
-	KUNIT_EXPECT_EQ(test, got.sin_addr.s_addr, 0U);
+	KUNIT_EXPECT_EQ(test, ntohs(got.sin_port), ntohs(a[2].sin_port));
+	KUNIT_EXPECT_EQ(test, ntohl(got.sin_addr.s_addr), 0U);
 	len = 0;
 	KUNIT_EXPECT_EQ(test, fi_av_lookup(av, 2, NULL, &len), -ETOOSMALL);
 	KUNIT_EXPECT_EQ(test, len, sizeof(struct sockaddr_in));
@@ -516,8 +517,8 @@ static void ka_reverse_test(struct kunit *test)
 	/* the forward helper */
 	KUNIT_EXPECT_EQ(test, kofi_av_lookup_addr(av, fa, &ss),
 			(int)sizeof(sin));
-	KUNIT_EXPECT_EQ(test, ((struct sockaddr_in *)&ss)->sin_addr.s_addr,
-			sin.sin_addr.s_addr);
+	KUNIT_EXPECT_EQ(test, ntohl(((struct sockaddr_in *)&ss)->sin_addr.s_addr),
+			ntohl(sin.sin_addr.s_addr));
 	KUNIT_EXPECT_EQ(test, kofi_av_lookup_addr(av, fa, NULL), -EINVAL);
 	KUNIT_EXPECT_EQ(test, kofi_av_lookup_addr(NULL, fa, &ss), -EINVAL);
 	KUNIT_EXPECT_EQ(test, kofi_av_lookup_addr(av, FI_ADDR_NOTAVAIL, &ss),
@@ -610,8 +611,8 @@ static void ka_atomic_test(struct kunit *test)
 	ret = ka_rev(av, &sin, sizeof(sin), &x);
 	spin_unlock_irqrestore(&lock, flags);
 	KUNIT_EXPECT_EQ(test, len, (int)sizeof(sin));
-	KUNIT_EXPECT_EQ(test, ((struct sockaddr_in *)&ss)->sin_port,
-			sin.sin_port);
+	KUNIT_EXPECT_EQ(test, ntohs(((struct sockaddr_in *)&ss)->sin_port),
+			ntohs(sin.sin_port));
 	KUNIT_EXPECT_EQ(test, ret, 0);
 	KUNIT_EXPECT_EQ(test, x, fa);
 	ka_close(test, &s, av);

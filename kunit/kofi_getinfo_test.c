@@ -229,7 +229,7 @@ static void kg_source_test(struct kunit *test)
 	sin = info->src_addr;
 	KUNIT_EXPECT_EQ(test, sin->sin_family, AF_INET);
 	KUNIT_EXPECT_EQ(test, ntohs(sin->sin_port), 4000);
-	KUNIT_EXPECT_EQ(test, sin->sin_addr.s_addr, htonl(0x0a010203));
+	KUNIT_EXPECT_EQ(test, ntohl(sin->sin_addr.s_addr), 0x0a010203);
 	fi_freeinfo(info);
 	info = NULL;
 

@@ -455,38 +455,39 @@ struct kk_holder {
 	atomic_t held;			/* 1 while holding */
 };
 
-static int kk_holder_fn(void *arg)
+/* Hold an RCU read-side section until released (at most 5 s). */
+static int kk_rcu_holder_fn(void *arg)
 {
 	struct kk_holder *h = arg;
 	unsigned long end = jiffies + 5 * HZ;
-	struct kofi_key_entry *e = NULL;
 
-	if (h->key) {
-		e = kofi_keytable_get(h->kt, h->key, 0x1000, 1,
-				      FI_REMOTE_READ);
-		if (IS_ERR(e)) {
-			complete(&h->started);
-			complete(&h->done);
-			return 0;
-		}
-	} else {
-		rcu_read_lock();
-	}
+	rcu_read_lock();
 	atomic_set(&h->held, 1);
 	complete(&h->started);
-	if (e) {
-		/* the test's removal is waiting by now */
-		msleep(100);
-	} else {
-		/* bounded: a removal that waits for us must not hang */
-		while (!atomic_read(&h->release) && time_before(jiffies, end))
-			cpu_relax();
-	}
+	/* bounded: a removal that waits for us must not hang */
+	while (!atomic_read(&h->release) && time_before(jiffies, end))
+		cpu_relax();
 	atomic_set(&h->held, 0);
-	if (e)
+	rcu_read_unlock();
+	complete(&h->done);
+	return 0;
+}
+
+/* Hold a reference on h->key for 100 ms: the test's removal waits. */
+static int kk_ref_holder_fn(void *arg)
+{
+	struct kk_holder *h = arg;
+	struct kofi_key_entry *e;
+
+	e = kofi_keytable_get(h->kt, h->key, 0x1000, 1, FI_REMOTE_READ);
+	if (!IS_ERR(e))
+		atomic_set(&h->held, 1);
+	complete(&h->started);
+	if (!IS_ERR(e)) {
+		msleep(100);
+		atomic_set(&h->held, 0);
 		kofi_key_entry_put(e);
-	else
-		rcu_read_unlock();
+	}
 	complete(&h->done);
 	return 0;
 }
@@ -502,7 +503,8 @@ static void kk_holder_start(struct kunit *test, struct kk_holder *h,
 	init_completion(&h->done);
 	atomic_set(&h->release, 0);
 	atomic_set(&h->held, 0);
-	t = kthread_run(kk_holder_fn, h, "kk_holder");
+	t = kthread_run(key ? kk_ref_holder_fn : kk_rcu_holder_fn, h,
+			"kk_holder");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
 	wait_for_completion(&h->started);
 }

@@ -19,11 +19,11 @@ static int kr_getinfo_refs;
  */
 static int kr_module_refs(void)
 {
-#ifdef CONFIG_MODULE_UNLOAD
-	if (THIS_MODULE)
-		return module_refcount(THIS_MODULE);
-#endif
+#if defined(MODULE) && defined(CONFIG_MODULE_UNLOAD)
+	return module_refcount(THIS_MODULE);
+#else
 	return -1;
+#endif
 }
 
 static int kr_getinfo(u32 version, const struct fi_info *hints, u64 flags,

@@ -4,12 +4,14 @@
  *
  * Connection management (CM data sizes both ways, reject with data,
  * shutdown), messages of every size class, truncation, remote CQ data,
- * RMA checked through the key table, and malformed frames injected from a
- * raw kernel TCP socket playing a misbehaving peer: each must end that
- * connection with an EQ error entry and cancelled operations.
+ * RMA checked through the key table, request pools that grow with their
+ * queues, and malformed frames injected from a raw kernel TCP socket
+ * playing a misbehaving peer: each must end that connection with an EQ
+ * error entry and cancelled operations.
  *
  * Only exported symbols are used (the suite is also built as a module);
- * the provider (kofi_ksocket) must be loaded or built in.
+ * the pool tests read the endpoint's request counts (ksock.h).  The
+ * provider (kofi_ksocket) must be loaded or built in.
  */
 #include <kunit/test.h>
 #include <linux/delay.h>
@@ -31,7 +33,7 @@
 #include <kofi/fi_rma.h>
 #include <kofi/fi_tagged.h>
 #include <kofi/fi_errno.h>
-#include "../providers/ksocket/ksock_proto.h"
+#include "../providers/ksocket/ksock.h"
 #include "kofi_test_net.h"
 
 #define KST_TIMEOUT	5000	/* ms, every wait */
@@ -764,6 +766,194 @@ static void ksocket_rma_test(struct kunit *test)
 	vfree(local);
 }
 
+/* ---- request pools ---- */
+
+/* An endpoint's requests: allocated, and free, per pool and in all. */
+struct kst_pools {
+	unsigned int nreq, tx, rx, trx, rsp;
+	unsigned int free;
+};
+
+static unsigned int kst_free_count(const struct ksock_pool *pool)
+{
+	const struct list_head *pos;
+	unsigned int n = 0;
+
+	list_for_each(pos, &pool->free)
+		n++;
+	return n;
+}
+
+static struct kst_pools kst_pool_counts(struct fid_ep *fep)
+{
+	struct ksock_ep *ep = ksock_ep(fep);
+	struct kst_pools p;
+	unsigned long flags;
+
+	spin_lock_irqsave(&ep->lock, flags);
+	p.nreq = ep->nreq;
+	p.tx = ep->tx_pool.count;
+	p.rx = ep->rx_pool.count;
+	p.trx = ep->trx_pool.count;
+	p.rsp = ep->rsp_pool.count;
+	p.free = kst_free_count(&ep->tx_pool) + kst_free_count(&ep->rx_pool) +
+		 kst_free_count(&ep->trx_pool) + kst_free_count(&ep->rsp_pool);
+	spin_unlock_irqrestore(&ep->lock, flags);
+	return p;
+}
+
+/*
+ * The pools once every request is free again: a request goes back to its
+ * pool just after its completion is written, or after it is sent.
+ */
+static struct kst_pools kst_pool_counts_idle(struct fid_ep *fep)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(KST_TIMEOUT);
+	struct kst_pools p;
+
+	for (;;) {
+		p = kst_pool_counts(fep);
+		if (p.free == p.nreq || time_after(jiffies, end))
+			return p;
+		usleep_range(1000, 2000);
+	}
+}
+
+#define KST_QSIZE	8	/* the client's tx and rx sizes in the pool test */
+
+/*
+ * Requests are allocated as the queues fill, never beyond their sizes,
+ * and kept for reuse: a connected endpoint holds none until it is used,
+ * a full queue answers -EAGAIN, and once everything completed every
+ * request is free again, for fi_close() to free.
+ */
+static void ksocket_req_pool_test(struct kunit *test)
+{
+	u8 sbuf[KST_QSIZE][8], rbuf[KST_QSIZE][8], cbuf[KST_QSIZE][8];
+	struct kvec kv = { .iov_base = sbuf[0], .iov_len = 8 };
+	struct fi_msg msg = {
+		.iov_type = FI_IOV_KVEC,
+		.msg_iov = &kv,
+		.iov_count = 1,
+		.addr = FI_ADDR_UNSPEC,
+	};
+	size_t val, len = sizeof(val);
+	struct fi_cq_data_entry e;
+	struct kst_pools c, s;
+	u8 region[64], local[64];
+	struct fid_mr *mr;
+	struct kst t;
+	unsigned int i;
+
+	kst_listen(test, &t);
+	t.info->tx_attr->size = KST_QSIZE;
+	t.info->rx_attr->size = KST_QSIZE;
+	kst_connect(test, &t, NULL, 0, NULL, 0);
+	KUNIT_EXPECT_EQ(test, fi_getopt(&t.cep->fid, FI_OPT_ENDPOINT,
+					FI_OPT_TX_SIZE, &val, &len), 0);
+	KUNIT_EXPECT_EQ(test, val, (size_t)KST_QSIZE);
+
+	/* enabled and connected, both idle: no request yet */
+	c = kst_pool_counts(t.cep);
+	s = kst_pool_counts(t.sep);
+	KUNIT_EXPECT_EQ(test, c.nreq, 0U);
+	KUNIT_EXPECT_EQ(test, s.nreq, 0U);
+
+	/*
+	 * Sends asking for delivery completion wait for the peer's ACK,
+	 * which waits for a receive: the client's transmit queue fills and
+	 * refuses one more.
+	 */
+	for (i = 0; i < KST_QSIZE; i++) {
+		kst_fill(sbuf[i], 8, (u8)i);
+		kv.iov_base = sbuf[i];
+		msg.context = sbuf[i];
+		KUNIT_ASSERT_EQ(test, fi_sendmsg(t.cep, &msg,
+						 FI_DELIVERY_COMPLETE), 0);
+	}
+	KUNIT_EXPECT_EQ(test, fi_sendmsg(t.cep, &msg, FI_DELIVERY_COMPLETE),
+			-EAGAIN);
+	KUNIT_EXPECT_EQ(test, fi_send(t.cep, sbuf[0], 8, NULL, FI_ADDR_UNSPEC,
+				      NULL), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, fi_inject(t.cep, sbuf[0], 8, FI_ADDR_UNSPEC),
+			-EAGAIN);
+	KUNIT_EXPECT_EQ(test, fi_read(t.cep, local, 8, NULL, FI_ADDR_UNSPEC,
+				      0, 0, NULL), -EAGAIN);
+	/* and its receive queue too */
+	for (i = 0; i < KST_QSIZE; i++)
+		KUNIT_ASSERT_EQ(test, fi_recv(t.cep, cbuf[i], 8, NULL,
+					      FI_ADDR_UNSPEC, cbuf[i]), 0);
+	KUNIT_EXPECT_EQ(test, fi_recv(t.cep, local, 8, NULL, FI_ADDR_UNSPEC,
+				      NULL), -EAGAIN);
+	c = kst_pool_counts(t.cep);
+	KUNIT_EXPECT_EQ(test, c.tx, (unsigned int)KST_QSIZE);
+	KUNIT_EXPECT_EQ(test, c.rx, (unsigned int)KST_QSIZE);
+	KUNIT_EXPECT_EQ(test, c.nreq, 2U * KST_QSIZE);
+	KUNIT_EXPECT_EQ(test, c.free, 0U);
+
+	/* the server receives them: the ACKs complete the sends */
+	for (i = 0; i < KST_QSIZE; i++)
+		KUNIT_ASSERT_EQ(test, fi_recv(t.sep, rbuf[i], 8, NULL,
+					      FI_ADDR_UNSPEC, rbuf[i]), 0);
+	for (i = 0; i < KST_QSIZE; i++) {
+		KUNIT_ASSERT_EQ(test, kst_comp(t.srx, &e, NULL), 0);
+		KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)rbuf[i]);
+		KUNIT_EXPECT_EQ(test, memcmp(rbuf[i], sbuf[i], 8), 0);
+		KUNIT_ASSERT_EQ(test, kst_comp(t.ctx, &e, NULL), 0);
+		KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)sbuf[i]);
+	}
+
+	/* the server answers into the client's receives */
+	for (i = 0; i < KST_QSIZE; i++)
+		KUNIT_ASSERT_EQ(test, fi_send(t.sep, sbuf[i], 8, NULL,
+					      FI_ADDR_UNSPEC, NULL), 0);
+	for (i = 0; i < KST_QSIZE; i++) {
+		KUNIT_ASSERT_EQ(test, kst_comp(t.crx, &e, NULL), 0);
+		KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)cbuf[i]);
+		KUNIT_EXPECT_EQ(test, memcmp(cbuf[i], sbuf[i], 8), 0);
+		KUNIT_ASSERT_EQ(test, kst_comp(t.stx, &e, NULL), 0);
+	}
+
+	/* a read: the server answers with a read response */
+	kst_fill(region, sizeof(region), 3);
+	KUNIT_ASSERT_EQ(test, fi_mr_reg(t.domain, region, sizeof(region),
+					FI_REMOTE_READ, 0, 0, 0, &mr, NULL), 0);
+	KUNIT_ASSERT_EQ(test, fi_read(t.cep, local, sizeof(local), NULL,
+				      FI_ADDR_UNSPEC, 0, fi_mr_key(mr), local),
+			0);
+	KUNIT_ASSERT_EQ(test, kst_comp(t.ctx, &e, NULL), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(local, region, sizeof(region)), 0);
+
+	/* the queues kept the size they grew to, no larger; all is free */
+	c = kst_pool_counts_idle(t.cep);
+	KUNIT_EXPECT_EQ(test, c.tx, (unsigned int)KST_QSIZE);
+	KUNIT_EXPECT_EQ(test, c.rx, (unsigned int)KST_QSIZE);
+	KUNIT_EXPECT_EQ(test, c.trx, 0U);
+	KUNIT_EXPECT_EQ(test, c.rsp, 0U);
+	KUNIT_EXPECT_EQ(test, c.nreq, 2U * KST_QSIZE);
+	KUNIT_EXPECT_EQ(test, c.free, c.nreq);
+	s = kst_pool_counts_idle(t.sep);
+	KUNIT_EXPECT_GE(test, s.tx, 1U);
+	KUNIT_EXPECT_LE(test, s.tx, (unsigned int)KST_QSIZE);
+	KUNIT_EXPECT_GE(test, s.rx, 1U);
+	KUNIT_EXPECT_LE(test, s.rx, (unsigned int)KST_QSIZE);
+	KUNIT_EXPECT_EQ(test, s.trx, 0U);
+	KUNIT_EXPECT_EQ(test, s.rsp, 1U);
+	KUNIT_EXPECT_EQ(test, s.nreq, s.tx + s.rx + s.rsp);
+	KUNIT_EXPECT_EQ(test, s.free, s.nreq);
+
+	/* a full queue emptied takes a window again, from its free list */
+	for (i = 0; i < KST_QSIZE; i++)
+		KUNIT_ASSERT_EQ(test, fi_recv(t.cep, cbuf[i], 8, NULL,
+					      FI_ADDR_UNSPEC, cbuf[i]), 0);
+	KUNIT_EXPECT_EQ(test, fi_recv(t.cep, local, 8, NULL, FI_ADDR_UNSPEC,
+				      NULL), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, kst_pool_counts(t.cep).nreq, 2U * KST_QSIZE);
+
+	KUNIT_EXPECT_EQ(test, fi_close(&mr->fid), 0);
+	kst_teardown(test, &t);
+}
+
 /* ---- malformed input from a raw kernel socket ---- */
 
 struct kst_bad {
@@ -1214,6 +1404,8 @@ static void ksocket_tagged_rx_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kst_trx.f.data, 7ULL);
 	KUNIT_EXPECT_EQ(test, kst_trx.f.len, sizeof(in.data));
 	KUNIT_EXPECT_EQ(test, kst_trx.f.flags, FI_TAGGED | FI_REMOTE_CQ_DATA);
+	/* its request came with the first message, and stays */
+	KUNIT_EXPECT_EQ(test, kst_pool_counts(t.sep).trx, 1U);
 
 	/* a place too small: what fits, EMSGSIZE, the rest dropped */
 	kst_trx.room = 16;
@@ -1356,6 +1548,7 @@ static struct kunit_case ksocket_cases[] = {
 	KUNIT_CASE(ksocket_may_sleep_flag_test),
 	KUNIT_CASE(ksocket_msg_variants_test),
 	KUNIT_CASE(ksocket_rma_test),
+	KUNIT_CASE(ksocket_req_pool_test),
 	KUNIT_CASE(ksocket_raw_peer_test),
 	KUNIT_CASE(ksocket_tagged_rx_test),
 	KUNIT_CASE(ksocket_ack_before_end_test),

@@ -141,7 +141,7 @@ static void kss_connect(struct kunit *test, struct kss_pair *p, int sndbuf,
 	KUNIT_ASSERT_EQ(test, kstream_accept(p->l, &p->s, 0), 0);
 	KUNIT_ASSERT_EQ(test, kstream_wait(p->c, EPOLLOUT,
 					   msecs_to_jiffies(KSS_WAIT_MS)),
-			(int)EPOLLOUT);
+			(__force int)EPOLLOUT);
 }
 
 static int kss_xfer(struct kstream_sock *ks, void *buf, size_t len,
@@ -273,7 +273,7 @@ static void kss_answer(struct kunit *test, struct kss_case *c, bool eof)
 	KUNIT_EXPECT_EQ(test, kss_xfer(p->s, &one, 1, true, 0), 1);
 	wait_for_completion(&c->reader.done);
 	KUNIT_EXPECT_GT(test, c->reader.ret, 0);
-	KUNIT_EXPECT_TRUE(test, c->reader.ret & EPOLLIN);
+	KUNIT_EXPECT_TRUE(test, c->reader.ret & (__force int)EPOLLIN);
 	one = 0;
 	KUNIT_EXPECT_EQ(test, kss_xfer(p->c, &one, 1, false, MSG_DONTWAIT), 1);
 	KUNIT_EXPECT_EQ(test, one, 0x5a);

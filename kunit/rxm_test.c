@@ -45,7 +45,7 @@
 #include "../providers/ksocket/ksock_proto.h"
 #include "../providers/rxm/rxm_proto.h"
 #include "kofi_test_net.h"
-#include "../providers/rxm/rxm_proto.h"
+#include "../providers/rxm/rxm.h"
 
 #define RT_TIMEOUT	5000	/* ms, every wait */
 #define RT_EAGER	16384
@@ -140,9 +140,9 @@ static void rt_setup(struct kunit *test, struct rt *t, u64 caps)
 		KUNIT_ASSERT_EQ(test, fi_getname(&t->ep[i]->fid, &name[i],
 						 &len), 0);
 		KUNIT_ASSERT_EQ(test, len, sizeof(name[i]));
-		KUNIT_EXPECT_EQ(test, name[i].sin_addr.s_addr,
-				htonl(INADDR_LOOPBACK));
-		KUNIT_EXPECT_NE(test, name[i].sin_port, 0);
+		KUNIT_EXPECT_EQ(test, ntohl(name[i].sin_addr.s_addr),
+				INADDR_LOOPBACK);
+		KUNIT_EXPECT_NE(test, ntohs(name[i].sin_port), 0);
 	}
 	KUNIT_ASSERT_EQ(test, fi_av_insert(t->av, name, 2, t->fi_addr, 0,
 					   NULL), 2);
@@ -616,6 +616,76 @@ static void rxm_rndv_backlog_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, memcmp(t.buf[1], t.buf[0], n * len), 0);
 	for (i = 0; i < n; i++)
 		KUNIT_EXPECT_EQ(test, rt_comp(t.tx[0], &e, NULL, NULL), 1);
+	rt_teardown(test, &t);
+}
+
+/* Bounce buffers on @fep's connections, and the most they may have. */
+static unsigned int rt_nbufs(struct fid_ep *fep, unsigned int *max)
+{
+	struct rxm_ep *ep = container_of(fep, struct rxm_ep, ep);
+	struct rxm_conn *conn;
+	unsigned int n = 0;
+	unsigned long flags;
+
+	*max = 0;
+	spin_lock_irqsave(&ep->lock, flags);
+	list_for_each_entry(conn, &ep->conns, node) {
+		n += conn->nbufs;
+		*max += conn->maxbufs;
+	}
+	spin_unlock_irqrestore(&ep->lock, flags);
+	return n;
+}
+
+/*
+ * A connection starts with one bounce buffer and takes one more for each
+ * message that waits unexpected, up to conn_rx_bufs; the messages beyond
+ * wait in the core, and all of them arrive once receives are posted.
+ */
+static void rxm_bufs_grow_test(struct kunit *test)
+{
+	const size_t len = RT_EAGER;
+	const int n = 6;
+	struct fi_cq_tagged_entry e;
+	unsigned long end;
+	unsigned int max;
+	struct rt t;
+	int i;
+
+	rt_setup(test, &t, FI_MSG);
+	KUNIT_ASSERT_EQ(test, fi_recv(t.ep[1], t.buf[1], 64, NULL,
+				      FI_ADDR_UNSPEC, NULL), 0);
+	KUNIT_ASSERT_EQ(test, rt_send(&t, 0, t.buf[0], 64, false, 0, NULL), 0);
+	KUNIT_ASSERT_EQ(test, rt_comp(t.rx[1], &e, NULL, NULL), 1);
+	KUNIT_ASSERT_EQ(test, rt_comp(t.tx[0], &e, NULL, NULL), 1);
+	/* an idle connection: one buffer each side */
+	KUNIT_EXPECT_EQ(test, rt_nbufs(t.ep[1], &max), 1);
+	KUNIT_EXPECT_EQ(test, max, 4);
+	KUNIT_EXPECT_EQ(test, rt_nbufs(t.ep[0], &max), 1);
+
+	for (i = 0; i < n; i++) {
+		rt_fill(t.buf[0] + i * len, len, i);
+		KUNIT_ASSERT_EQ(test, rt_send(&t, 0, t.buf[0] + i * len, len,
+					      false, 0, NULL), 0);
+	}
+	for (i = 0; i < n; i++)
+		KUNIT_ASSERT_EQ(test, rt_comp(t.tx[0], &e, NULL, NULL), 1);
+	end = jiffies + msecs_to_jiffies(RT_TIMEOUT);
+	while (rt_nbufs(t.ep[1], &max) < max && time_before(jiffies, end))
+		usleep_range(1000, 2000);
+	KUNIT_EXPECT_EQ(test, rt_nbufs(t.ep[1], &max), 4);
+	/* the other side received nothing: it did not grow */
+	KUNIT_EXPECT_EQ(test, rt_nbufs(t.ep[0], &max), 1);
+
+	for (i = 0; i < n; i++)
+		KUNIT_ASSERT_EQ(test, fi_recv(t.ep[1], t.buf[1] + i * len, len,
+					      NULL, FI_ADDR_UNSPEC, NULL), 0);
+	for (i = 0; i < n; i++) {
+		KUNIT_ASSERT_EQ(test, rt_comp(t.rx[1], &e, NULL, NULL), 1);
+		KUNIT_EXPECT_EQ(test, e.len, len);
+	}
+	KUNIT_EXPECT_EQ(test, memcmp(t.buf[1], t.buf[0], n * len), 0);
+	KUNIT_EXPECT_EQ(test, rt_nbufs(t.ep[1], &max), 4);
 	rt_teardown(test, &t);
 }
 
@@ -1595,6 +1665,7 @@ static struct kunit_case rxm_cases[] = {
 	KUNIT_CASE(rxm_msg_test),
 	KUNIT_CASE(rxm_rndv_test),
 	KUNIT_CASE(rxm_rndv_backlog_test),
+	KUNIT_CASE(rxm_bufs_grow_test),
 	KUNIT_CASE(rxm_tagged_test),
 	KUNIT_CASE(rxm_tagged_wire_test),
 	KUNIT_CASE(rxm_recv_kinds_test),

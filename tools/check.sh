@@ -114,6 +114,8 @@ debug=debug
 if ! step "debug kernel" tools/debug-kernel.sh; then
 	debug=
 fi
+# the KUnit suites are built as modules only for the debug kernel
+[ -n "$debug" ] && step "build debug (W=1, sparse)" tools/build.sh -W -C debug
 
 for s in $KOFI_SERIES $debug; do
 	groups=$(tools/vm/run.sh -k "$s" -l) || { step "vm $s: tools/vm/tests.list" false; continue; }

@@ -56,6 +56,7 @@
 #define KSOCK_DIRECT_BUDGET	(256 << 10)
 
 extern struct workqueue_struct *ksock_wq;
+extern struct kmem_cache *ksock_req_cache;
 extern struct kofi_provider ksock_prov;
 extern bool ksock_debug;
 extern unsigned int ksock_keepalive_ms;
@@ -146,7 +147,8 @@ enum ksock_req_kind {
  * struct ksock_req - one operation (posted by the user or internal)
  * @op: outstanding-operation record (user operations only)
  * @node: queue or free list linkage, under ksock_ep.lock
- * @kind: enum ksock_req_kind
+ * @kind: enum ksock_req_kind; ksock_req_put() finds the request's pool
+ *	from it
  * @user: @op is on the endpoint's operation list
  * @signal: write a completion when done
  * @need_ack: wait for the peer's ACK before completing
@@ -198,6 +200,27 @@ struct ksock_req {
 	struct kofi_key_entry *ke[KSOCK_RMA_IOV_MAX];
 	u8 hdr[KSOCK_TX_HDR_MAX] __aligned(8);
 	u8 inject[KSOCK_INJECT_SIZE] __aligned(8);
+};
+
+/**
+ * struct ksock_pool - an endpoint's requests of one kind
+ * @free: requests not in use
+ * @count: requests allocated, in use or free; allocated when the free
+ *	list is empty, freed with the endpoint
+ * @max: the most @count may reach: the size of the queue
+ * @kind: what ksock_req_get() sets ksock_req.kind to; ksock_req_put()
+ *	finds the pool from it
+ * @grow: an atomic allocation failed; the endpoint's work allocates a
+ *	request for the pool
+ *
+ * Every field is protected by ksock_ep.lock.
+ */
+struct ksock_pool {
+	struct list_head free;
+	unsigned int count;
+	unsigned int max;
+	u8 kind;
+	bool grow;
 };
 
 enum ksock_ep_state {
@@ -270,10 +293,12 @@ struct ksock_rx {
  * @ack_wait: sent, waiting for an ACK (FIFO)
  * @read_wait: read requests sent, waiting for their response (FIFO)
  * @rx_queue: posted receives
- * @tx_free: free transmit requests
- * @rx_free: free receive requests
- * @trx_free: the request kept for a tagged message claim() places
- * @rsp_free: free read response requests
+ * @tx_pool: transmit requests (sends, writes, reads), up to the tx size
+ * @rx_pool: receive requests, up to the rx size
+ * @trx_pool: the request a tagged message claim() places is read with,
+ *	one
+ * @rsp_pool: read responses, up to KSOCK_RSP_SIZE
+ * @nreq: requests allocated, in every pool
  * @acks: ACKs to send
  * @rx_waiting: the receive engine waits for a receive or read response
  * @rx_held: the receive engine waits for FI_TAGGED_RX_RETRY
@@ -289,7 +314,6 @@ struct ksock_rx {
  *	try to lock the socket again), or NULL
  * @tx_mutex: owns the transmit engine
  * @ops: outstanding user operations
- * @pool: every request of the endpoint
  * @io_work: the I/O work
  * @connect_timer: kicks @io_work at @connect_deadline
  * @bswap: the peer uses the other byte order (wire fields big-endian)
@@ -326,10 +350,11 @@ struct ksock_ep {
 	struct list_head ack_wait;
 	struct list_head read_wait;
 	struct list_head rx_queue;
-	struct list_head tx_free;
-	struct list_head rx_free;
-	struct list_head trx_free;
-	struct list_head rsp_free;
+	struct ksock_pool tx_pool;
+	struct ksock_pool rx_pool;
+	struct ksock_pool trx_pool;
+	struct ksock_pool rsp_pool;
+	unsigned int nreq;
 	unsigned int acks;
 	bool rx_waiting;
 	bool rx_held;
@@ -342,7 +367,6 @@ struct ksock_ep {
 	struct task_struct *rx_task;
 	struct mutex tx_mutex;	/* owns the transmit engine */
 	struct kofi_oplist ops;
-	struct ksock_req *pool;
 	struct work_struct io_work;
 	struct timer_list connect_timer;
 	bool bswap;
@@ -457,7 +481,8 @@ void ksock_ep_down(struct ksock_ep *ep, int err, int prov_errno,
 		   const void *data, size_t datalen);
 void ksock_ep_connected(struct ksock_ep *ep, const void *data,
 			size_t datalen);
-struct ksock_req *ksock_req_get(struct ksock_ep *ep, struct list_head *free);
+struct ksock_req *ksock_req_get(struct ksock_ep *ep, struct ksock_pool *pool);
+void ksock_req_unget(struct ksock_ep *ep, struct ksock_req *req);
 void ksock_req_put(struct ksock_ep *ep, struct ksock_req *req);
 void ksock_req_complete(struct ksock_ep *ep, struct ksock_req *req);
 void ksock_req_answered(struct ksock_ep *ep, struct ksock_req *req);

@@ -3,12 +3,18 @@
  * kOFI ksocket provider: active endpoints - lifetime, bindings, options,
  * request pools, the I/O work and the end of a connection.
  *
- * Each endpoint preallocates tx_size transmit requests, rx_size receive
- * requests and a few read responses when it is enabled; a data call that
- * finds its pool empty returns -EAGAIN.  Every user operation is recorded
- * on the endpoint's kofi_oplist, so that when the connection ends (peer
- * close, error, fi_shutdown()) or the endpoint is closed, whatever is
- * outstanding completes with an ECANCELED error entry.
+ * An endpoint allocates its requests as it needs them, up to tx_size
+ * transmit requests, rx_size receive requests, KSOCK_RSP_SIZE read
+ * responses and the request of a claimed tagged message, and keeps those
+ * it freed for reuse until it is closed: an idle endpoint holds none, its
+ * queues grow under load.  A data call that finds its queue full returns
+ * -EAGAIN, as does one whose request could not be allocated (the work
+ * then allocates one, where it may sleep).
+ *
+ * Every user operation is recorded on the endpoint's kofi_oplist, so that
+ * when the connection ends (peer close, error, fi_shutdown()) or the
+ * endpoint is closed, whatever is outstanding completes with an ECANCELED
+ * error entry.
  */
 #include <linux/slab.h>
 #include <linux/nsproxy.h>
@@ -128,30 +134,73 @@ void ksock_ep_fail(struct ksock_ep *ep, int err, int prov_errno)
 /**
  * ksock_req_get() - take a free request
  * @ep: the endpoint; ep->lock held
- * @free: the free list (tx_free, rx_free, trx_free, rsp_free)
+ * @pool: the pool (tx_pool, rx_pool, trx_pool, rsp_pool)
  *
- * Context: any context.
- * Return: a zeroed request, or NULL if the pool is empty.
+ * Takes a request from the pool's free list, or allocates one if the pool
+ * holds fewer than its size.  If that allocation fails the endpoint's
+ * work allocates a request for the pool (ksock_ep_grow()), so that the
+ * caller's next try finds one.
+ *
+ * Context: any context; does not sleep.
+ * Return: a request zeroed up to its vector, of the pool's kind; NULL if
+ * the pool is full or no memory was at hand.
  */
-struct ksock_req *ksock_req_get(struct ksock_ep *ep, struct list_head *free)
+struct ksock_req *ksock_req_get(struct ksock_ep *ep, struct ksock_pool *pool)
 {
 	struct ksock_req *req;
-	struct list_head *home = free;
 
 	lockdep_assert_held(&ep->lock);
-	req = list_first_entry_or_null(free, struct ksock_req, node);
-	if (!req)
-		return NULL;
-	list_del(&req->node);
-	memset(req, 0, offsetof(struct ksock_req, vec));
+	req = list_first_entry_or_null(&pool->free, struct ksock_req, node);
+	if (req) {
+		list_del(&req->node);
+		memset(req, 0, offsetof(struct ksock_req, vec));
+	} else {
+		if (pool->count >= pool->max)
+			return NULL;
+		req = kmem_cache_zalloc(ksock_req_cache,
+					GFP_ATOMIC | __GFP_NOWARN);
+		if (!req) {
+			pool->grow = true;
+			ksock_ep_kick(ep);
+			return NULL;
+		}
+		pool->count++;
+		ep->nreq++;
+	}
 	INIT_LIST_HEAD(&req->op.node);
 	INIT_LIST_HEAD(&req->node);
 	/* Remember which pool the request belongs to. */
-	req->kind = home == &ep->rx_free ? KSOCK_REQ_RECV :
-		    home == &ep->trx_free ? KSOCK_REQ_TRECV :
-		    home == &ep->rsp_free ? KSOCK_REQ_READ_RSP :
-		    KSOCK_REQ_SEND;
+	req->kind = pool->kind;
 	return req;
+}
+
+/* The pool a request belongs to, from its kind. */
+static struct ksock_pool *ksock_req_pool(struct ksock_ep *ep,
+					 struct ksock_req *req)
+{
+	switch (req->kind) {
+	case KSOCK_REQ_RECV:
+		return &ep->rx_pool;
+	case KSOCK_REQ_TRECV:
+		return &ep->trx_pool;
+	case KSOCK_REQ_READ_RSP:
+		return &ep->rsp_pool;
+	default:
+		return &ep->tx_pool;
+	}
+}
+
+/**
+ * ksock_req_unget() - give back a request that was not used
+ * @ep: the endpoint; ep->lock held since ksock_req_get() gave @req
+ * @req: the request, on no list, holding no region
+ *
+ * Context: any context.
+ */
+void ksock_req_unget(struct ksock_ep *ep, struct ksock_req *req)
+{
+	lockdep_assert_held(&ep->lock);
+	list_add(&req->node, &ksock_req_pool(ep, req)->free);
 }
 
 /**
@@ -176,30 +225,18 @@ void ksock_req_release_keys(struct ksock_req *req)
  * @ep: the endpoint
  * @req: the request, on no list
  *
+ * The request goes on its pool's free list, for reuse; it is freed with
+ * the endpoint.
+ *
  * Context: any context; takes ep->lock.
  */
 void ksock_req_put(struct ksock_ep *ep, struct ksock_req *req)
 {
-	struct list_head *free;
 	unsigned long flags;
 
 	ksock_req_release_keys(req);
-	switch (req->kind) {
-	case KSOCK_REQ_RECV:
-		free = &ep->rx_free;
-		break;
-	case KSOCK_REQ_TRECV:
-		free = &ep->trx_free;
-		break;
-	case KSOCK_REQ_READ_RSP:
-		free = &ep->rsp_free;
-		break;
-	default:
-		free = &ep->tx_free;
-		break;
-	}
 	spin_lock_irqsave(&ep->lock, flags);
-	list_add(&req->node, free);
+	list_add(&req->node, &ksock_req_pool(ep, req)->free);
 	/* The receive engine may wait for a free read response. */
 	if (req->kind == KSOCK_REQ_READ_RSP &&
 	    ep->state == KSOCK_EP_CONNECTED)
@@ -219,12 +256,18 @@ void ksock_req_complete(struct ksock_ep *ep, struct ksock_req *req)
 	bool rx = req->kind == KSOCK_REQ_RECV || req->kind == KSOCK_REQ_TRECV;
 	size_t len = rx ? req->len : 0;
 
+	/*
+	 * A flush took the operation and completed it in error; the request
+	 * is still ours to put back (the endpoint is down: no call takes it
+	 * again before it is freed).
+	 */
 	if (req->user && !kofi_oplist_del(&ep->ops, &req->op))
-		return;	/* a flush took it: it completed in error */
+		goto put;
 	if (req->signal && req->op.cq)
 		kofi_cq_write_tagged(req->op.cq, req->op.context,
 				     req->op.flags | req->rx_flags, len, NULL,
 				     req->data, req->tag, FI_ADDR_NOTAVAIL);
+put:
 	ksock_req_put(ep, req);
 }
 
@@ -266,12 +309,14 @@ void ksock_req_answered(struct ksock_ep *ep, struct ksock_req *req)
 void ksock_req_fail(struct ksock_ep *ep, struct ksock_req *req, int err,
 		    size_t len, size_t olen)
 {
+	/* As in ksock_req_complete(), a flush may have completed it. */
 	if (req->user && !kofi_oplist_del(&ep->ops, &req->op))
-		return;
+		goto put;
 	if (req->op.cq)
 		kofi_cq_write_err(req->op.cq, req->op.context,
 				  req->op.flags | req->rx_flags, err, 0, len,
 				  olen);
+put:
 	ksock_req_put(ep, req);
 }
 
@@ -390,7 +435,7 @@ int ksock_ep_postable(struct ksock_ep *ep)
 /**
  * ksock_post_tx() - queue a transmit request built by a data call
  * @ep: the endpoint
- * @req: the request, taken from ep->tx_free with ep->lock held
+ * @req: the request, taken from ep->tx_pool with ep->lock held
  *
  * Called with ep->lock held (irqsave by the caller).  When the endpoint
  * is connected and the queue was empty, the caller should call
@@ -583,6 +628,46 @@ static bool ksock_ep_work_failed(struct ksock_ep *ep)
 	return failed;
 }
 
+/*
+ * Allocate a request for each pool whose atomic allocation failed
+ * (ksock_req_get()): a data call's next try, or the receive engine run
+ * next, finds it.  Without even that memory the connection ends.
+ */
+static void ksock_ep_grow(struct ksock_ep *ep)
+{
+	struct ksock_pool *pools[] = {
+		&ep->tx_pool, &ep->rx_pool, &ep->trx_pool, &ep->rsp_pool,
+	};
+	struct ksock_req *req;
+	unsigned long flags;
+	unsigned int i;
+	bool grow;
+
+	for (i = 0; i < ARRAY_SIZE(pools); i++) {
+		spin_lock_irqsave(&ep->lock, flags);
+		grow = pools[i]->grow;
+		pools[i]->grow = false;
+		spin_unlock_irqrestore(&ep->lock, flags);
+		if (!grow)
+			continue;
+		req = kmem_cache_zalloc(ksock_req_cache, GFP_KERNEL);
+		if (!req) {
+			ksock_ep_fail(ep, ENOMEM, 0);
+			return;
+		}
+		spin_lock_irqsave(&ep->lock, flags);
+		if (pools[i]->count < pools[i]->max) {
+			list_add(&req->node, &pools[i]->free);
+			pools[i]->count++;
+			ep->nreq++;
+			req = NULL;
+		}
+		spin_unlock_irqrestore(&ep->lock, flags);
+		if (req)
+			kmem_cache_free(ksock_req_cache, req);
+	}
+}
+
 static void ksock_ep_work(struct work_struct *work)
 {
 	struct ksock_ep *ep = container_of(work, struct ksock_ep, io_work);
@@ -603,6 +688,7 @@ static void ksock_ep_work(struct work_struct *work)
 
 	if (keepalive)
 		ksock_sock_keepalive(ep->sock->sk, READ_ONCE(ep->keepalive_ms));
+	ksock_ep_grow(ep);
 	if (shutdown) {
 		ksock_ep_down(ep, 0, 0, NULL, 0);
 		return;
@@ -629,12 +715,37 @@ static void ksock_ep_work(struct work_struct *work)
 
 /* ---- the object ---- */
 
+/* Free the requests of a pool: all of them are on its free list. */
+static void ksock_pool_free(struct ksock_ep *ep, struct ksock_pool *pool)
+{
+	struct ksock_req *req, *tmp;
+
+	list_for_each_entry_safe(req, tmp, &pool->free, node) {
+		list_del(&req->node);
+		kmem_cache_free(ksock_req_cache, req);
+		pool->count--;
+		ep->nreq--;
+	}
+	WARN_ON_ONCE(pool->count);
+}
+
+static void ksock_pool_init(struct ksock_pool *pool, u8 kind,
+			    unsigned int max)
+{
+	INIT_LIST_HEAD(&pool->free);
+	pool->kind = kind;
+	pool->max = max;
+}
+
 static void ksock_ep_free(struct ksock_ep *ep)
 {
 	mutex_destroy(&ep->tx_mutex);
 	if (ep->sock)
 		sock_release(ep->sock);
-	kvfree(ep->pool);
+	ksock_pool_free(ep, &ep->tx_pool);
+	ksock_pool_free(ep, &ep->rx_pool);
+	ksock_pool_free(ep, &ep->trx_pool);
+	ksock_pool_free(ep, &ep->rsp_pool);
 	put_net(ep->net);
 	fi_freeinfo(ep->info);
 	kfree(ep);
@@ -664,9 +775,8 @@ static int ksock_ep_close(struct fid *fid)
 static int ksock_ep_enable(struct fid_ep *fep)
 {
 	struct ksock_ep *ep = container_of(fep, struct ksock_ep, ep);
-	size_t ntx = KSOCK_TX_SIZE, nrx = KSOCK_RX_SIZE, i;
+	unsigned int ntx = KSOCK_TX_SIZE, nrx = KSOCK_RX_SIZE;
 	unsigned long flags;
-	struct ksock_req *pool;
 
 	if (ep->enabled)
 		return 0;
@@ -677,20 +787,10 @@ static int ksock_ep_enable(struct fid_ep *fep)
 		ntx = min_t(size_t, ep->info->tx_attr->size, 65536);
 	if (ep->info->rx_attr->size)
 		nrx = min_t(size_t, ep->info->rx_attr->size, 65536);
-	/* one more receive request, for a tagged message claim() places */
-	pool = kvcalloc(ntx + nrx + 1 + KSOCK_RSP_SIZE, sizeof(*pool),
-			GFP_KERNEL);
-	if (!pool)
-		return -ENOMEM;
+	/* The queues are empty: requests are allocated as they are used. */
 	spin_lock_irqsave(&ep->lock, flags);
-	ep->pool = pool;
-	for (i = 0; i < ntx; i++)
-		list_add_tail(&pool[i].node, &ep->tx_free);
-	for (; i < ntx + nrx; i++)
-		list_add_tail(&pool[i].node, &ep->rx_free);
-	list_add_tail(&pool[i++].node, &ep->trx_free);
-	for (; i < ntx + nrx + 1 + KSOCK_RSP_SIZE; i++)
-		list_add_tail(&pool[i].node, &ep->rsp_free);
+	ep->tx_pool.max = ntx;
+	ep->rx_pool.max = nrx;
 	ep->enabled = true;
 	spin_unlock_irqrestore(&ep->lock, flags);
 	return 0;
@@ -922,10 +1022,11 @@ int ksock_ep_open(struct fid_domain *domain, struct fi_info *info,
 	INIT_LIST_HEAD(&ep->ack_wait);
 	INIT_LIST_HEAD(&ep->read_wait);
 	INIT_LIST_HEAD(&ep->rx_queue);
-	INIT_LIST_HEAD(&ep->tx_free);
-	INIT_LIST_HEAD(&ep->rx_free);
-	INIT_LIST_HEAD(&ep->trx_free);
-	INIT_LIST_HEAD(&ep->rsp_free);
+	/* the transmit and receive queues get their sizes in fi_enable() */
+	ksock_pool_init(&ep->tx_pool, KSOCK_REQ_SEND, 0);
+	ksock_pool_init(&ep->rx_pool, KSOCK_REQ_RECV, 0);
+	ksock_pool_init(&ep->trx_pool, KSOCK_REQ_TRECV, 1);
+	ksock_pool_init(&ep->rsp_pool, KSOCK_REQ_READ_RSP, KSOCK_RSP_SIZE);
 	kofi_oplist_init(&ep->ops);
 	INIT_WORK(&ep->io_work, ksock_ep_work);
 	timer_setup(&ep->connect_timer, ksock_connect_timer, 0);

@@ -15,6 +15,7 @@
 #include "ksock.h"
 
 struct workqueue_struct *ksock_wq;
+struct kmem_cache *ksock_req_cache;
 
 #define KSOCK_CAPS	(FI_MSG | FI_RMA | FI_SEND | FI_RECV | FI_READ | \
 			 FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE |	\
@@ -190,21 +191,34 @@ static int __init ksock_init(void)
 	int ret;
 
 	ksock_proto_checks();
-	ksock_wq = alloc_workqueue("kofi_ksocket", WQ_HIGHPRI, 0);
-	if (!ksock_wq)
+	/* endpoints' requests, allocated as their queues grow */
+	ksock_req_cache = kmem_cache_create("kofi_ksock_req",
+					    sizeof(struct ksock_req),
+					    __alignof__(struct ksock_req), 0,
+					    NULL);
+	if (!ksock_req_cache)
 		return -ENOMEM;
-	ret = kofi_provider_register(&ksock_prov);
-	if (ret) {
-		destroy_workqueue(ksock_wq);
-		return ret;
+	ksock_wq = alloc_workqueue("kofi_ksocket", WQ_HIGHPRI, 0);
+	if (!ksock_wq) {
+		ret = -ENOMEM;
+		goto err_cache;
 	}
+	ret = kofi_provider_register(&ksock_prov);
+	if (ret)
+		goto err_wq;
 	return 0;
+err_wq:
+	destroy_workqueue(ksock_wq);
+err_cache:
+	kmem_cache_destroy(ksock_req_cache);
+	return ret;
 }
 
 static void __exit ksock_exit(void)
 {
 	kofi_provider_deregister(&ksock_prov);
 	destroy_workqueue(ksock_wq);
+	kmem_cache_destroy(ksock_req_cache);
 }
 
 module_init(ksock_init);

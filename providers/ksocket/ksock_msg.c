@@ -2,8 +2,9 @@
 /*
  * kOFI ksocket provider: the message calls.
  *
- * A call takes a request from the endpoint's pool (-EAGAIN when it is
- * empty), copies the caller's vector into it and queues it.  A send that
+ * A call takes a request from the endpoint's pool (-EAGAIN when the queue
+ * is full, or a request could not be allocated), copies the caller's
+ * vector into it and queues it.  A send that
  * finds the socket idle goes to the socket from the caller's context when
  * the ULP promised that the call may sleep (FI_OPT_DATA_MAY_SLEEP for
  * every call on the endpoint, FI_MAY_SLEEP for one; ksock_tx_direct()); a
@@ -39,7 +40,7 @@ static ssize_t ksock_send_common(struct ksock_ep *ep,
 	ret = ksock_ep_postable(ep);
 	if (ret)
 		goto out;
-	req = ksock_req_get(ep, &ep->tx_free);
+	req = ksock_req_get(ep, &ep->tx_pool);
 	if (!req) {
 		ret = -EAGAIN;
 		goto out;
@@ -73,7 +74,7 @@ static ssize_t ksock_send_common(struct ksock_ep *ep,
 		ksock_tx_direct(ep, flags);
 	return 0;
 put:
-	list_add(&req->node, &ep->tx_free);
+	ksock_req_unget(ep, req);
 out:
 	spin_unlock_irqrestore(&ep->lock, irqflags);
 	return ret;
@@ -94,14 +95,14 @@ static ssize_t ksock_recv_common(struct ksock_ep *ep, enum fi_iov_type type,
 	ret = ksock_ep_postable(ep);
 	if (ret)
 		goto out;
-	req = ksock_req_get(ep, &ep->rx_free);
+	req = ksock_req_get(ep, &ep->rx_pool);
 	if (!req) {
 		ret = -EAGAIN;
 		goto out;
 	}
 	ret = ksock_req_iter(req, ITER_DEST, type, vec, count);
 	if (ret) {
-		list_add(&req->node, &ep->rx_free);
+		ksock_req_unget(ep, req);
 		goto out;
 	}
 	req->kind = KSOCK_REQ_RECV;

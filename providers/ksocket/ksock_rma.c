@@ -80,7 +80,7 @@ static ssize_t ksock_rma_common(struct ksock_ep *ep, bool read,
 	ret = ksock_ep_postable(ep);
 	if (ret)
 		goto out;
-	req = ksock_req_get(ep, &ep->tx_free);
+	req = ksock_req_get(ep, &ep->tx_pool);
 	ret = -EAGAIN;
 	if (!req)
 		goto out;
@@ -116,7 +116,7 @@ static ssize_t ksock_rma_common(struct ksock_ep *ep, bool read,
 		ksock_tx_direct(ep, flags);
 	return 0;
 put:
-	list_add(&req->node, &ep->tx_free);
+	ksock_req_unget(ep, req);
 out:
 	spin_unlock_irqrestore(&ep->lock, irqflags);
 	return ret;

@@ -366,7 +366,11 @@ static bool ksock_rx_take(struct ksock_ep *ep)
 
 	spin_lock_irqsave(&ep->lock, flags);
 	if (read) {
-		req = ksock_req_get(ep, &ep->rsp_free);
+		/*
+		 * None at hand: a response sent (ksock_req_put()), or the
+		 * work that allocates one (ksock_req_get()), resumes us.
+		 */
+		req = ksock_req_get(ep, &ep->rsp_pool);
 	} else {
 		from = &ep->rx_queue;
 		req = list_first_entry_or_null(from, struct ksock_req, node);
@@ -421,22 +425,13 @@ static int ksock_rx_claim_other(struct ksock_ep *ep, int ret)
 	return -1;
 }
 
-/* claim() gave @d: read the message there, with the spare request. */
-static int ksock_rx_claimed(struct ksock_ep *ep,
+/* claim() gave @d: read the message there, with @req of trx_pool. */
+static int ksock_rx_claimed(struct ksock_ep *ep, struct ksock_req *req,
 			    const struct fi_tagged_dest *d)
 {
-	struct ksock_req *req;
 	unsigned long flags;
 	int ret;
 
-	spin_lock_irqsave(&ep->lock, flags);
-	req = ksock_req_get(ep, &ep->trx_free);
-	spin_unlock_irqrestore(&ep->lock, flags);
-	/* one message is claimed at a time: the request is free */
-	if (WARN_ON_ONCE(!req)) {
-		ksock_rx_end(ep, EIO, KSOCK_RXE_CLAIM);
-		return -1;
-	}
 	ret = ksock_req_iter(req, ITER_DEST, d->iov_type, d->msg_iov,
 			     d->iov_count);
 	if (ret) {
@@ -459,8 +454,12 @@ static int ksock_rx_claimed(struct ksock_ep *ep,
 
 /*
  * A tagged message's header is read: ask the owner where it goes.  The
- * engine counts as held while claim() runs, so that a retry made then is
- * not lost.  Returns 0 to go on, -1 to stop.
+ * request the message would be read with is taken first, so that a
+ * claimed message always has one: one message is claimed at a time, so
+ * the pool's one request is free, unless it could not be allocated; then
+ * the engine stops until the endpoint's work has allocated it and runs
+ * the engine again.  The engine counts as held while claim() runs, so
+ * that a retry made then is not lost.  Returns 0 to go on, -1 to stop.
  */
 static int ksock_rx_claim(struct ksock_ep *ep)
 {
@@ -472,23 +471,39 @@ static int ksock_rx_claim(struct ksock_ep *ep)
 		.len = rx->left,
 	};
 	struct fi_tagged_dest d = {};
+	struct ksock_req *req;
 	unsigned long flags;
+	bool full;
 	int ret;
 
 	if (ksock_rx_flags(ep) & KSOCK_FLAG_CQ_DATA)
 		f.flags |= FI_REMOTE_CQ_DATA;
 	spin_lock_irqsave(&ep->lock, flags);
-	ep->rx_held = true;
+	req = ksock_req_get(ep, &ep->trx_pool);
+	full = !req && ep->trx_pool.count >= ep->trx_pool.max;
+	if (req)
+		ep->rx_held = true;
 	spin_unlock_irqrestore(&ep->lock, flags);
+	if (WARN_ON_ONCE(full)) {
+		ksock_rx_end(ep, EIO, KSOCK_RXE_CLAIM);
+		return -1;
+	}
+	if (!req) {
+		ksock_dbg("ep %p rx waits for memory\n", ep);
+		rx->stopped = true;
+		return -1;
+	}
 	ret = ep->trx.claim(&ep->ep, &f, &d);
 	if (ret != -EAGAIN) {
 		spin_lock_irqsave(&ep->lock, flags);
 		ep->rx_held = false;
 		spin_unlock_irqrestore(&ep->lock, flags);
 	}
-	if (ret)
+	if (ret) {
+		ksock_req_put(ep, req);
 		return ksock_rx_claim_other(ep, ret);
-	return ksock_rx_claimed(ep, &d);
+	}
+	return ksock_rx_claimed(ep, req, &d);
 }
 
 /* The payload of a frame is in place (and the excess discarded). */

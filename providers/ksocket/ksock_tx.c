@@ -3,10 +3,10 @@
  * kOFI ksocket provider: the transmit engine.
  *
  * It sends, in order, the requests of the endpoint's tx_queue (messages,
- * RMA writes, read requests, responses to the peer's reads), with ACKs
- * slipped in between requests, using non-blocking socket calls: when the
- * socket's send buffer is full it stops and the socket's write-space
- * callback schedules the endpoint's work again.
+ * RMA writes, read requests, responses to the peer's reads), every ACK
+ * owed going out before the next request, using non-blocking socket
+ * calls: when the socket's send buffer is full it stops and the socket's
+ * write-space callback schedules the endpoint's work again.
  *
  * It runs under the endpoint's tx_mutex: in the work, or straight from a
  * data call whose ULP promised it may sleep (FI_OPT_DATA_MAY_SLEEP on the
@@ -254,37 +254,44 @@ static struct ksock_req *ksock_tx_pop(struct ksock_ep *ep)
 	return req;
 }
 
-/* Send a pending ACK; 1 done or none, 0 blocked, < 0 error. */
+/*
+ * Send the pending ACKs, every one: the engine may have nothing else to
+ * send, and nothing else may schedule it again.  1 all sent or none,
+ * 0 blocked, < 0 error.
+ */
 static int ksock_tx_ack(struct ksock_ep *ep)
 {
 	unsigned long flags;
 	int ret;
 
-	if (ep->ack_sent >= sizeof(ep->ack_hdr)) {
-		spin_lock_irqsave(&ep->lock, flags);
-		if (!ep->acks) {
+	for (;;) {
+		if (ep->ack_sent >= sizeof(ep->ack_hdr)) {
+			spin_lock_irqsave(&ep->lock, flags);
+			if (!ep->acks) {
+				spin_unlock_irqrestore(&ep->lock, flags);
+				return 1;
+			}
+			ep->acks--;
 			spin_unlock_irqrestore(&ep->lock, flags);
-			return 1;
+			memset(&ep->ack_hdr, 0, sizeof(ep->ack_hdr));
+			ep->ack_hdr.version = KSOCK_PROTO_VERSION;
+			ep->ack_hdr.op = KSOCK_OP_MSG;
+			ep->ack_hdr.op_data = KSOCK_OP_DATA_ACK;
+			ep->ack_hdr.hdr_size = sizeof(ep->ack_hdr);
+			ep->ack_hdr.size = ksock_to_wire64(ep->bswap,
+							   sizeof(ep->ack_hdr));
+			ep->ack_sent = 0;
 		}
-		ep->acks--;
-		spin_unlock_irqrestore(&ep->lock, flags);
-		memset(&ep->ack_hdr, 0, sizeof(ep->ack_hdr));
-		ep->ack_hdr.version = KSOCK_PROTO_VERSION;
-		ep->ack_hdr.op = KSOCK_OP_MSG;
-		ep->ack_hdr.op_data = KSOCK_OP_DATA_ACK;
-		ep->ack_hdr.hdr_size = sizeof(ep->ack_hdr);
-		ep->ack_hdr.size = ksock_to_wire64(ep->bswap,
-						   sizeof(ep->ack_hdr));
-		ep->ack_sent = 0;
+		while (ep->ack_sent < sizeof(ep->ack_hdr)) {
+			ret = ksock_tx_buf(ep,
+					   (u8 *)&ep->ack_hdr + ep->ack_sent,
+					   sizeof(ep->ack_hdr) - ep->ack_sent,
+					   false);
+			if (ret < 0)
+				return ret == -EAGAIN ? 0 : ret;
+			ep->ack_sent += ret;
+		}
 	}
-	while (ep->ack_sent < sizeof(ep->ack_hdr)) {
-		ret = ksock_tx_buf(ep, (u8 *)&ep->ack_hdr + ep->ack_sent,
-				   sizeof(ep->ack_hdr) - ep->ack_sent, false);
-		if (ret < 0)
-			return ret == -EAGAIN ? 0 : ret;
-		ep->ack_sent += ret;
-	}
-	return 1;
 }
 
 /* The send buffer is full: the write-space callback takes over. */

@@ -264,8 +264,10 @@ enum rxm_conn_state {
  *	the core's tagged messages
  * @trx_held: a tagged message waits on @core for a receive (ep->lock)
  * @trx: the tagged message @core places (one at a time)
- * @bufs: the bounce buffers
- * @nbufs: entries of @bufs
+ * @bufs: the bounce buffers, room for @maxbufs
+ * @nbufs: entries of @bufs: one at first, one more each time a message
+ *	waits as unexpected in a bounce buffer, up to @maxbufs (ep->lock)
+ * @maxbufs: the connection's conn_rx_bufs
  * @copies: copies of its rendezvous requests that wait for a receive
  */
 struct rxm_conn {
@@ -286,6 +288,7 @@ struct rxm_conn {
 	struct rxm_trx trx;
 	struct rxm_buf **bufs;
 	unsigned int nbufs;
+	unsigned int maxbufs;
 	struct list_head copies;
 };
 
@@ -382,7 +385,7 @@ extern const struct fi_ops_tagged rxm_tagged_ops;
 extern struct kmem_cache *rxm_tx_cache;
 void rxm_vec_slice(const struct kofi_vec *src, size_t off, size_t n,
 		   struct kofi_vec *dst);
-struct rxm_buf *rxm_buf_alloc(struct rxm_conn *conn);
+struct rxm_buf *rxm_buf_alloc(struct rxm_conn *conn, gfp_t gfp);
 void rxm_buf_free(struct rxm_buf *buf);
 int rxm_buf_post(struct rxm_conn *conn, struct rxm_buf *buf);
 void rxm_buf_done(struct fid_cq *cq, struct fi_cqe *cqe,

@@ -242,27 +242,23 @@ void rxm_conn_fail(struct rxm_conn *conn)
 	rxm_conn_fail_err(conn, 0);
 }
 
-/* Post every bounce buffer of a new core endpoint. */
+/*
+ * Post the first bounce buffer of a new core endpoint; more come as
+ * messages wait unexpected in them (rxm_buf_grow()).
+ */
 static int rxm_conn_bufs(struct rxm_conn *conn)
 {
-	unsigned int i, n = clamp(READ_ONCE(rxm_conn_rx_bufs), 1U, 128U);
-	int ret;
+	unsigned int n = clamp(READ_ONCE(rxm_conn_rx_bufs), 1U, 128U);
 
 	conn->bufs = kcalloc(n, sizeof(*conn->bufs), GFP_KERNEL);
 	if (!conn->bufs)
 		return -ENOMEM;
-	for (i = 0; i < n; i++) {
-		conn->bufs[i] = rxm_buf_alloc(conn);
-		if (!conn->bufs[i])
-			return -ENOMEM;
-		conn->nbufs++;
-	}
-	for (i = 0; i < n; i++) {
-		ret = rxm_buf_post(conn, conn->bufs[i]);
-		if (ret)
-			return ret;
-	}
-	return 0;
+	conn->maxbufs = n;
+	conn->bufs[0] = rxm_buf_alloc(conn, GFP_KERNEL);
+	if (!conn->bufs[0])
+		return -ENOMEM;
+	conn->nbufs = 1;
+	return rxm_buf_post(conn, conn->bufs[0]);
 }
 
 /* @conn's tagged message no longer waits for a receive.  Lock held. */

@@ -278,17 +278,18 @@ static ssize_t rxm_tsendmsg(struct fid_ep *fep,
 /**
  * rxm_buf_alloc() - a bounce buffer for a connection
  * @conn: the connection
+ * @gfp: GFP_KERNEL, or GFP_ATOMIC where sleeping is not allowed
  *
- * Context: process context, may sleep.
+ * Context: process context with GFP_KERNEL (may sleep), else any.
  * Return: the buffer, or NULL.
  */
-struct rxm_buf *rxm_buf_alloc(struct rxm_conn *conn)
+struct rxm_buf *rxm_buf_alloc(struct rxm_conn *conn, gfp_t gfp)
 {
-	struct rxm_buf *buf = kzalloc(sizeof(*buf), GFP_KERNEL);
+	struct rxm_buf *buf = kzalloc(sizeof(*buf), gfp);
 
 	if (!buf)
 		return NULL;
-	buf->pkt = alloc_pages_exact(RXM_BUF_SIZE, GFP_KERNEL);
+	buf->pkt = alloc_pages_exact(RXM_BUF_SIZE, gfp | __GFP_NOWARN);
 	if (!buf->pkt) {
 		kfree(buf);
 		return NULL;
@@ -395,6 +396,39 @@ void rxm_buf_recycle(struct rxm_buf *buf)
 		return;
 	if (rxm_buf_post(conn, buf))
 		rxm_conn_fail(conn);
+	rxm_conn_put(conn);
+}
+
+/*
+ * A message waits in one of @conn's bounce buffers: post one more, up to
+ * conn_rx_bufs, so that the connection goes on while the ULP has not
+ * taken it.  A connection that never has an unexpected message keeps the
+ * one it started with.  Without memory it does not grow: the core holds
+ * the peer back until a buffer is free again.
+ */
+static void rxm_buf_grow(struct rxm_conn *conn)
+{
+	struct rxm_ep *ep = conn->ep;
+	struct rxm_buf *buf;
+	unsigned long flags;
+	bool room;
+
+	if (READ_ONCE(conn->nbufs) >= conn->maxbufs || !rxm_conn_hold(conn))
+		return;
+	buf = rxm_buf_alloc(conn, GFP_ATOMIC);
+	if (!buf)
+		goto out;
+	/* held, so rxm_conn_close_core() has not taken the array yet */
+	spin_lock_irqsave(&ep->lock, flags);
+	room = conn->nbufs < conn->maxbufs;
+	if (room)
+		conn->bufs[conn->nbufs++] = buf;
+	spin_unlock_irqrestore(&ep->lock, flags);
+	if (!room)
+		rxm_buf_free(buf);
+	else if (rxm_buf_post(conn, buf))
+		rxm_conn_fail(conn);
+out:
 	rxm_conn_put(conn);
 }
 
@@ -621,6 +655,8 @@ void rxm_buf_done(struct fid_cq *cq, struct fi_cqe *cqe,
 		spin_unlock_irqrestore(&ep->lock, flags);
 		if (copy)
 			rxm_buf_recycle(buf);
+		else
+			rxm_buf_grow(conn);
 		return;
 	}
 	spin_unlock_irqrestore(&ep->lock, flags);
