@@ -9,7 +9,10 @@
 # lines); each provider is compared with its own baseline: ksocket with
 # "tcp" (the raw kernel TCP sample; targets: latency <= 1.10x, bandwidth
 # >= 0.95x), ib_verbs with "verbs" (the raw-verbs sample; targets: latency
-# <= 1.03x, bandwidth >= 0.97x).  Every ratio is PROVIDER/BASELINE: for a
+# <= 1.03x, bandwidth >= 0.97x), "ksocket;rxm" (reliable datagrams)
+# with "ksocket-msg" (connected endpoints of ksocket; targets as for
+# ksocket), and "kofi-rdm" (the kernel's RDM latency) with "user-rdm"
+# (libfabric's fi_pingpong -e rdm; no target).  Every ratio is PROVIDER/BASELINE: for a
 # time (usec) lower is better, for a rate (MB/s) higher is better; each
 # line says which.  Parts with baselines of their own (kstream) print
 # their "ratio A/B ..." lines themselves, in the same form.
@@ -76,6 +79,9 @@ awk '
 BEGIN {
 	base["ksocket"] = "tcp"; lat["ksocket"] = 1.10; bw["ksocket"] = 0.95
 	base["ib_verbs"] = "verbs"; lat["ib_verbs"] = 1.03; bw["ib_verbs"] = 0.97
+	base["ksocket;rxm"] = "ksocket-msg"
+	lat["ksocket;rxm"] = 1.10; bw["ksocket;rxm"] = 0.95
+	base["kofi-rdm"] = "user-rdm"; lat["kofi-rdm"] = "-"; bw["kofi-rdm"] = "-"
 }
 {
 	key = $2 " " $3; n[key]++; val[key, n[key]] = $4; sum[key] += $4
@@ -89,7 +95,7 @@ function median(a, cnt,    i, j, t) {
 	return cnt % 2 ? a[(cnt + 1) / 2] : (a[cnt / 2] + a[cnt / 2 + 1]) / 2
 }
 END {
-	printf "%-9s %-7s %9s %-6s %-6s %9s  %-15s %7s %6s %11s  %s\n",
+	printf "%-11s %-7s %9s %-6s %-11s %9s  %-23s %7s %6s %11s  %s\n",
 		"provider", "metric", "mean", "unit", "base", "mean", "ratio",
 		"median", "rounds", "range", "which way is better, target"
 	for (p in prov) {
@@ -110,20 +116,25 @@ END {
 				hi = r[cnt] > hi ? r[cnt] : hi
 			}
 			t = lower ? lat[p] : bw[p]
-			how = sprintf("%s is better, target %s %.2fx",
-				lower ? "lower" : "higher", lower ? "<=" : ">=", t)
+			if (t == "-")
+				how = sprintf("%s is better, no target",
+					lower ? "lower" : "higher")
+			else
+				how = sprintf("%s is better, target %s %.2fx",
+					lower ? "lower" : "higher",
+					lower ? "<=" : ">=", t)
 			if (!cnt) {
-				printf "%-9s %-7s %9.2f %-6s %-6s %9s  %-15s %7s %6d %11s  %s: no baseline\n",
+				printf "%-11s %-7s %9.2f %-6s %-11s %9s  %-23s %7s %6d %11s  %s: no baseline\n",
 					p, m, sum[k] / n[k], unit[m], base[p], "-",
 					p "/" base[p], "-", 0, "-", how
 				continue
 			}
 			med = median(r, cnt)
 			ok = lower ? med <= t : med >= t
-			printf "%-9s %-7s %9.2f %-6s %-6s %9.2f  %-15s %6.2fx %6d %5.2f-%.2fx  %s: %s\n",
+			printf "%-11s %-7s %9.2f %-6s %-11s %9.2f  %-23s %6.2fx %6d %5.2f-%.2fx  %s%s\n",
 				p, m, sum[k] / n[k], unit[m], base[p], sum[b] / n[b],
 				p "/" base[p], med, cnt, lo, hi, how,
-				ok ? "met" : "not met"
+				t == "-" ? "" : ok ? ": met" : ": not met"
 		}
 	}
 }' "$out"

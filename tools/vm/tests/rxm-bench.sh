@@ -1,0 +1,87 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# make bench, rxm part (two guests): reliable datagrams over ksocket
+# ("ksocket;rxm", FI_EP_RDM) against connected FI_EP_MSG endpoints of
+# ksocket itself, in the same run: 64-byte pingpong latency and 64 KiB
+# one-way bandwidth (rendezvous for rxm) with the pingpong and bandwidth
+# samples; and the kernel's RDM 64-byte latency against userspace
+# libfabric, Debian's fi_pingpong -p tcp -e rdm (tcp;ofi_rxm), between
+# the same guests.  A round measures every pair, the order alternating
+# from round to round so that drift hits both sides alike.  Guest 1
+# prints "bench PROVIDER METRIC VALUE UNIT" lines: "ksocket;rxm" against
+# the baseline "ksocket-msg", and "kofi-rdm" (the kernel's RDM latency)
+# against "user-rdm" (fi_pingpong's); tools/bench.sh turns them into
+# ratios.  Timing is reported, never checked: the checks only say that
+# every run completed.
+. ./lib.sh
+. ./ksocket-lib.sh
+
+LAT_ITERS=${LAT_ITERS:-500}
+BW_ITERS=${BW_ITERS:-1000}
+ROUNDS=${ROUNDS:-7}
+RDM="prov=ksocket;rxm ep_type=rdm verify=0"
+
+check "link to the peer" wait_for 180 ping -c 1 -W 1 "$KOFI_PEER"
+check "insmod kofi" insmod $KS_M/kofi.ko
+check "insmod kofi_ksocket" insmod $KS_M/kofi_ksocket.ko
+check "insmod kofi_rxm" insmod $KS_M/kofi_rxm.ko
+[ "$KOFI_HOST" = 0 ] && to="" || to="addr=$KOFI_PEER"
+
+msg_lat() {
+	ks_pair "msg lat $round" kofi_sample_pingpong 7621 $to op=msg \
+		sizes=64 iters=$LAT_ITERS verify=0
+	[ "$KOFI_HOST" = 1 ] && say "bench ksocket-msg lat64 $(ks_column 64 7) usec"
+}
+rdm_lat() {
+	ks_pair "rdm lat $round" kofi_sample_pingpong 7622 $to $RDM \
+		sizes=64 iters=$LAT_ITERS
+	if [ "$KOFI_HOST" = 1 ]; then
+		v=$(ks_column 64 7)
+		say "bench ksocket;rxm lat64 $v usec"
+		say "bench kofi-rdm lat64 $v usec"
+	fi
+}
+msg_bw() {
+	ks_pair "msg bw $round" kofi_sample_bandwidth 7623 $to op=msg \
+		sizes=65536 iters=$BW_ITERS verify=0
+	[ "$KOFI_HOST" = 1 ] && say "bench ksocket-msg bw64k $(ks_column 65536 6) MB/s"
+}
+rdm_bw() {
+	ks_pair "rdm bw $round" kofi_sample_bandwidth 7624 $to $RDM \
+		sizes=65536 iters=$BW_ITERS
+	[ "$KOFI_HOST" = 1 ] && say "bench ksocket;rxm bw64k $(ks_column 65536 6) MB/s"
+}
+# fi_pingpong's row for 64 bytes: bytes #sent #ack total time MB/sec
+# usec/xfer Mxfers/sec (usec/xfer is half a round trip, as the sample's).
+user_lat() {
+	if [ "$KOFI_HOST" = 0 ]; then
+		limited 120 env FI_TCP_IFACE="$KOFI_DEV" fi_pingpong -p tcp \
+			-e rdm -S 64 -I $LAT_ITERS > /tmp/fipp.out 2>&1 &
+		fipp_pid=$!
+		wait_for 30 listening 47592 ||
+			fail "user lat $round: fi_pingpong is not listening"
+		barrier "user lat $round"
+		check "user lat $round: fi_pingpong server" wait "$fipp_pid"
+	else
+		barrier "user lat $round"
+		check "user lat $round: fi_pingpong client" limited 120 \
+			sh -c "FI_TCP_IFACE=$KOFI_DEV fi_pingpong -p tcp -e rdm -S 64 -I $LAT_ITERS $KOFI_PEER > /tmp/fipp.out 2>&1"
+		say "bench user-rdm lat64 $(awk '$1 == 64 { print $7 }' /tmp/fipp.out) usec"
+	fi
+	barrier "user lat $round: done"
+}
+
+round=1
+while [ $round -le $ROUNDS ]; do
+	if [ $((round % 2)) = 1 ]; then
+		msg_lat; rdm_lat; user_lat; msg_bw; rdm_bw
+	else
+		user_lat; rdm_lat; msg_lat; rdm_bw; msg_bw
+	fi
+	round=$((round + 1))
+done
+
+check "rmmod kofi_rxm" rmmod kofi_rxm
+check "rmmod kofi_ksocket" rmmod kofi_ksocket
+check "rmmod kofi" rmmod kofi
+finish
