@@ -689,6 +689,39 @@ static void rxm_bufs_grow_test(struct kunit *test)
 	rt_teardown(test, &t);
 }
 
+/*
+ * Receive entries are allocated as receives are posted, up to
+ * rx_attr->size: an enabled endpoint has none, a full one answers
+ * -EAGAIN, and closing frees them, posted or not (kmemleak checks).
+ */
+static void rxm_rx_entries_test(struct kunit *test)
+{
+	struct fi_cq_tagged_entry e;
+	struct rxm_ep *ep;
+	size_t i, size;
+	struct rt t;
+
+	rt_setup(test, &t, FI_MSG);
+	ep = container_of(t.ep[1], struct rxm_ep, ep);
+	size = t.info->rx_attr->size;
+	KUNIT_EXPECT_EQ(test, READ_ONCE(ep->nrx), 0);
+	for (i = 0; i < size; i++)
+		KUNIT_ASSERT_EQ(test, fi_recv(t.ep[1], t.buf[1], 64, NULL,
+					      FI_ADDR_UNSPEC, NULL), 0);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(ep->nrx), size);
+	KUNIT_EXPECT_EQ(test, fi_recv(t.ep[1], t.buf[1], 64, NULL,
+				      FI_ADDR_UNSPEC, NULL), -EAGAIN);
+	/* one completes: its entry is used again, no new one */
+	KUNIT_ASSERT_EQ(test, rt_send(&t, 0, t.buf[0], 64, false, 0, NULL), 0);
+	KUNIT_ASSERT_EQ(test, rt_comp(t.rx[1], &e, NULL, NULL), 1);
+	KUNIT_EXPECT_EQ(test, fi_recv(t.ep[1], t.buf[1], 64, NULL,
+				      FI_ADDR_UNSPEC, NULL), 0);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(ep->nrx), size);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(container_of(t.ep[0], struct rxm_ep,
+						     ep)->nrx), 0);
+	rt_teardown(test, &t);
+}
+
 /* ---- the wire: a ksocket endpoint as libfabric's tcp under ofi_rxm ---- */
 
 #define RT_PEER_PORT	4242	/* the name the peer says it listens on */
@@ -1665,6 +1698,7 @@ static struct kunit_case rxm_cases[] = {
 	KUNIT_CASE(rxm_msg_test),
 	KUNIT_CASE(rxm_rndv_test),
 	KUNIT_CASE(rxm_rndv_backlog_test),
+	KUNIT_CASE(rxm_rx_entries_test),
 	KUNIT_CASE(rxm_bufs_grow_test),
 	KUNIT_CASE(rxm_tagged_test),
 	KUNIT_CASE(rxm_tagged_wire_test),

@@ -70,12 +70,14 @@ extern unsigned int rxm_connect_timeout_ms;
  * struct rxm_rx - a posted receive of the ULP
  * @me: its matching entry (on a match queue while posted)
  * @node: on the endpoint's free list when not in use
+ * @all: on the endpoint's list of every entry it allocated
  * @flags: FI_MSG or FI_TAGGED, with FI_RECV
  * @vec: where the data goes
  */
 struct rxm_rx {
 	struct kofi_match_entry me;
 	struct list_head node;
+	struct list_head all;
 	u64 flags;
 	struct kofi_vec vec;
 };
@@ -320,7 +322,9 @@ enum rxm_ep_state {
  * @msgq: posted receives and unexpected messages, untagged
  * @tagq: the same, tagged
  * @rx_free: free receive entries
- * @rx_pool: every receive entry
+ * @rx_all: every receive entry, allocated as receives are posted (up to
+ *	rx_attr->size) and kept until the endpoint is freed
+ * @nrx: entries on @rx_all
  * @trx_held: connections with a tagged message that waits for a receive
  * @tx_out: sends in flight (at most tx_attr->size)
  * @rndv_ok: the core has RMA: messages above the eager limit go by
@@ -353,7 +357,8 @@ struct rxm_ep {
 	struct kofi_match_queue msgq;
 	struct kofi_match_queue tagq;
 	struct list_head rx_free;
-	struct rxm_rx *rx_pool;
+	struct list_head rx_all;
+	unsigned int nrx;
 	unsigned int trx_held;
 	atomic_t tx_out;
 	bool rndv_ok;

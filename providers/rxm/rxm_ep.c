@@ -67,17 +67,16 @@ static int rxm_ep_getopt(struct fid *fid, int level, int optname,
 				level, optname, optval, optlen);
 }
 
-/* The free list of the ULP's receives. */
-static int rxm_ep_pools(struct rxm_ep *ep)
+/* Free every receive entry, wherever it is: the endpoint is done. */
+static void rxm_ep_free_rx(struct rxm_ep *ep)
 {
-	size_t i, nrx = ep->info->rx_attr->size;
+	struct rxm_rx *rx, *next;
 
-	ep->rx_pool = kvcalloc(nrx, sizeof(*ep->rx_pool), GFP_KERNEL);
-	if (!ep->rx_pool)
-		return -ENOMEM;
-	for (i = 0; i < nrx; i++)
-		list_add_tail(&ep->rx_pool[i].node, &ep->rx_free);
-	return 0;
+	list_for_each_entry_safe(rx, next, &ep->rx_all, all)
+		kfree(rx);
+	INIT_LIST_HEAD(&ep->rx_all);
+	INIT_LIST_HEAD(&ep->rx_free);
+	ep->nrx = 0;
 }
 
 /* Close the core objects fi_enable() opened, in reverse order. */
@@ -109,9 +108,6 @@ static int rxm_ep_enable(struct fid_ep *fep)
 	if (!kofi_ep_av(fep) || !kofi_ep_cq(fep, FI_TRANSMIT, NULL) ||
 	    !kofi_ep_cq(fep, FI_RECV, NULL))
 		return -EINVAL;
-	ret = rxm_ep_pools(ep);
-	if (ret)
-		return ret;
 	ret = kofi_util_core_eq_open(dom->fab->core, FI_EQ_MAX_SIZE,
 				     &ep->progress, &ep->core_eq);
 	if (ret)
@@ -140,9 +136,6 @@ static int rxm_ep_enable(struct fid_ep *fep)
 	return 0;
 err:
 	rxm_ep_close_core(ep);
-	kvfree(ep->rx_pool);
-	ep->rx_pool = NULL;
-	INIT_LIST_HEAD(&ep->rx_free);
 	return ret;
 }
 
@@ -174,7 +167,7 @@ static const struct fi_ops_cm rxm_cm_ops = {
 
 static void rxm_ep_free(struct rxm_ep *ep)
 {
-	kvfree(ep->rx_pool);
+	rxm_ep_free_rx(ep);
 	xa_destroy(&ep->table);
 	xa_destroy(&ep->rndv);
 	fi_freeinfo(ep->core_info);
@@ -239,6 +232,7 @@ int rxm_ep_open(struct fid_domain *domain, struct fi_info *info,
 	spin_lock_init(&ep->lock);
 	INIT_LIST_HEAD(&ep->conns);
 	INIT_LIST_HEAD(&ep->rx_free);
+	INIT_LIST_HEAD(&ep->rx_all);
 	xa_init(&ep->table);
 	xa_init_flags(&ep->rndv, XA_FLAGS_ALLOC);
 	INIT_LIST_HEAD(&ep->tx_list);

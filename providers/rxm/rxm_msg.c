@@ -804,19 +804,41 @@ static void rxm_trx_retry(struct rxm_ep *ep)
 	}
 }
 
+/*
+ * A free receive entry, or a new one while the endpoint has fewer than
+ * rx_attr->size: an endpoint costs as many as the ULP keeps posted.
+ * Lock held.
+ */
+static struct rxm_rx *rxm_rx_take_locked(struct rxm_ep *ep)
+{
+	struct rxm_rx *rx;
+
+	rx = list_first_entry_or_null(&ep->rx_free, struct rxm_rx, node);
+	if (rx) {
+		list_del_init(&rx->node);
+		return rx;
+	}
+	if (ep->nrx >= ep->info->rx_attr->size)
+		return NULL;
+	rx = kzalloc(sizeof(*rx), GFP_ATOMIC | __GFP_NOWARN);
+	if (!rx)
+		return NULL;
+	INIT_LIST_HEAD(&rx->node);
+	list_add_tail(&rx->all, &ep->rx_all);
+	ep->nrx++;
+	return rx;
+}
+
 /* Take a free receive entry and fill it; NULL with *@err set. */
 static struct rxm_rx *rxm_rx_get(struct rxm_ep *ep, const struct fi_msg_tagged *r,
 				 u64 flags, u64 op, int *err)
 {
-	struct rxm_rx *rx;
+	struct rxm_rx *rx = NULL;
 	unsigned long irq;
 
 	spin_lock_irqsave(&ep->lock, irq);
-	rx = list_first_entry_or_null(&ep->rx_free, struct rxm_rx, node);
-	if (rx && ep->state == RXM_EP_ENABLED)
-		list_del_init(&rx->node);
-	else
-		rx = NULL;
+	if (ep->state == RXM_EP_ENABLED)
+		rx = rxm_rx_take_locked(ep);
 	*err = ep->state == RXM_EP_ENABLED ? -EAGAIN : -EINVAL;
 	spin_unlock_irqrestore(&ep->lock, irq);
 	if (!rx)
