@@ -195,6 +195,26 @@ static ssize_t rt_comp(struct fid_cq *cq, struct fi_cq_tagged_entry *e,
 	return ret;
 }
 
+/*
+ * Post receives @first .. @n - 1 of @len bytes each on endpoint 1, slot i
+ * at buf[1] + i * @len, and take their completions, each of @len bytes.
+ */
+static void rt_recv_n(struct kunit *test, struct rt *t, int first, int n,
+		      size_t len)
+{
+	struct fi_cq_tagged_entry e;
+	int i;
+
+	for (i = first; i < n; i++)
+		KUNIT_ASSERT_EQ(test, fi_recv(t->ep[1], t->buf[1] + i * len,
+					      len, NULL, FI_ADDR_UNSPEC, NULL),
+				0);
+	for (i = first; i < n; i++) {
+		KUNIT_ASSERT_EQ(test, rt_comp(t->rx[1], &e, NULL, NULL), 1);
+		KUNIT_EXPECT_EQ(test, e.len, len);
+	}
+}
+
 static void rt_fill(u8 *buf, size_t len, u8 seed)
 {
 	size_t i;
@@ -606,13 +626,7 @@ static void rxm_rndv_backlog_test(struct kunit *test)
 					      false, 0, NULL), 0);
 	KUNIT_ASSERT_EQ(test, rt_comp(t.rx[1], &e, NULL, NULL), 1);
 	KUNIT_EXPECT_EQ(test, e.len, len);
-	for (i = 1; i < n; i++)
-		KUNIT_ASSERT_EQ(test, fi_recv(t.ep[1], t.buf[1] + i * len, len,
-					      NULL, FI_ADDR_UNSPEC, NULL), 0);
-	for (i = 1; i < n; i++) {
-		KUNIT_ASSERT_EQ(test, rt_comp(t.rx[1], &e, NULL, NULL), 1);
-		KUNIT_EXPECT_EQ(test, e.len, len);
-	}
+	rt_recv_n(test, &t, 1, n, len);
 	KUNIT_EXPECT_EQ(test, memcmp(t.buf[1], t.buf[0], n * len), 0);
 	for (i = 0; i < n; i++)
 		KUNIT_EXPECT_EQ(test, rt_comp(t.tx[0], &e, NULL, NULL), 1);
@@ -677,13 +691,7 @@ static void rxm_bufs_grow_test(struct kunit *test)
 	/* the other side received nothing: it did not grow */
 	KUNIT_EXPECT_EQ(test, rt_nbufs(t.ep[0], &max), 1);
 
-	for (i = 0; i < n; i++)
-		KUNIT_ASSERT_EQ(test, fi_recv(t.ep[1], t.buf[1] + i * len, len,
-					      NULL, FI_ADDR_UNSPEC, NULL), 0);
-	for (i = 0; i < n; i++) {
-		KUNIT_ASSERT_EQ(test, rt_comp(t.rx[1], &e, NULL, NULL), 1);
-		KUNIT_EXPECT_EQ(test, e.len, len);
-	}
+	rt_recv_n(test, &t, 0, n, len);
 	KUNIT_EXPECT_EQ(test, memcmp(t.buf[1], t.buf[0], n * len), 0);
 	KUNIT_EXPECT_EQ(test, rt_nbufs(t.ep[1], &max), 4);
 	rt_teardown(test, &t);
