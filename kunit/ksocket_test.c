@@ -791,11 +791,11 @@ static struct kst_pools kst_pool_counts(struct fid_ep *fep)
 	unsigned long flags;
 
 	spin_lock_irqsave(&ep->lock, flags);
-	p.nreq = ep->nreq;
 	p.tx = ep->tx_pool.count;
 	p.rx = ep->rx_pool.count;
 	p.trx = ep->trx_pool.count;
 	p.rsp = ep->rsp_pool.count;
+	p.nreq = p.tx + p.rx + p.trx + p.rsp;
 	p.free = kst_free_count(&ep->tx_pool) + kst_free_count(&ep->rx_pool) +
 		 kst_free_count(&ep->trx_pool) + kst_free_count(&ep->rsp_pool);
 	spin_unlock_irqrestore(&ep->lock, flags);

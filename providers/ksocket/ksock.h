@@ -298,7 +298,6 @@ struct ksock_rx {
  * @trx_pool: the request a tagged message claim() places is read with,
  *	one
  * @rsp_pool: read responses, up to KSOCK_RSP_SIZE
- * @nreq: requests allocated, in every pool
  * @acks: ACKs to send
  * @rx_waiting: the receive engine waits for a receive or read response
  * @rx_held: the receive engine waits for FI_TAGGED_RX_RETRY
@@ -354,7 +353,6 @@ struct ksock_ep {
 	struct ksock_pool rx_pool;
 	struct ksock_pool trx_pool;
 	struct ksock_pool rsp_pool;
-	unsigned int nreq;
 	unsigned int acks;
 	bool rx_waiting;
 	bool rx_held;

@@ -165,7 +165,6 @@ struct ksock_req *ksock_req_get(struct ksock_ep *ep, struct ksock_pool *pool)
 			return NULL;
 		}
 		pool->count++;
-		ep->nreq++;
 	}
 	INIT_LIST_HEAD(&req->op.node);
 	INIT_LIST_HEAD(&req->node);
@@ -659,7 +658,6 @@ static void ksock_ep_grow(struct ksock_ep *ep)
 		if (pools[i]->count < pools[i]->max) {
 			list_add(&req->node, &pools[i]->free);
 			pools[i]->count++;
-			ep->nreq++;
 			req = NULL;
 		}
 		spin_unlock_irqrestore(&ep->lock, flags);
@@ -716,7 +714,7 @@ static void ksock_ep_work(struct work_struct *work)
 /* ---- the object ---- */
 
 /* Free the requests of a pool: all of them are on its free list. */
-static void ksock_pool_free(struct ksock_ep *ep, struct ksock_pool *pool)
+static void ksock_pool_free(struct ksock_pool *pool)
 {
 	struct ksock_req *req, *tmp;
 
@@ -724,7 +722,6 @@ static void ksock_pool_free(struct ksock_ep *ep, struct ksock_pool *pool)
 		list_del(&req->node);
 		kmem_cache_free(ksock_req_cache, req);
 		pool->count--;
-		ep->nreq--;
 	}
 	WARN_ON_ONCE(pool->count);
 }
@@ -742,10 +739,10 @@ static void ksock_ep_free(struct ksock_ep *ep)
 	mutex_destroy(&ep->tx_mutex);
 	if (ep->sock)
 		sock_release(ep->sock);
-	ksock_pool_free(ep, &ep->tx_pool);
-	ksock_pool_free(ep, &ep->rx_pool);
-	ksock_pool_free(ep, &ep->trx_pool);
-	ksock_pool_free(ep, &ep->rsp_pool);
+	ksock_pool_free(&ep->tx_pool);
+	ksock_pool_free(&ep->rx_pool);
+	ksock_pool_free(&ep->trx_pool);
+	ksock_pool_free(&ep->rsp_pool);
 	put_net(ep->net);
 	fi_freeinfo(ep->info);
 	kfree(ep);

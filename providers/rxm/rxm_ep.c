@@ -74,9 +74,6 @@ static void rxm_ep_free_rx(struct rxm_ep *ep)
 
 	list_for_each_entry_safe(rx, next, &ep->rx_all, all)
 		kfree(rx);
-	INIT_LIST_HEAD(&ep->rx_all);
-	INIT_LIST_HEAD(&ep->rx_free);
-	ep->nrx = 0;
 }
 
 /* Close the core objects fi_enable() opened, in reverse order. */
