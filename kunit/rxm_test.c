@@ -215,6 +215,23 @@ static void rt_recv_n(struct kunit *test, struct rt *t, int first, int n,
 	}
 }
 
+/*
+ * Endpoint 0 sends endpoint 1 one message of @len bytes (at most 64) into
+ * a posted receive - the first opens their connection - and both
+ * complete.
+ */
+static void rt_one_msg(struct kunit *test, struct rt *t, size_t len)
+{
+	struct fi_cq_tagged_entry e;
+
+	KUNIT_ASSERT_EQ(test, fi_recv(t->ep[1], t->buf[1], 64, NULL,
+				      FI_ADDR_UNSPEC, NULL), 0);
+	KUNIT_ASSERT_EQ(test, rt_send(t, 0, t->buf[0], len, false, 0, NULL),
+			0);
+	KUNIT_ASSERT_EQ(test, rt_comp(t->tx[0], &e, NULL, NULL), 1);
+	KUNIT_ASSERT_EQ(test, rt_comp(t->rx[1], &e, NULL, NULL), 1);
+}
+
 static void rt_fill(u8 *buf, size_t len, u8 seed)
 {
 	size_t i;
@@ -667,11 +684,7 @@ static void rxm_bufs_grow_test(struct kunit *test)
 	int i;
 
 	rt_setup(test, &t, FI_MSG);
-	KUNIT_ASSERT_EQ(test, fi_recv(t.ep[1], t.buf[1], 64, NULL,
-				      FI_ADDR_UNSPEC, NULL), 0);
-	KUNIT_ASSERT_EQ(test, rt_send(&t, 0, t.buf[0], 64, false, 0, NULL), 0);
-	KUNIT_ASSERT_EQ(test, rt_comp(t.rx[1], &e, NULL, NULL), 1);
-	KUNIT_ASSERT_EQ(test, rt_comp(t.tx[0], &e, NULL, NULL), 1);
+	rt_one_msg(test, &t, 64);
 	/* an idle connection: one buffer each side */
 	KUNIT_EXPECT_EQ(test, rt_nbufs(t.ep[1], &max), 1);
 	KUNIT_EXPECT_EQ(test, max, 4);
@@ -1013,11 +1026,7 @@ static void rxm_bad_addr_test(struct kunit *test)
 	rt_expect_einval(test, &t, FI_ADDR_NOTAVAIL);
 	rt_expect_einval(test, &t, addr);
 	/* ... also once the removed peer's connection had been up */
-	KUNIT_ASSERT_EQ(test, fi_recv(t.ep[1], t.buf[1], 64, NULL,
-				      FI_ADDR_UNSPEC, NULL), 0);
-	KUNIT_ASSERT_EQ(test, rt_send(&t, 0, t.buf[0], 8, false, 0, NULL), 0);
-	KUNIT_ASSERT_EQ(test, rt_comp(t.tx[0], &e, NULL, NULL), 1);
-	KUNIT_ASSERT_EQ(test, rt_comp(t.rx[1], &e, NULL, NULL), 1);
+	rt_one_msg(test, &t, 8);
 	KUNIT_ASSERT_EQ(test, fi_av_remove(t.av, &t.fi_addr[1], 1, 0), 0);
 	rt_expect_einval(test, &t, t.fi_addr[1]);
 	KUNIT_EXPECT_EQ(test, fi_cq_read(t.tx[0], &e, 1), -EAGAIN);
