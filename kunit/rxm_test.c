@@ -9,7 +9,8 @@
  * messages with ignore bits, unexpected messages, FI_PEEK / FI_CLAIM /
  * FI_DISCARD, directed and multi-receive
  * buffers, both sides sending first at once (simultaneous connect),
- * cancel, and close with receives still posted; and the wire form of
+ * cancel, and close with receives still posted; RMA to a peer's region
+ * (reads, writes, remote CQ data, a refused key); and the wire form of
  * tagged messages against a ksocket endpoint playing libfabric's tcp under
  * its ofi_rxm.
  *
@@ -40,6 +41,7 @@
 #include <kofi/fi_endpoint.h>
 #include <kofi/fi_eq.h>
 #include <kofi/fi_errno.h>
+#include <kofi/fi_rma.h>
 #include <kofi/fi_tagged.h>
 #include <net/sock.h>
 #include "../providers/ksocket/ksock_proto.h"
@@ -252,13 +254,12 @@ static void rxm_getinfo_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, i->addr_format, FI_SOCKADDR_IN);
 	KUNIT_EXPECT_TRUE(test, i->caps & FI_DIRECTED_RECV);
 	KUNIT_EXPECT_TRUE(test, i->caps & FI_MULTI_RECV);
-	KUNIT_EXPECT_FALSE(test, i->caps & FI_RMA);
 	fi_freeinfo(i);
 
-	/* no RMA, no MSG endpoints from rxm */
+	/* no atomics, no MSG endpoints from rxm */
 	hints = fi_allocinfo(GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, hints);
-	hints->caps = FI_MSG | FI_RMA;
+	hints->caps = FI_MSG | FI_ATOMIC;
 	hints->ep_attr->type = FI_EP_RDM;
 	hints->fabric_attr->prov_name = kstrdup("ksocket;rxm", GFP_KERNEL);
 	KUNIT_EXPECT_EQ(test, fi_getinfo(fi_version(), NULL, NULL, 0, hints,
@@ -740,6 +741,177 @@ static void rxm_rx_entries_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, READ_ONCE(ep->nrx), size);
 	KUNIT_EXPECT_EQ(test, READ_ONCE(container_of(t.ep[0], struct rxm_ep,
 						     ep)->nrx), 0);
+	rt_teardown(test, &t);
+}
+
+/* ---- RMA ---- */
+
+/* An RMA call of endpoint 0 to endpoint 1, again while -EAGAIN. */
+static ssize_t rt_rma(struct rt *t, bool write, void *buf, size_t len,
+		      u64 raddr, u64 key, void *context)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(RT_TIMEOUT);
+	ssize_t ret;
+
+	do {
+		ret = write ? fi_write(t->ep[0], buf, len, NULL, t->fi_addr[1],
+				       raddr, key, context) :
+			      fi_read(t->ep[0], buf, len, NULL, t->fi_addr[1],
+				      raddr, key, context);
+		if (ret != -EAGAIN)
+			return ret;
+		usleep_range(500, 1000);
+	} while (time_before(jiffies, end));
+	return ret;
+}
+
+/*
+ * Endpoint 0 writes @len bytes of buf[0] to endpoint 1's region at @raddr
+ * until a write completes without error (a connection that was ended
+ * fails the writes posted on it before it is known to be down).
+ */
+static ssize_t rt_write_ok(struct rt *t, size_t len, u64 raddr, u64 key)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(RT_TIMEOUT);
+	struct fi_cq_tagged_entry e;
+	ssize_t ret;
+
+	do {
+		ret = rt_rma(t, true, t->buf[0], len, raddr, key, NULL);
+		if (ret)
+			return ret;
+		ret = rt_comp(t->tx[0], &e, NULL, NULL);
+		if (ret == 1)
+			return 0;
+	} while (time_before(jiffies, end));
+	return ret;
+}
+
+/*
+ * RMA on RDM endpoints: the infos, regions of the domain, writes and reads
+ * of every size class (the first opens the connection), writes with
+ * remote CQ data (a completion at the target naming its source, the
+ * bounce buffer it consumed posted again), inject, bad calls, a refused
+ * key (only that connection ends), and a domain that cannot close while a
+ * region is open.
+ */
+static void rxm_rma_test(struct kunit *test)
+{
+	static const size_t sizes[] = { 1, 4096, RT_EAGER + 1, RT_BIG };
+	struct fi_rma_iov rma[2] = {};
+	struct fi_msg_rma m = {};
+	struct fi_cq_tagged_entry e;
+	struct fid_mr *mr;
+	struct kvec kv;
+	u64 key, base;
+	fi_addr_t src;
+	struct rt t;
+	size_t i;
+	int k;
+
+	rt_setup(test, &t, FI_MSG | FI_RMA | FI_SOURCE);
+	KUNIT_EXPECT_EQ(test, t.info->caps & (FI_READ | FI_WRITE |
+					      FI_REMOTE_READ | FI_REMOTE_WRITE),
+			FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE);
+	KUNIT_EXPECT_EQ(test, t.info->domain_attr->mr_mode, FI_MR_PROV_KEY);
+	KUNIT_EXPECT_EQ(test, t.info->domain_attr->mr_key_size, sizeof(u64));
+	KUNIT_EXPECT_GE(test, t.info->tx_attr->rma_iov_limit, 1);
+	KUNIT_ASSERT_EQ(test, fi_mr_reg(t.domain, t.buf[1], RT_BIG,
+					FI_REMOTE_READ | FI_REMOTE_WRITE, 0, 0,
+					0, &mr, &t), 0);
+	key = fi_mr_key(mr);
+	base = 0;	/* FI_MR_PROV_KEY without FI_MR_VIRT_ADDR: offsets */
+
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		size_t len = sizes[i];
+
+		rt_fill(t.buf[0], len, i);
+		KUNIT_ASSERT_EQ(test, rt_rma(&t, true, t.buf[0], len, base, key,
+					     &t), 0);
+		KUNIT_ASSERT_EQ(test, rt_comp(t.tx[0], &e, NULL, NULL), 1);
+		KUNIT_EXPECT_EQ(test, e.flags, FI_RMA | FI_WRITE);
+		KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)&t);
+		KUNIT_EXPECT_EQ(test, memcmp(t.buf[1], t.buf[0], len), 0);
+
+		rt_fill(t.buf[1], len, i + 100);
+		memset(t.buf[0], 0, len);
+		KUNIT_ASSERT_EQ(test, rt_rma(&t, false, t.buf[0], len, base,
+					     key, &e), 0);
+		KUNIT_ASSERT_EQ(test, rt_comp(t.tx[0], &e, NULL, NULL), 1);
+		KUNIT_EXPECT_EQ(test, e.flags, FI_RMA | FI_READ);
+		KUNIT_EXPECT_EQ(test, memcmp(t.buf[0], t.buf[1], len), 0);
+	}
+
+	/* remote CQ data: more writes than the connection has buffers */
+	for (k = 0; k < 3; k++) {
+		rt_fill(t.buf[0], 64, k);
+		KUNIT_ASSERT_EQ(test, fi_writedata(t.ep[0], t.buf[0], 64, NULL,
+						   0x1234567890ab0000ULL + k,
+						   t.fi_addr[1], base + 64 * k,
+						   key, &t), 0);
+		KUNIT_ASSERT_EQ(test, rt_comp(t.tx[0], &e, NULL, NULL), 1);
+		KUNIT_EXPECT_EQ(test, e.flags, FI_RMA | FI_WRITE);
+		KUNIT_ASSERT_EQ(test, rt_comp(t.rx[1], &e, &src, NULL), 1);
+		KUNIT_EXPECT_EQ(test, e.flags, FI_RMA | FI_REMOTE_WRITE |
+				FI_REMOTE_CQ_DATA);
+		KUNIT_EXPECT_EQ(test, e.data, 0x1234567890ab0000ULL + k);
+		KUNIT_EXPECT_PTR_EQ(test, e.op_context, NULL);
+		KUNIT_EXPECT_EQ(test, src, t.fi_addr[0]);
+		KUNIT_EXPECT_EQ(test, memcmp(t.buf[1] + 64 * k, t.buf[0], 64),
+				0);
+	}
+	rt_one_msg(test, &t, 8);
+
+	/* inject: no completion, the data there before a later read's */
+	rt_fill(t.buf[0], 256, 7);
+	KUNIT_EXPECT_EQ(test, fi_inject_write(t.ep[0], t.buf[0], 256,
+					      t.fi_addr[1], base + 100, key), 0);
+	KUNIT_EXPECT_EQ(test, fi_inject_write(t.ep[0], t.buf[0], 257,
+					      t.fi_addr[1], base, key),
+			-EMSGSIZE);
+	KUNIT_ASSERT_EQ(test, fi_read(t.ep[0], t.buf[0] + 4096, 256, NULL,
+				      t.fi_addr[1], base + 100, key, NULL), 0);
+	KUNIT_ASSERT_EQ(test, rt_comp(t.tx[0], &e, NULL, NULL), 1);
+	KUNIT_EXPECT_EQ(test, e.flags, FI_RMA | FI_READ);
+	KUNIT_EXPECT_EQ(test, memcmp(t.buf[0] + 4096, t.buf[0], 256), 0);
+	KUNIT_EXPECT_EQ(test, fi_cq_read(t.tx[0], &e, 1), -EAGAIN);
+
+	/* bad calls: nothing posted */
+	KUNIT_EXPECT_EQ(test, fi_write(t.ep[0], t.buf[0], 8, NULL, 77, base,
+				       key, NULL), -EINVAL);
+	kv.iov_base = t.buf[0];
+	kv.iov_len = 8;
+	m.iov_type = FI_IOV_KVEC;
+	m.msg_iov = &kv;
+	m.iov_count = 1;
+	m.addr = t.fi_addr[1];
+	m.rma_iov = rma;
+	KUNIT_EXPECT_EQ(test, fi_writemsg(t.ep[0], &m, 0), -EINVAL);
+	m.rma_iov_count = t.info->tx_attr->rma_iov_limit + 1;
+	KUNIT_EXPECT_EQ(test, fi_writemsg(t.ep[0], &m, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, fi_cq_read(t.tx[0], &e, 1), -EAGAIN);
+
+	/* a key the target refuses: that read fails, the peer is reached again */
+	KUNIT_ASSERT_EQ(test, fi_read(t.ep[0], t.buf[0], 8, NULL, t.fi_addr[1],
+				      base, key ^ 1, NULL), 0);
+	KUNIT_EXPECT_LT(test, rt_comp(t.tx[0], &e, NULL, NULL), 0);
+	rt_fill(t.buf[0], 512, 9);
+	KUNIT_EXPECT_EQ(test, rt_write_ok(&t, 512, base, key), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(t.buf[1], t.buf[0], 512), 0);
+
+	/* the domain stays open while a region is */
+	for (k = 0; k < 2; k++) {
+		rt_close(test, &t.ep[k]->fid);
+		t.ep[k] = NULL;
+		rt_close(test, &t.tx[k]->fid);
+		t.tx[k] = NULL;
+		rt_close(test, &t.rx[k]->fid);
+		t.rx[k] = NULL;
+	}
+	rt_close(test, &t.av->fid);
+	t.av = NULL;
+	KUNIT_EXPECT_EQ(test, fi_close(&t.domain->fid), -EBUSY);
+	KUNIT_EXPECT_EQ(test, fi_close(&mr->fid), 0);
 	rt_teardown(test, &t);
 }
 
@@ -1717,6 +1889,7 @@ static struct kunit_case rxm_cases[] = {
 	KUNIT_CASE(rxm_rndv_backlog_test),
 	KUNIT_CASE(rxm_rx_entries_test),
 	KUNIT_CASE(rxm_bufs_grow_test),
+	KUNIT_CASE(rxm_rma_test),
 	KUNIT_CASE(rxm_tagged_test),
 	KUNIT_CASE(rxm_tagged_wire_test),
 	KUNIT_CASE(rxm_recv_kinds_test),

@@ -6,7 +6,8 @@
  * provider's objects.  What every utility needs is here: its infos made
  * from the core's with one core query, each keeping the core info it was
  * made from; fabric, domain, passive endpoint and connection request
- * objects that own the core's; private core queues whose events run the
+ * objects that own the core's; memory regions registered in the core
+ * domain; private core queues whose events run the
  * utility's progress in a work item; EQ binding and size_t options.  The
  * code is in kofi.ko (kofi/util/).  Documentation/writing-a-provider.rst
  * shows a utility built on it.  ULPs do not include this header.
@@ -132,6 +133,9 @@ int kofi_util_fabric_open(const struct kofi_util_prov *util,
 int kofi_util_domain_open(struct fid_fabric *fabric, struct fi_info *info,
 			  const struct fi_ops_domain *dops,
 			  struct fid_domain **domain, void *context);
+
+/* mr.c: memory registration in the core domain */
+void kofi_util_domain_mr(struct kofi_util_domain *dom);
 
 /**
  * struct kofi_util_connreq - fi_info.handle of a utility FI_CONNREQ

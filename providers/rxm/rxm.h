@@ -47,6 +47,9 @@
 #define RXM_CAPS	(FI_MSG | FI_TAGGED | FI_SEND | FI_RECV | \
 			 FI_SOURCE | FI_DIRECTED_RECV | FI_MULTI_RECV | \
 			 FI_LOCAL_COMM | FI_REMOTE_COMM)
+/* over a core with FI_RMA: the core's RMA on the peer's connection */
+#define RXM_RMA_CAPS	(FI_RMA | FI_READ | FI_WRITE | FI_REMOTE_READ | \
+			 FI_REMOTE_WRITE)
 
 /* A packet: the header and at most the eager limit of payload. */
 #define RXM_BUF_SIZE		(sizeof(struct rxm_hdr) + RXM_EAGER_LIMIT)
@@ -420,5 +423,10 @@ void rxm_rndv_ack(struct rxm_ep *ep, struct rxm_conn *conn, u64 msg_id);
 void rxm_rndv_read(struct rxm_ep *ep, struct rxm_rx *rx, struct rxm_buf *buf);
 void rxm_tx_work(struct work_struct *work);
 ssize_t rxm_cancel(struct fid *fid, void *context);
+
+/* rxm_rma.c */
+extern const struct fi_ops_rma rxm_rma_ops;
+void rxm_rma_remote(struct rxm_conn *conn, struct rxm_buf *buf,
+		    const struct fi_cq_err_entry *comp);
 
 #endif /* _KOFI_RXM_H */

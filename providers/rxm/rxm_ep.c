@@ -266,6 +266,8 @@ int rxm_ep_open(struct fid_domain *domain, struct fi_info *info,
 	ep->ep.cm = &rxm_cm_ops;
 	ep->ep.msg = &rxm_msg_ops;
 	ep->ep.tagged = &rxm_tagged_ops;
+	if (ep->core_info->caps & FI_RMA)
+		ep->ep.rma = &rxm_rma_ops;
 	*fep = &ep->ep;
 	return 0;
 err:

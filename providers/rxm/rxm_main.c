@@ -62,20 +62,23 @@ static struct fi_info *rxm_info_from_core(const struct fi_info *core)
 		return NULL;
 	info->handle = NULL;
 	info->caps = RXM_CAPS | FI_REMOTE_CQ_DATA;
+	if (core->caps & FI_RMA)
+		info->caps |= RXM_RMA_CAPS;
 	info->mode = 0;
 	kfree(info->dest_addr);
 	info->dest_addr = NULL;
 	info->dest_addrlen = 0;
 	memset(info->tx_attr, 0, sizeof(*info->tx_attr));
 	info->tx_attr->caps = info->caps & ~(FI_RECV | FI_DIRECTED_RECV |
-					     FI_MULTI_RECV | FI_SOURCE);
+					     FI_MULTI_RECV | FI_SOURCE |
+					     FI_REMOTE_READ | FI_REMOTE_WRITE);
 	info->tx_attr->inject_size = RXM_INJECT_SIZE;
 	info->tx_attr->size = RXM_TX_SIZE;
 	/* one entry of the core's goes to the header */
 	info->tx_attr->iov_limit = clamp_t(size_t, core->tx_attr->iov_limit,
 					   2, RXM_IOV_LIMIT + 1) - 1;
 	memset(info->rx_attr, 0, sizeof(*info->rx_attr));
-	info->rx_attr->caps = info->caps & ~FI_SEND;
+	info->rx_attr->caps = info->caps & ~(FI_SEND | FI_READ | FI_WRITE);
 	info->rx_attr->size = RXM_RX_SIZE;
 	info->rx_attr->iov_limit = RXM_IOV_LIMIT;
 	memset(info->ep_attr, 0, sizeof(*info->ep_attr));
@@ -93,11 +96,16 @@ static struct fi_info *rxm_info_from_core(const struct fi_info *core)
 	info->domain_attr->control_progress = FI_PROGRESS_AUTO;
 	info->domain_attr->data_progress = FI_PROGRESS_AUTO;
 	info->domain_attr->resource_mgmt = FI_RM_ENABLED;
-	info->domain_attr->mr_mode = 0;
-	info->domain_attr->mr_key_size = 0;
 	info->domain_attr->cq_data_size = sizeof(u64);
-	info->domain_attr->mr_cnt = 0;
-	info->domain_attr->mr_iov_limit = 0;
+	/* the domain's regions are the core's (kofi_util_domain_mr()) */
+	if (core->caps & FI_RMA) {
+		info->tx_attr->rma_iov_limit = core->tx_attr->rma_iov_limit;
+	} else {
+		info->domain_attr->mr_mode = 0;
+		info->domain_attr->mr_key_size = 0;
+		info->domain_attr->mr_cnt = 0;
+		info->domain_attr->mr_iov_limit = 0;
+	}
 	info->domain_attr->caps = FI_LOCAL_COMM | FI_REMOTE_COMM;
 	info->domain_attr->mode = 0;
 	return info;
@@ -117,7 +125,7 @@ static int rxm_getinfo(u32 version, const struct fi_info *hints, u64 flags,
 	} else if (hints->ep_attr->type != FI_EP_RDM) {
 		return -ENODATA;
 	}
-	if (hints->caps & ~(RXM_CAPS | FI_REMOTE_CQ_DATA))
+	if (hints->caps & ~(RXM_CAPS | RXM_RMA_CAPS | FI_REMOTE_CQ_DATA))
 		return -ENODATA;
 	/* a core named must be one rxm runs over */
 	if (hints->fabric_attr->prov_name &&
@@ -147,8 +155,19 @@ static const struct fi_ops_domain rxm_domain_ops = {
 static int rxm_domain_open(struct fid_fabric *fabric, struct fi_info *info,
 			   struct fid_domain **domain, void *context)
 {
-	return kofi_util_domain_open(fabric, info, &rxm_domain_ops, domain,
-				     context);
+	int ret;
+
+	ret = kofi_util_domain_open(fabric, info, &rxm_domain_ops, domain,
+				    context);
+	/*
+	 * RMA on RDM endpoints is the core's, with the core's regions; every
+	 * core rxm runs over has FI_RMA (rxm_core_hints()).
+	 */
+	if (!ret)
+		kofi_util_domain_mr(container_of(*domain,
+						 struct kofi_util_domain,
+						 domain));
+	return ret;
 }
 
 static const struct fi_ops_fabric rxm_fabric_ops = {

@@ -612,6 +612,10 @@ void rxm_buf_done(struct fid_cq *cq, struct fi_cqe *cqe,
 			rxm_conn_fail_err(conn, EPROTO);
 		return;
 	}
+	if (comp->flags & FI_REMOTE_WRITE) {
+		rxm_rma_remote(conn, buf, comp);
+		return;
+	}
 	buf->len = comp->len;
 	buf->raw = comp->flags & FI_TAGGED;
 	if (buf->raw)

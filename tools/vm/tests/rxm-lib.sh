@@ -5,10 +5,12 @@
 # FIPROV (fi_pingpong's -p), FIPP_ENV (its environment) and FIPP_MODES
 # (the -m modes fi_pingpong runs in against the kernel).
 #
-# rxm_kernel PORT: kernel to kernel, ports PORT to PORT+3: the pingpong
+# rxm_kernel PORT: kernel to kernel, ports PORT to PORT+7: the pingpong
 # over FI_MSG and FI_TAGGED with the sizes on both sides of rxm's edges
 # (inject 256 B, eager 16 KiB, rendezvous above, to 1 MiB) and the
-# bandwidth sample, untagged and tagged.  (rds-rdm runs the fi_pingpong protocol
+# bandwidth sample, untagged and tagged; RMA on the RDM endpoints: the
+# pingpong's writes with remote CQ data and reads, the bandwidth sample's
+# writes and reads.  (rds-rdm runs the fi_pingpong protocol
 # kernel to kernel; here the real fi_pingpong is the peer.)
 # rxm_fipp: Debian's fi_pingpong -e rdm against the kernel pingpong in
 # fi_pingpong mode, both roles, for each mode of FIPP_MODES, with
@@ -49,6 +51,14 @@ rxm_kernel() {
 		sizes=1,4096,16384 iters=$(scaled 256 64)
 	pair kofi_sample_bandwidth "bandwidth tagged" "$(($1 + 3))" $peer \
 		$RXM mode=tagged sizes=1,4096,16384 iters=$(scaled 256 64)
+	pp "pingpong RMA write with CQ data" "$(($1 + 4))" $peer $RXM \
+		op=write sizes=1,4096,65536,1048576 iters=$(scaled 4 2)
+	pp "RMA read" "$(($1 + 5))" $peer $RXM op=read \
+		sizes=1,4096,65536,1048576 iters=$(scaled 4 2)
+	pair kofi_sample_bandwidth "bandwidth RMA write" "$(($1 + 6))" $peer \
+		$RXM op=write sizes=1,4096,65536 iters=$(scaled 64 16)
+	pair kofi_sample_bandwidth "bandwidth RMA read" "$(($1 + 7))" $peer \
+		$RXM op=read sizes=1,4096,65536 iters=$(scaled 64 16)
 }
 
 # fipp_ok: fi_pingpong's output has every size's row, up to 1 MiB, and
