@@ -102,6 +102,60 @@ void rxm_tx_free(struct rxm_ep *ep, struct rxm_tx *tx)
 }
 
 /**
+ * rxm_tx_get() - a send entry for an operation to a peer
+ * @ep: the endpoint
+ * @addr: the peer
+ * @context: the ULP's context
+ * @flags: the entry's completion flags
+ * @conn: the connection to the peer, held (rxm_conn_put())
+ * @err: on NULL, the error of rxm_conn_get(), or -EAGAIN when
+ *	tx_attr->size operations are in flight or no memory
+ *
+ * Context: any context; does not sleep.
+ * Return: the entry, done() set to rxm_tx_done(), not an inject and not
+ * a rendezvous; NULL.
+ */
+struct rxm_tx *rxm_tx_get(struct rxm_ep *ep, fi_addr_t addr, void *context,
+			  u64 flags, struct rxm_conn **conn, int *err)
+{
+	struct rxm_tx *tx;
+
+	*conn = rxm_conn_get(ep, addr, err);
+	if (!*conn)
+		return NULL;
+	*err = -EAGAIN;
+	if (atomic_inc_return(&ep->tx_out) > ep->info->tx_attr->size)
+		goto err_out;
+	tx = kmem_cache_alloc(rxm_tx_cache, GFP_ATOMIC);
+	if (!tx)
+		goto err_out;
+	tx->cqe.done = rxm_tx_done;
+	tx->ep = ep;
+	tx->context = context;
+	tx->flags = flags;
+	tx->inject = false;
+	tx->rndv = false;
+	return tx;
+err_out:
+	atomic_dec(&ep->tx_out);
+	rxm_conn_put(*conn);
+	return NULL;
+}
+
+/**
+ * rxm_tx_unget() - give back an entry of rxm_tx_get() that was not posted
+ * @tx: the entry
+ * @conn: its connection, released
+ *
+ * Context: any context.
+ */
+void rxm_tx_unget(struct rxm_tx *tx, struct rxm_conn *conn)
+{
+	rxm_tx_free(tx->ep, tx);
+	rxm_conn_put(conn);
+}
+
+/**
  * rxm_tx_done() - the core completed a packet's send
  * @cq: the core CQ
  * @cqe: &rxm_tx.cqe
@@ -188,21 +242,10 @@ static ssize_t rxm_send(struct rxm_ep *ep, const struct fi_msg_tagged *s,
 
 	if (s->iov_count > ep->info->tx_attr->iov_limit)
 		return -EINVAL;
-	conn = rxm_conn_get(ep, s->addr, &ret);
-	if (!conn)
-		return ret;
-	ret = -EAGAIN;
-	if (atomic_inc_return(&ep->tx_out) > ep->info->tx_attr->size)
-		goto err_out;
-	tx = kmem_cache_alloc(rxm_tx_cache, GFP_ATOMIC);
+	tx = rxm_tx_get(ep, s->addr, s->context, FI_SEND |
+			(op == RXM_OP_TAGGED ? FI_TAGGED : FI_MSG), &conn, &ret);
 	if (!tx)
-		goto err_out;
-	tx->cqe.done = rxm_tx_done;
-	tx->ep = ep;
-	tx->context = s->context;
-	tx->flags = FI_SEND | (op == RXM_OP_TAGGED ? FI_TAGGED : FI_MSG);
-	tx->inject = false;
-	tx->rndv = false;
+		return ret;
 	ret = kofi_vec_set(&tx->vec, s->iov_type, s->msg_iov, s->iov_count, 1);
 	if (ret)
 		goto err_tx;
@@ -249,10 +292,7 @@ static ssize_t rxm_send(struct rxm_ep *ep, const struct fi_msg_tagged *s,
 	rxm_conn_put(conn);
 	return 0;
 err_tx:
-	kmem_cache_free(rxm_tx_cache, tx);
-err_out:
-	atomic_dec(&ep->tx_out);
-	rxm_conn_put(conn);
+	rxm_tx_unget(tx, conn);
 	return ret;
 }
 

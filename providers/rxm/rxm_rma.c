@@ -52,21 +52,10 @@ static ssize_t rxm_rma(struct rxm_ep *ep, const struct fi_msg_rma *msg,
 	    !msg->rma_iov_count ||
 	    msg->rma_iov_count > ep->core_info->tx_attr->rma_iov_limit)
 		return -EINVAL;
-	conn = rxm_conn_get(ep, msg->addr, &ret);
-	if (!conn)
-		return ret;
-	ret = -EAGAIN;
-	if (atomic_inc_return(&ep->tx_out) > ep->info->tx_attr->size)
-		goto err_out;
-	tx = kmem_cache_alloc(rxm_tx_cache, GFP_ATOMIC);
+	tx = rxm_tx_get(ep, msg->addr, msg->context,
+			FI_RMA | (write ? FI_WRITE : FI_READ), &conn, &ret);
 	if (!tx)
-		goto err_out;
-	tx->cqe.done = rxm_tx_done;
-	tx->ep = ep;
-	tx->context = msg->context;
-	tx->flags = FI_RMA | (write ? FI_WRITE : FI_READ);
-	tx->inject = false;
-	tx->rndv = false;
+		return ret;
 	tx->len = 0;
 	for (i = 0; i < msg->rma_iov_count; i++)
 		tx->len += msg->rma_iov[i].len;
@@ -91,10 +80,7 @@ static ssize_t rxm_rma(struct rxm_ep *ep, const struct fi_msg_rma *msg,
 	rxm_conn_put(conn);
 	return 0;
 err_tx:
-	kmem_cache_free(rxm_tx_cache, tx);
-err_out:
-	atomic_dec(&ep->tx_out);
-	rxm_conn_put(conn);
+	rxm_tx_unget(tx, conn);
 	return ret;
 }
 
