@@ -1882,6 +1882,44 @@ static void rxm_connect_timeout_test(struct kunit *test)
 	sock_release(lsock);
 }
 
+/*
+ * Endpoint 0's attempt is rejected as "already connected" - it lost a
+ * simultaneous connect - and the peer's own request never comes: sends
+ * answer -EAGAIN until FI_OPT_CONNECT_TIMEOUT_MS has passed, then
+ * -ETIMEDOUT once; the next send connects again.
+ */
+static void rxm_lost_connect_test(struct kunit *test)
+{
+	struct rxm_cm_accept acc = { .conn_id = cpu_to_le64(6) };
+	struct rxm_cm_reject rej = { .version = RXM_CM_VERSION,
+				     .reason = RXM_REJECT_ALREADY };
+	struct fi_cq_tagged_entry e;
+	struct sockaddr_in name;
+	struct socket *lsock, *sock;
+	size_t ms = RT_SHORT;
+	fi_addr_t addr;
+	struct rt t;
+
+	rt_setup(test, &t, FI_MSG | FI_SOURCE);
+	KUNIT_ASSERT_EQ(test, fi_setopt(&t.ep[0]->fid, FI_OPT_ENDPOINT,
+					FI_OPT_CONNECT_TIMEOUT_MS, &ms,
+					sizeof(ms)), 0);
+	lsock = rt_raw_listen(test, &name);
+	KUNIT_ASSERT_EQ(test, fi_av_insert(t.av, &name, 1, &addr, 0, NULL), 1);
+
+	KUNIT_EXPECT_EQ(test, rt_raw_attempt(test, &t, lsock, addr,
+					     KSOCK_CTRL_NACK, &rej,
+					     sizeof(rej), &sock), -ETIMEDOUT);
+	sock_release(sock);
+	KUNIT_EXPECT_EQ(test, rt_raw_attempt(test, &t, lsock, addr,
+					     KSOCK_CTRL_CONNRESP, &acc,
+					     sizeof(acc), &sock), 0);
+	KUNIT_EXPECT_EQ(test, rt_comp(t.tx[0], &e, NULL, NULL), 1);
+	sock_release(sock);
+	rt_teardown(test, &t);
+	sock_release(lsock);
+}
+
 static struct kunit_case rxm_cases[] = {
 	KUNIT_CASE(rxm_getinfo_test),
 	KUNIT_CASE(rxm_msg_test),
@@ -1901,6 +1939,7 @@ static struct kunit_case rxm_cases[] = {
 	KUNIT_CASE(rxm_bad_cm_test),
 	KUNIT_CASE(rxm_bad_accept_test),
 	KUNIT_CASE(rxm_connect_timeout_test),
+	KUNIT_CASE(rxm_lost_connect_test),
 	{}
 };
 

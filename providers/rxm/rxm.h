@@ -261,6 +261,8 @@ enum rxm_conn_state {
  * @state: enum rxm_conn_state
  * @keyed: in the endpoint's table under @fi_addr
  * @err: why it ended (positive errno), 0 if not known
+ * @deadline: in RXM_CONN_WAITING, when the wait for the peer's request
+ *	ends (jiffies); 0: no bound
  * @id: our id of the connection (sent in the CM data)
  * @peer_id: the peer's id of it (in the header of every packet we send)
  * @users: data calls posting on @core; the CM work closes @core only
@@ -285,6 +287,7 @@ struct rxm_conn {
 	enum rxm_conn_state state;
 	bool keyed;
 	int err;
+	unsigned long deadline;
 	u32 id;
 	u64 peer_id;
 	atomic_t users;
@@ -402,7 +405,7 @@ void rxm_rx_flush(struct rxm_ep *ep);
 void rxm_tx_free(struct rxm_ep *ep, struct rxm_tx *tx);
 struct rxm_tx *rxm_tx_get(struct rxm_ep *ep, fi_addr_t addr, void *context,
 			  u64 flags, struct rxm_conn **conn, int *err);
-void rxm_tx_unget(struct rxm_tx *tx, struct rxm_conn *conn);
+int rxm_tx_unget(struct rxm_tx *tx, struct rxm_conn *conn, int err);
 void rxm_tx_done(struct fid_cq *cq, struct fi_cqe *cqe,
 		 const struct fi_cq_err_entry *comp);
 void rxm_rx_free(struct rxm_ep *ep, struct rxm_rx *rx);

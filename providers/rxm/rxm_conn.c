@@ -107,6 +107,8 @@ static void rxm_conn_down_locked(struct rxm_conn *conn, int err)
  *	-EAGAIN while the connection is being opened (the first send to a
  *	peer opens it); the error of our last attempt to connect to the
  *	peer if it failed (-ETIMEDOUT, -ECONNREFUSED, -EPROTO ...), once;
+ *	-ETIMEDOUT, once, when our attempt lost a simultaneous connect and
+ *	the peer's own request did not come within FI_OPT_CONNECT_TIMEOUT_MS;
  *	-ENOMEM
  *
  * Context: any context; does not sleep.
@@ -158,6 +160,13 @@ struct rxm_conn *rxm_conn_get(struct rxm_ep *ep, fi_addr_t addr, int *err)
 		   conn->state == RXM_CONN_FAILED) {
 		/* our attempt failed: its error, once */
 		*err = conn->err ? -conn->err : -EAGAIN;
+		rxm_conn_unkey_locked(conn);
+		rxm_conn_down_locked(conn, 0);
+		conn = NULL;
+	} else if (conn->state == RXM_CONN_WAITING && conn->deadline &&
+		   time_after(jiffies, conn->deadline)) {
+		/* lost a simultaneous connect, and the peer never came */
+		*err = -ETIMEDOUT;
 		rxm_conn_unkey_locked(conn);
 		rxm_conn_down_locked(conn, 0);
 		conn = NULL;
@@ -418,6 +427,25 @@ fail:
 	rxm_conn_fail_err(conn, -ret);
 }
 
+/*
+ * Wait for the peer's own request, within the endpoint's
+ * FI_OPT_CONNECT_TIMEOUT_MS: a send after that ends the wait
+ * (rxm_conn_get()).
+ */
+static void rxm_conn_wait(struct rxm_conn *conn)
+{
+	size_t ms = READ_ONCE(conn->ep->connect_timeout_ms);
+	struct rxm_ep *ep = conn->ep;
+	unsigned long flags;
+
+	spin_lock_irqsave(&ep->lock, flags);
+	if (conn->state != RXM_CONN_DOWN && conn->state != RXM_CONN_FAILED) {
+		conn->state = RXM_CONN_WAITING;
+		conn->deadline = ms ? (jiffies + msecs_to_jiffies(ms)) | 1 : 0;
+	}
+	spin_unlock_irqrestore(&ep->lock, flags);
+}
+
 /* Our request came back rejected: lost a simultaneous connect or not. */
 static void rxm_conn_rejected(struct rxm_conn *conn,
 			      const struct fi_eq_err_entry *err)
@@ -427,7 +455,7 @@ static void rxm_conn_rejected(struct rxm_conn *conn,
 	    RXM_REJECT_ALREADY) {
 		/* the peer's own request will come: wait for it */
 		rxm_conn_close_core(conn);
-		rxm_conn_set_state(conn, RXM_CONN_WAITING);
+		rxm_conn_wait(conn);
 		return;
 	}
 	rxm_conn_fail_err(conn, err->err ? err->err : ECONNREFUSED);

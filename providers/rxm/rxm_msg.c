@@ -146,13 +146,24 @@ err_out:
  * rxm_tx_unget() - give back an entry of rxm_tx_get() that was not posted
  * @tx: the entry
  * @conn: its connection, released
+ * @err: why it was not posted
+ *
+ * -ENOTCONN from the core: its connection ended before rxm saw it go.
+ * The connection is ended, and the caller is told to try again: the
+ * next call connects again.
  *
  * Context: any context.
+ * Return: the error for the ULP: -EAGAIN for -ENOTCONN, else @err.
  */
-void rxm_tx_unget(struct rxm_tx *tx, struct rxm_conn *conn)
+int rxm_tx_unget(struct rxm_tx *tx, struct rxm_conn *conn, int err)
 {
 	rxm_tx_free(tx->ep, tx);
+	if (err == -ENOTCONN) {
+		rxm_conn_fail(conn);
+		err = -EAGAIN;
+	}
 	rxm_conn_put(conn);
+	return err;
 }
 
 /**
@@ -292,8 +303,7 @@ static ssize_t rxm_send(struct rxm_ep *ep, const struct fi_msg_tagged *s,
 	rxm_conn_put(conn);
 	return 0;
 err_tx:
-	rxm_tx_unget(tx, conn);
-	return ret;
+	return rxm_tx_unget(tx, conn, ret);
 }
 
 static ssize_t rxm_sendmsg(struct fid_ep *fep, const struct fi_msg *msg,

@@ -80,8 +80,7 @@ static ssize_t rxm_rma(struct rxm_ep *ep, const struct fi_msg_rma *msg,
 	rxm_conn_put(conn);
 	return 0;
 err_tx:
-	rxm_tx_unget(tx, conn);
-	return ret;
+	return rxm_tx_unget(tx, conn, ret);
 }
 
 static ssize_t rxm_readmsg(struct fid_ep *fep, const struct fi_msg_rma *msg,
