@@ -47,6 +47,19 @@
  * index e, and the receiver takes them with tagged receives for any tag,
  * checking each message's tag against its source.
  *
+ * With hold=1 the fan-in is light enough for up to SR_HOLD_MAX senders,
+ * and what it opens stays open until the module is unloaded, so that the
+ * memory the provider holds for it can be looked at.  The senders share
+ * one fabric, domain, pair of CQs and AV, and one buffer; each sends its
+ * burst untagged, at most SR_HOLD_WINDOW of them opening their
+ * connections at once.  The receiver takes every message in one
+ * FI_MULTI_RECV buffer, so that none waits as unexpected.  Everything
+ * the sample allocates is allocated before it logs its endpoint
+ * (fanin-recv) or, on the senders' side, before it logs "fanin-send
+ * holding" and waits, with no endpoint open, for the parameter hold to
+ * be set to 0 (through sysfs); the module init returns once the fan-in
+ * is over.
+ *
  * Exchange: role=exchange on both hosts opens eps endpoints, on ports
  * port .. port + eps - 1, endpoint e paired with the peer's endpoint at
  * peer:peer_port + e.  Pair after pair, each side sends message k of the
@@ -138,6 +151,10 @@ static unsigned int rx_depth = 1;
 module_param(rx_depth, uint, 0444);
 MODULE_PARM_DESC(rx_depth, "fan-in: receives the receiver keeps posted (1 to 17, default 1)");
 
+static bool hold;
+module_param(hold, bool, 0644);
+MODULE_PARM_DESC(hold, "fan-in: light senders, everything kept open until unloaded; the senders start when this is set to 0 (default 0)");
+
 static unsigned int stall_ms;
 module_param(stall_ms, uint, 0444);
 MODULE_PARM_DESC(stall_ms, "fan-in: the receiver stops receiving this long after the first message (default 0)");
@@ -165,6 +182,11 @@ MODULE_PARM_DESC(eagain, "-EAGAIN answers to sends in the burst, the fan-in or t
 #define SR_MAX_SIZE	(1024 * 1024)
 #define SR_LINGER_MS	1000
 #define SR_FANIN_MAX	64
+/* Each CQ's size; a fan-in with hold=1 has at most this many senders. */
+#define SR_CQ_SIZE	1024
+#define SR_HOLD_MAX	SR_CQ_SIZE
+/* hold=1: senders that may be opening their connections at once */
+#define SR_HOLD_WINDOW	32
 /* The pattern repeats every this many bytes (ks_pattern()'s alphabet). */
 #define SR_PERIOD	62
 
@@ -177,7 +199,18 @@ struct sr_ctx {
 	u8 *ring[SR_RING];	/* the burst's, or the fan-in receiver's */
 	unsigned int inflight;	/* burst or fan-in sends not completed */
 	unsigned int next;	/* fan-in: the next message to send */
+	struct fid_ep **eps;	/* hold=1: the senders, on these queues */
+	unsigned int *sent;	/* hold=1: each sender's messages sent */
 };
+
+/* hold=1, as it was when the module was loaded */
+static bool sr_hold;
+/*
+ * What stays open until the module is unloaded: role=exchange's
+ * endpoints, or the fan-in's with hold=1; sr_nheld of them
+ */
+static struct sr_ctx *sr_held;
+static unsigned int sr_nheld;
 
 /* Message @k's size; the last message, after the burst, is empty. */
 static size_t sr_size(unsigned int k)
@@ -211,20 +244,18 @@ static int sr_av_insert(struct sr_ctx *s, u16 pport, unsigned int npeers,
 }
 
 /*
- * Open @s's endpoint on addr:@service, with a transmit queue of @depth,
- * and an AV of the @npeers peers at peer:@pport, peer:@pport + 1, ...;
- * their handles go to @peers.
+ * The info of addr:@service, with a transmit queue of @depth, and @s's
+ * fabric, domain, CQs and AV.
  */
-static int sr_open(struct sr_ctx *s, const char *service, size_t depth,
-		   u16 pport, unsigned int npeers, fi_addr_t *peers)
+static int sr_open_queues(struct sr_ctx *s, const char *service, size_t depth)
 {
 	struct fi_cq_attr cq_attr = {
 		.format = FI_CQ_FORMAT_DATA,
-		.size = 1024,
+		.size = SR_CQ_SIZE,
 	};
 	struct fi_cq_attr rx_cq_attr = {
 		.format = FI_CQ_FORMAT_TAGGED,
-		.size = 1024,
+		.size = SR_CQ_SIZE,
 	};
 	struct fi_av_attr av_attr = { .type = FI_AV_TABLE };
 	struct ks_conn *c = &s->c;
@@ -234,7 +265,8 @@ static int sr_open(struct sr_ctx *s, const char *service, size_t depth,
 	hints = fi_allocinfo(GFP_KERNEL);
 	if (!hints)
 		return -ENOMEM;
-	hints->caps = FI_MSG | FI_SOURCE | (tagged ? FI_TAGGED : 0);
+	hints->caps = FI_MSG | FI_SOURCE | (tagged ? FI_TAGGED : 0) |
+		      (sr_hold ? FI_MULTI_RECV : 0);
 	hints->ep_attr->type = FI_EP_RDM;
 	hints->fabric_attr->prov_name = kstrdup(prov, GFP_KERNEL);
 	if (domain)
@@ -256,16 +288,42 @@ static int sr_open(struct sr_ctx *s, const char *service, size_t depth,
 		ret = fi_cq_open(c->domain, &rx_cq_attr, &c->rxcq, NULL);
 	if (!ret)
 		ret = fi_av_open(c->domain, &av_attr, &s->av, NULL);
+	return ret;
+}
+
+/* Open an endpoint of s->c.info on @s's queues, to @ep. */
+static int sr_open_ep(struct sr_ctx *s, struct fid_ep **ep)
+{
+	struct ks_conn *c = &s->c;
+	int ret;
+
+	ret = fi_endpoint(c->domain, c->info, ep, NULL);
+	if (ret) {
+		*ep = NULL;
+		return ret;
+	}
+	ret = fi_ep_bind(*ep, &c->txcq->fid, FI_TRANSMIT);
 	if (!ret)
-		ret = fi_endpoint(c->domain, c->info, &c->ep, NULL);
+		ret = fi_ep_bind(*ep, &c->rxcq->fid, FI_RECV);
 	if (!ret)
-		ret = fi_ep_bind(c->ep, &c->txcq->fid, FI_TRANSMIT);
+		ret = fi_ep_bind(*ep, &s->av->fid, 0);
 	if (!ret)
-		ret = fi_ep_bind(c->ep, &c->rxcq->fid, FI_RECV);
+		ret = fi_enable(*ep);
+	return ret;
+}
+
+/*
+ * Open @s's endpoint on addr:@service, with a transmit queue of @depth,
+ * and an AV of the @npeers peers at peer:@pport, peer:@pport + 1, ...;
+ * their handles go to @peers.
+ */
+static int sr_open(struct sr_ctx *s, const char *service, size_t depth,
+		   u16 pport, unsigned int npeers, fi_addr_t *peers)
+{
+	int ret = sr_open_queues(s, service, depth);
+
 	if (!ret)
-		ret = fi_ep_bind(c->ep, &s->av->fid, 0);
-	if (!ret)
-		ret = fi_enable(c->ep);
+		ret = sr_open_ep(s, &s->c.ep);
 	if (ret)
 		return ret;
 	return sr_av_insert(s, pport, npeers, peers);
@@ -275,6 +333,10 @@ static void sr_close(struct sr_ctx *s)
 {
 	unsigned int i;
 
+	for (i = 0; s->eps && i < eps; i++)
+		ks_close_fid(s->eps[i] ? &s->eps[i]->fid : NULL);
+	kfree(s->eps);
+	kfree(s->sent);
 	ks_close_fid(s->c.ep ? &s->c.ep->fid : NULL);
 	s->c.ep = NULL;
 	ks_close_fid(s->av ? &s->av->fid : NULL);
@@ -336,7 +398,8 @@ static ssize_t sr_recv_wait(struct sr_ctx *s, unsigned int k, fi_addr_t *src,
 	}
 	if (tag)
 		*tag = e.tag;
-	*buf = e.op_context;
+	/* a multi-receive buffer's completion says where its message is */
+	*buf = e.buf ? e.buf : e.op_context;
 	return e.len;
 }
 
@@ -547,6 +610,24 @@ static int sr_reap(struct sr_ctx *s)
 	return 0;
 }
 
+/*
+ * What sender @e's send of its message @k answered (@ret) means: 1 it
+ * went, 0 try again later (-EAGAIN, counted in eagain; -ECONNREFUSED:
+ * the receiver's endpoint is not open yet), < 0 an error.
+ */
+static int sr_fanin_sent(int ret, unsigned int e, unsigned int k)
+{
+	if (ret == -EAGAIN)
+		eagain++;
+	if (ret == -EAGAIN || ret == -ECONNREFUSED)
+		return 0;
+	if (ret) {
+		pr_err("sender %u, message %u: send failed: %d\n", e, k, ret);
+		return ret;
+	}
+	return 1;
+}
+
 /* Wait for one send completion of the first of @ss with one to come. */
 static int sr_fanin_wait(struct sr_ctx *ss)
 {
@@ -603,18 +684,11 @@ static int sr_run_fanin_send(struct sr_ctx *ss, const u8 *pat)
 						s->peer_addr, e, NULL) :
 				       fi_send(s->c.ep, buf, burst_size, NULL,
 					       s->peer_addr, NULL);
-			if (ret == -EAGAIN) {
-				eagain++;
-				continue;
-			}
-			/* the receiver's endpoint is not open yet */
-			if (ret == -ECONNREFUSED)
-				continue;
-			if (ret) {
-				pr_err("sender %u, message %u: send failed: %d\n",
-				       e, s->next, ret);
+			ret = sr_fanin_sent(ret, e, s->next);
+			if (ret < 0)
 				return ret;
-			}
+			if (!ret)
+				continue;
 			s->next++;
 			s->inflight++;
 			moved = true;
@@ -645,6 +719,100 @@ static int sr_run_fanin_send(struct sr_ctx *ss, const u8 *pat)
 }
 
 /*
+ * hold=1: wait, with no endpoint open yet, until hold is set to 0; at
+ * most timeout_ms.
+ */
+static int sr_hold_wait(void)
+{
+	unsigned long stop = jiffies + msecs_to_jiffies(timeout_ms);
+
+	while (READ_ONCE(hold)) {
+		if (time_after(jiffies, stop))
+			return -ETIMEDOUT;
+		msleep(20);
+	}
+	return 0;
+}
+
+/*
+ * hold=1: the eps senders s->eps, on @s's queues, send their burst
+ * messages as sr_run_fanin_send() does, with their completions on the
+ * shared transmit CQ (s->inflight), but at most SR_HOLD_WINDOW of them
+ * at a time opening their connections: sender e is tried once those
+ * below e - SR_HOLD_WINDOW + 1 have sent their burst.  Each has a
+ * receive posted for the receiver's empty message, which it then waits
+ * for (s->sent[e] is burst + 1 once it came).
+ */
+static int sr_run_hold_send(struct sr_ctx *s, const u8 *pat)
+{
+	ktime_t stuck = ktime_add_ms(ktime_get(), timeout_ms);
+	unsigned int e, lo = 0, k;
+	fi_addr_t src;
+	bool moved;
+	ssize_t len;
+	u8 *ctx;
+	int ret;
+
+	for (e = 0; e < eps; e++) {
+		ret = fi_recv(s->eps[e], s->rx, s->rx_size, NULL,
+			      FI_ADDR_UNSPEC, &s->eps[e]);
+		if (ret)
+			return ret;
+	}
+	while (lo < eps) {
+		if (ktime_after(ktime_get(), stuck))
+			return -ETIMEDOUT;
+		moved = false;
+		for (e = lo; e < eps && e < lo + SR_HOLD_WINDOW; e++) {
+			k = s->sent[e];
+			if (k == burst)
+				continue;
+			ret = fi_send(s->eps[e],
+				      pat + (sr_fanin_seq(e, k) * 7) % SR_PERIOD,
+				      burst_size, NULL, s->peer_addr,
+				      &s->eps[e]);
+			ret = sr_fanin_sent(ret, e, k);
+			if (ret < 0)
+				return ret;
+			if (!ret)
+				continue;
+			s->sent[e]++;
+			s->inflight++;
+			moved = true;
+			stuck = ktime_add_ms(ktime_get(), timeout_ms);
+		}
+		while (lo < eps && s->sent[lo] == burst)
+			lo++;
+		ret = sr_reap(s);
+		if (ret)
+			return ret;
+		if (!moved)
+			usleep_range(1000, 2000);
+	}
+	for (; s->inflight; s->inflight--) {
+		ret = sr_send_wait(s);
+		if (ret)
+			return ret;
+	}
+	pr_info("fan-in of %u x %u x %u bytes: %u sends answered -EAGAIN\n",
+		eps, burst, burst_size, eagain);
+	for (k = 0; k < eps; k++) {
+		len = sr_recv_wait(s, k, &src, NULL, &ctx);
+		if (len < 0)
+			return len;
+		e = (struct fid_ep **)ctx - s->eps;
+		if (len || src != s->peer_addr || e >= eps ||
+		    s->sent[e] != burst) {
+			pr_err("message %u: %zd bytes from %llu: not the receiver's\n",
+			       k, len, (unsigned long long)src);
+			return -EPROTO;
+		}
+		s->sent[e]++;
+	}
+	return 0;
+}
+
+/*
  * Which of sender @e's messages not received yet (@got) @buf holds, as
  * @len bytes; -1 if none.
  */
@@ -662,11 +830,19 @@ static int sr_fanin_which(const u8 *buf, unsigned int e, size_t len,
 	return -1;
 }
 
-/* Whether @buf is one of the first rx_depth buffers of s->ring. */
+/*
+ * Whether @buf is one of the first rx_depth buffers of s->ring; with
+ * hold=1, a message's place in the multi-receive buffer s->ring[0].
+ */
 static bool sr_fanin_rx_buf(const struct sr_ctx *s, const u8 *buf)
 {
 	unsigned int i;
 
+	if (sr_hold)
+		return buf >= s->ring[0] &&
+		       (size_t)(buf - s->ring[0]) <
+		       (size_t)eps * burst * burst_size &&
+		       !((size_t)(buf - s->ring[0]) % burst_size);
 	for (i = 0; i < rx_depth; i++)
 		if (buf == s->ring[i])
 			return true;
@@ -674,56 +850,76 @@ static bool sr_fanin_rx_buf(const struct sr_ctx *s, const u8 *buf)
 }
 
 /*
- * Receive the burst messages of each of the eps senders @from, with
- * rx_depth receives posted (into s->ring), and check each against the
- * messages of its sender not received yet; count those that overtook an
- * earlier one of their sender.  Post no receive for stall_ms after the
- * first.  Then send each sender an empty message.
+ * Post the fan-in receiver's receives: rx_depth of them into s->ring;
+ * with hold=1, one multi-receive buffer, s->ring[0], for every message.
  */
-static int sr_run_fanin_recv(struct sr_ctx *s, const fi_addr_t *from)
+static int sr_fanin_post(struct sr_ctx *s, unsigned int total)
 {
-	unsigned int *next, n, e, late = 0, total = eps * burst;
-	unsigned long *got;
+	struct kvec iov = {
+		.iov_base = s->ring[0],
+		.iov_len = (size_t)total * burst_size,
+	};
+	struct fi_msg msg = {
+		.iov_type = FI_IOV_KVEC,
+		.msg_iov = &iov,
+		.iov_count = 1,
+		.addr = FI_ADDR_UNSPEC,
+		.context = s->ring[0],
+	};
+	size_t min = burst_size;
+	unsigned int n;
+	int ret = 0;
+
+	if (!sr_hold) {
+		for (n = 0; n < rx_depth && n < total && !ret; n++)
+			ret = sr_post_recv(s, n, s->ring[n], burst_size,
+					   tagged);
+		return ret;
+	}
+	/* the buffer is released with the last message */
+	ret = fi_setopt(&s->c.ep->fid, FI_OPT_ENDPOINT, FI_OPT_MIN_MULTI_RECV,
+			&min, sizeof(min));
+	return ret ? ret : fi_recvmsg(s->c.ep, &msg, FI_MULTI_RECV);
+}
+
+/*
+ * Receive the burst messages of each of the eps senders @from, with
+ * the receives sr_fanin_post() posted, and check each against the
+ * messages of its sender not received yet (@got, @next: zeroed); count
+ * those that overtook an earlier one of their sender.  Post no receive
+ * for stall_ms after the first.  Then send each sender an empty message.
+ */
+static int sr_run_fanin_recv(struct sr_ctx *s, const fi_addr_t *from,
+			     unsigned int *next, unsigned long *got)
+{
+	unsigned int n, e, late = 0, total = eps * burst;
 	fi_addr_t src;
 	ssize_t len;
 	u64 tag = 0;
-	int ret = 0, k;
+	int ret, k;
 	u8 *buf;
 
-	next = kcalloc(eps, sizeof(*next), GFP_KERNEL);
-	got = bitmap_zalloc(total, GFP_KERNEL);
-	if (!next || !got) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	for (n = 0; n < rx_depth && n < total && !ret; n++)
-		ret = sr_post_recv(s, n, s->ring[n], burst_size, tagged);
 	for (n = 0; n < total && !ret; n++) {
 		len = sr_recv_wait(s, n, &src, tagged ? &tag : NULL, &buf);
-		if (len < 0) {
-			ret = len;
-			goto out;
-		}
+		if (len < 0)
+			return len;
 		if (!sr_fanin_rx_buf(s, buf)) {
 			pr_err("message %u: completion of no receive of ours\n",
 			       n);
-			ret = -EPROTO;
-			goto out;
+			return -EPROTO;
 		}
 		for (e = 0; e < eps && from[e] != src; e++)
 			;
 		if (tagged && e < eps && tag != e) {
 			pr_err("message %u from sender %u: tag %llu\n", n, e,
 			       (unsigned long long)tag);
-			ret = -EBADMSG;
-			goto out;
+			return -EBADMSG;
 		}
 		k = e < eps ? sr_fanin_which(buf, e, len, got) : -1;
 		if (k < 0) {
 			pr_err("message %u: %zd bytes from %llu: no message of a sender's\n",
 			       n, len, (unsigned long long)src);
-			ret = -EBADMSG;
-			goto out;
+			return -EBADMSG;
 		}
 		set_bit(e * burst + k, got);
 		if (k != next[e])
@@ -734,12 +930,12 @@ static int sr_run_fanin_recv(struct sr_ctx *s, const fi_addr_t *from)
 			pr_info("stopping to receive for %u ms\n", stall_ms);
 			msleep(stall_ms);
 		}
-		if (n + rx_depth < total)
+		if (!sr_hold && n + rx_depth < total)
 			ret = sr_post_recv(s, n + rx_depth, buf, burst_size,
 					   tagged);
 	}
 	if (ret)
-		goto out;
+		return ret;
 	pr_info("%u messages overtook an earlier one of their sender\n",
 		late);
 	for (e = 0; e < eps && !ret; e++) {
@@ -749,9 +945,6 @@ static int sr_run_fanin_recv(struct sr_ctx *s, const fi_addr_t *from)
 	}
 	if (!ret)
 		msleep(SR_LINGER_MS);
-out:
-	bitmap_free(got);
-	kfree(next);
 	return ret;
 }
 
@@ -795,6 +988,66 @@ static int sr_open_eps(struct sr_ctx *ss, u16 base, size_t size, bool tx,
 	return ret;
 }
 
+/* Log the fan-in's senders, on ports @base .. @base + eps - 1 of @s's info. */
+static void sr_fanin_send_log(const struct sr_ctx *s, u16 base)
+{
+	pr_info("fanin-send %s:%u..%u -> %s:%u over %s %s, %u x %u bytes each%s\n",
+		addr, base, base + eps - 1, peer, peer_port,
+		s->c.info->fabric_attr->prov_name, s->c.info->domain_attr->name,
+		burst, burst_size, tagged ? ", tagged" : "");
+}
+
+/*
+ * role=fanin-send with hold=1: the eps senders on ports @base, @base + 1,
+ * ... share the queues and buffers of one context, which stays open
+ * (sr_held).  Everything is allocated before "fanin-send holding" is
+ * logged; the endpoints are opened once hold is 0.
+ */
+static int sr_hold_send(u16 base)
+{
+	struct sockaddr_in *sin;
+	char service[8];
+	struct sr_ctx *s;
+	unsigned int e;
+	int ret;
+
+	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return -ENOMEM;
+	sr_held = s;
+	sr_nheld = 1;
+	s->c.timeout_ms = timeout_ms;
+	s->rx_size = 1;
+	s->rx = kvmalloc(s->rx_size, GFP_KERNEL);
+	/* the pattern of message 0 and a period more (sr_run_fanin_send()) */
+	s->ring[0] = kvmalloc(burst_size + SR_PERIOD, GFP_KERNEL);
+	s->eps = kcalloc(eps, sizeof(*s->eps), GFP_KERNEL);
+	s->sent = kcalloc(eps, sizeof(*s->sent), GFP_KERNEL);
+	if (!s->rx || !s->ring[0] || !s->eps || !s->sent)
+		return -ENOMEM;
+	ks_fill(s->ring[0], burst_size + SR_PERIOD, 0);
+	snprintf(service, sizeof(service), "%u", base);
+	ret = sr_open_queues(s, service, SR_FANIN_TX_DEPTH);
+	if (!ret)
+		ret = sr_av_insert(s, peer_port, 1, &s->peer_addr);
+	if (!ret && s->c.info->addr_format != FI_SOCKADDR_IN)
+		ret = -EAFNOSUPPORT;
+	if (ret)
+		return ret;
+	pr_info("fanin-send holding: %u endpoints to open once hold is 0\n",
+		eps);
+	ret = sr_hold_wait();
+	sin = s->c.info->src_addr;
+	for (e = 0; e < eps && !ret; e++) {
+		sin->sin_port = htons(base + e);
+		ret = sr_open_ep(s, &s->eps[e]);
+	}
+	if (ret)
+		return ret;
+	sr_fanin_send_log(s, base);
+	return sr_run_hold_send(s, s->ring[0]);
+}
+
 /* role=fanin-send: eps endpoints on ports port, port + 1, ... */
 static int sr_fanin_send(void)
 {
@@ -807,6 +1060,8 @@ static int sr_fanin_send(void)
 	ret = sr_base_port(&base);
 	if (ret)
 		return ret;
+	if (sr_hold)
+		return sr_hold_send(base);
 	ss = kcalloc(eps, sizeof(*ss), GFP_KERNEL);
 	pat = kvmalloc(burst_size + SR_PERIOD, GFP_KERNEL);
 	ret = -ENOMEM;
@@ -815,11 +1070,7 @@ static int sr_fanin_send(void)
 	ks_fill(pat, burst_size + SR_PERIOD, 0);
 	ret = sr_open_eps(ss, base, 1, false, SR_FANIN_TX_DEPTH, false);
 	if (!ret) {
-		pr_info("fanin-send %s:%u..%u -> %s:%u over %s %s, %u x %u bytes each%s\n",
-			addr, base, base + eps - 1, peer, peer_port,
-			ss[0].c.info->fabric_attr->prov_name,
-			ss[0].c.info->domain_attr->name, burst, burst_size,
-			tagged ? ", tagged" : "");
+		sr_fanin_send_log(&ss[0], base);
 		ret = sr_run_fanin_send(ss, pat);
 	}
 	for (e = 0; e < eps; e++)
@@ -830,45 +1081,62 @@ out:
 	return ret;
 }
 
-/* role=fanin-recv: one endpoint, the eps senders at peer:peer_port + e */
+/*
+ * role=fanin-recv: one endpoint, the eps senders at peer:peer_port + e.
+ * Everything is allocated and the receives are posted before the
+ * endpoint is logged; with hold=1 it stays open (sr_held).
+ */
 static int sr_fanin_recv(void)
 {
+	unsigned int i, total = eps * burst;
+	unsigned long *got;
+	unsigned int *next;
 	fi_addr_t *from;
 	struct sr_ctx *s;
 	int ret = -ENOMEM;
-	unsigned int i;
 
 	s = kzalloc(sizeof(*s), GFP_KERNEL);
 	from = kcalloc(eps, sizeof(*from), GFP_KERNEL);
-	if (!s || !from)
+	next = kcalloc(eps, sizeof(*next), GFP_KERNEL);
+	got = bitmap_zalloc(total, GFP_KERNEL);
+	if (!s || !from || !next || !got)
 		goto out;
 	s->c.timeout_ms = timeout_ms;
-	for (i = 0; i < rx_depth; i++) {
-		s->ring[i] = kvmalloc(max(burst_size, 1U), GFP_KERNEL);
+	for (i = 0; i < (sr_hold ? 1 : rx_depth); i++) {
+		s->ring[i] = kvmalloc(sr_hold ? (size_t)total * burst_size :
+					  max(burst_size, 1U), GFP_KERNEL);
 		if (!s->ring[i])
 			goto close;
 	}
 	ret = sr_open(s, port, SR_TX_DEPTH, peer_port, eps, from);
+	if (!ret)
+		ret = sr_fanin_post(s, total);
 	if (!ret) {
-		pr_info("fanin-recv %s:%s <- %s:%u..%u over %s %s, %u x %u bytes each%s, %u receives posted\n",
+		pr_info("fanin-recv %s:%s <- %s:%u..%u over %s %s, %u x %u bytes each%s, %u %s posted\n",
 			addr, port, peer, peer_port, peer_port + eps - 1,
 			s->c.info->fabric_attr->prov_name,
 			s->c.info->domain_attr->name, burst, burst_size,
-			tagged ? ", tagged" : "", rx_depth);
-		ret = sr_run_fanin_recv(s, from);
+			tagged ? ", tagged" : "", sr_hold ? 1 : rx_depth,
+			sr_hold ? "multi-receive buffer" : "receives");
+		ret = sr_run_fanin_recv(s, from, next, got);
 	}
 close:
-	sr_close(s);
+	if (sr_hold) {
+		sr_held = s;
+		sr_nheld = 1;
+		s = NULL;
+	} else {
+		sr_close(s);
+	}
 out:
+	bitmap_free(got);
+	kfree(next);
 	kfree(from);
 	kfree(s);
 	return ret;
 }
 
 /* ---- exchange ---- */
-
-/* role=exchange's endpoints, open until the module is unloaded */
-static struct sr_ctx *sr_held;
 
 /* The largest size of the schedule, at least 1. */
 static size_t sr_max_size(void)
@@ -977,6 +1245,7 @@ static int sr_exchange(void)
 	sr_held = kcalloc(eps, sizeof(*sr_held), GFP_KERNEL);
 	if (!sr_held)
 		return -ENOMEM;
+	sr_nheld = eps;
 	ret = sr_open_eps(sr_held, base, sr_max_size(), true, SR_TX_DEPTH,
 			  true);
 	if (ret)
@@ -1037,9 +1306,12 @@ static int __init sr_init(void)
 	unsigned int i;
 	int ret;
 
+	sr_hold = hold;
 	if (!addr || !peer || burst_size > SR_MAX_SIZE || !eps ||
-	    eps > SR_FANIN_MAX || peer_port + eps - 1 > U16_MAX ||
-	    !rx_depth || rx_depth > SR_RING)
+	    eps > (sr_hold ? SR_HOLD_MAX : SR_FANIN_MAX) ||
+	    peer_port + eps - 1 > U16_MAX || !rx_depth || rx_depth > SR_RING ||
+	    (sr_hold && (strncmp(role, "fanin-", 6) || tagged || !burst ||
+			 !burst_size)))
 		return -EINVAL;
 	for (i = 0; i < nsizes; i++)
 		if (sizes[i] > SR_MAX_SIZE)
@@ -1066,9 +1338,7 @@ static void __exit sr_exit(void)
 {
 	unsigned int e;
 
-	if (!sr_held)
-		return;
-	for (e = 0; e < eps; e++)
+	for (e = 0; e < sr_nheld; e++)
 		sr_close(&sr_held[e]);
 	kfree(sr_held);
 }

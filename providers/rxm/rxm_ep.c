@@ -105,8 +105,13 @@ static int rxm_ep_enable(struct fid_ep *fep)
 	if (!kofi_ep_av(fep) || !kofi_ep_cq(fep, FI_TRANSMIT, NULL) ||
 	    !kofi_ep_cq(fep, FI_RECV, NULL))
 		return -EINVAL;
-	ret = kofi_util_core_eq_open(dom->fab->core, FI_EQ_MAX_SIZE,
-				     &ep->progress, &ep->core_eq);
+	/*
+	 * The listener's connection requests wait here for the CM work: the
+	 * core's default size (64), as each slot has room for a request's
+	 * data (FI_EQ_MAX_SIZE would cost every endpoint megabytes).
+	 */
+	ret = kofi_util_core_eq_open(dom->fab->core, 0, &ep->progress,
+				     &ep->core_eq);
 	if (ret)
 		goto err;
 	ret = kofi_util_core_cq_open(dom->core, 0, &ep->core_cq, ep);
