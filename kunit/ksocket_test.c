@@ -819,6 +819,14 @@ static struct kst_pools kst_pool_counts_idle(struct fid_ep *fep)
 	}
 }
 
+/* @fep's socket copies what it sends into a page fragment of its own. */
+static bool kst_own_frag(struct fid_ep *fep)
+{
+	struct sock *sk = ksock_ep(fep)->sock->sk;
+
+	return sk_page_frag(sk) == &sk->sk_frag;
+}
+
 #define KST_QSIZE	8	/* the client's tx and rx sizes in the pool test */
 
 /*
@@ -852,6 +860,10 @@ static void ksocket_req_pool_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fi_getopt(&t.cep->fid, FI_OPT_ENDPOINT,
 					FI_OPT_TX_SIZE, &val, &len), 0);
 	KUNIT_EXPECT_EQ(test, val, (size_t)KST_QSIZE);
+
+	/* both sockets (one connected, one accepted): their own fragment */
+	KUNIT_EXPECT_TRUE(test, kst_own_frag(t.cep));
+	KUNIT_EXPECT_TRUE(test, kst_own_frag(t.sep));
 
 	/* enabled and connected, both idle: no request yet */
 	c = kst_pool_counts(t.cep);

@@ -40,6 +40,13 @@ int ksock_sockaddr_len(const struct sockaddr *sa)
  * @family: AF_INET or AF_INET6
  * @sockp: the new socket
  *
+ * The socket allocates with GFP_ATOMIC and copies the data it sends into
+ * a page fragment of its own, never into the sending task's: a ULP may
+ * send from memory reclaim that interrupted the task's own use of its
+ * fragment (a storage ULP writing back), as the kernel's storage
+ * transports (nvme-tcp, iSCSI, NFS) guard against.  Sockets accepted on
+ * a listener inherit both.
+ *
  * Context: process context, may sleep.
  * Return: 0 or a negative errno.
  */
@@ -51,6 +58,9 @@ int ksock_sock_create(struct net *net, int family, struct socket **sockp)
 	if (ret)
 		return ret;
 	(*sockp)->sk->sk_allocation = GFP_ATOMIC;
+#ifdef KSOCK_SK_USE_TASK_FRAG
+	(*sockp)->sk->sk_use_task_frag = false;
+#endif
 	return 0;
 }
 

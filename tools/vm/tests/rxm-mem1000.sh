@@ -18,10 +18,9 @@
 # and again with the 1000 endpoints and their connections idle.  What
 # MemFree lost in between, divided by 1000, is the cost of a connection
 # (guest 0) and of an endpoint with its listener and connection (guest
-# 1).  The first must be at most 64 KiB; on 6.1 each of ksocket's sockets
-# also keeps a TCP page fragment of its own, up to 32 KiB, whose size
-# depends on how fragmented memory is, so there the bound is 96 KiB.
-# Both are shown, with the share of slab and vmalloc
+# 1).  The first must be at most 64 KiB and the TCP page fragment of up
+# to 32 KiB each of ksocket's sockets keeps (its size depends on how
+# fragmented memory is).  Both are shown, with the share of slab and vmalloc
 # memory.  Each guest also checks that it holds exactly the 1000 TCP
 # connections.
 . ./lib.sh
@@ -32,8 +31,8 @@ RPORT=18501
 SPORT=18511
 MEM="prov=ksocket;rxm hold=1 eps=$N burst=1 burst_size=64"
 MEM="$MEM timeout_ms=120000"
-# An idle connection's bound, in bytes; on 6.1 each socket may also keep
-# TCP's page fragment
+# An idle connection's bound, in bytes, and TCP's page fragment its
+# socket keeps on top of it
 CAP=65536
 FRAG=32768
 
@@ -90,14 +89,8 @@ if [ "$KOFI_HOST" = 0 ]; then
 		"^$N established" conns $RPORT
 	mem_say "receiver, per connection" idle loaded
 	per=$(mem_per MemFree idle loaded)
-	case $(uname -r) in
-	6.1.*)
-		check "an idle connection costs at most 64 KiB + TCP's 32 KiB page fragment ($per bytes)" \
-			[ "$per" -le $((CAP + FRAG)) ] ;;
-	*)
-		check "an idle connection costs at most 64 KiB ($per bytes)" \
-			[ "$per" -le $CAP ] ;;
-	esac
+	check "an idle connection costs at most 64 KiB + TCP's 32 KiB page fragment ($per bytes)" \
+		[ "$per" -le $((CAP + FRAG)) ]
 else
 	check "sending endpoints prepared" sample_start fanin-send \
 		port=$SPORT peer_port=$RPORT $MEM
