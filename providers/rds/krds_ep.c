@@ -181,7 +181,7 @@ static const struct kofi_util_opt krds_opt_tab[] = {
 /*
  * fi_setopt() (@in the value) or fi_getopt() (@out room for it) of
  * FI_OPT_MIN_MULTI_RECV, the endpoint's only option, which its receive
- * queues keep: for the multi-receive buffers posted from then on.
+ * queues keep and check at each message a multi-receive buffer takes.
  */
 static int krds_ep_opt(struct fid *fid, int level, int optname,
 		       const void *in, void *out, size_t *optlen)
