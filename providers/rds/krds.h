@@ -53,6 +53,8 @@
  */
 #define KRDS_UX_MAX		256
 #define KRDS_UX_BYTES		(KRDS_RCVBUF / 2)
+/* FI_OPT_MIN_MULTI_RECV of a new endpoint. */
+#define KRDS_MIN_MULTI_RECV	16384
 
 extern struct workqueue_struct *krds_wq;
 
@@ -69,14 +71,17 @@ struct krds_domain {
 /**
  * struct krds_req - a posted send or receive
  * @op: outstanding-operation record (CQ, context, completion flags)
- * @node: on the endpoint's free list or its send or receive queue
- * @me: a header endpoint's receive: its matching entry, on a receive
- *	queue while posted
+ * @node: on the endpoint's free lists, its send queue or its list of
+ *	multi-receive buffers not yet posted
+ * @me: a receive's matching entry, on a receive queue while posted
  * @dest: destination of a send
  * @vec: the caller's vector (or the injected payload), behind the header
  *	on a header endpoint
  * @hdr: the header: a send's, or a receive's as it arrived
  * @inject: an injected send's payload
+ * @busy: a receive the work is placing a message in (a multi-receive
+ *	buffer stays posted meanwhile)
+ * @cancelled: fi_cancel() found it @busy: the work completes it
  */
 struct krds_req {
 	struct kofi_op op;
@@ -87,6 +92,8 @@ struct krds_req {
 	/* never across a page of a vmalloc'ed pool: vmalloc_to_page() */
 	struct krds_hdr hdr __aligned(32);
 	u8 inject[KRDS_INJECT_SIZE];
+	bool busy;
+	bool cancelled;
 };
 
 /**
@@ -112,7 +119,7 @@ struct krds_ux {
  * @lock: protects the lists, the receive queues, @ux_bytes and @state
  * @state: KRDS_EP_*
  * @tx_queue: sends not yet taken by the socket, oldest first
- * @rx_queue: posted receives, oldest first
+ * @rx_multi: multi-receive buffers for the work to post, oldest first
  * @tx_free: free send requests
  * @rx_free: free receive requests
  * @pool: every request, allocated at fi_enable()
@@ -121,9 +128,9 @@ struct krds_ux {
  * @wait: on the socket's wait queue: RDS wakes it when a message arrives
  *	and when acknowledged sends free send space
  * @hdr: a header endpoint (FI_TAGGED or FI_REMOTE_CQ_DATA): every message
- *	has the header; receives go through @msgq and @tagq
+ *	has the header
  * @max_msg: the largest payload of a message
- * @msgq: a header endpoint's message receives and unexpected messages
+ * @msgq: message receives and unexpected messages
  * @tagq: a header endpoint's tagged receives and unexpected messages
  * @ux_bytes: payload bytes of the messages waiting on @msgq and @tagq,
  *	and of the one the work is taking in as unexpected
@@ -139,7 +146,7 @@ struct krds_ep {
 	spinlock_t lock;	/* protects lists, queues and state */
 	int state;
 	struct list_head tx_queue;
-	struct list_head rx_queue;
+	struct list_head rx_multi;
 	struct list_head tx_free;
 	struct list_head rx_free;
 	struct krds_req *pool;
@@ -169,6 +176,7 @@ int krds_ep_open(struct fid_domain *domain, struct fi_info *info,
 void krds_ep_kick(struct krds_ep *ep);
 void krds_ep_work(struct work_struct *work);
 void krds_ux_free_all(struct krds_ep *ep);
+ssize_t krds_cancel(struct fid *fid, void *context);
 extern const struct fi_ops_msg krds_msg_ops;
 extern const struct fi_ops_tagged krds_tagged_ops;
 

@@ -15,6 +15,7 @@
 #include <linux/rds.h>
 #include <linux/slab.h>
 #include <net/sock.h>
+#include <kofi/util.h>
 #include "krds.h"
 
 static int krds_ep_wake(struct wait_queue_entry *wait, unsigned int mode,
@@ -172,11 +173,55 @@ static int krds_ep_getname(struct fid *fid, void *addr, size_t *addrlen)
 	return 0;
 }
 
+static const struct kofi_util_opt krds_opt_tab[] = {
+	KOFI_UTIL_OPT(FI_OPT_MIN_MULTI_RECV, 1, KRDS_MAX_MSG_SIZE,
+		      struct kofi_match_queue, min_multi_recv),
+};
+
+/*
+ * fi_setopt() (@in the value) or fi_getopt() (@out room for it) of
+ * FI_OPT_MIN_MULTI_RECV, the endpoint's only option, which its receive
+ * queues keep and check at each message a multi-receive buffer takes.
+ */
+static int krds_ep_opt(struct fid *fid, int level, int optname,
+		       const void *in, void *out, size_t *optlen)
+{
+	struct krds_ep *ep = container_of(fid, struct krds_ep, ep.fid);
+	unsigned long flags;
+	int ret;
+
+	spin_lock_irqsave(&ep->lock, flags);
+	if (in)
+		ret = kofi_util_setopt(krds_opt_tab, ARRAY_SIZE(krds_opt_tab),
+				       &ep->msgq, level, optname, in, *optlen);
+	else
+		ret = kofi_util_getopt(krds_opt_tab, ARRAY_SIZE(krds_opt_tab),
+				       &ep->msgq, level, optname, out, optlen);
+	ep->tagq.min_multi_recv = ep->msgq.min_multi_recv;
+	spin_unlock_irqrestore(&ep->lock, flags);
+	return ret;
+}
+
+static int krds_ep_setopt(struct fid *fid, int level, int optname,
+			  const void *optval, size_t optlen)
+{
+	return krds_ep_opt(fid, level, optname, optval, NULL, &optlen);
+}
+
+static int krds_ep_getopt(struct fid *fid, int level, int optname,
+			  void *optval, size_t *optlen)
+{
+	return krds_ep_opt(fid, level, optname, NULL, optval, optlen);
+}
+
 static const struct fi_ops krds_ep_fi_ops = {
 	.close = krds_ep_close,
 };
 
 static const struct fi_ops_ep krds_ep_ops = {
+	.cancel = krds_cancel,
+	.getopt = krds_ep_getopt,
+	.setopt = krds_ep_setopt,
 	.enable = krds_ep_enable,
 };
 
@@ -196,7 +241,8 @@ static const struct fi_ops_cm krds_ep_cm_ops = {
  * The endpoint's socket lives in the network namespace of the caller and
  * runs over the domain's transport.  An info with FI_TAGGED or
  * FI_REMOTE_CQ_DATA makes a header endpoint (krds_proto.h); FI_TAGGED
- * gives it the tagged calls.
+ * gives it the tagged calls.  With FI_DIRECTED_RECV a receive's source
+ * address counts.
  *
  * Context: process context, may sleep.
  * Return: 0; -EINVAL for another endpoint type or an info naming another
@@ -207,6 +253,7 @@ int krds_ep_open(struct fid_domain *domain, struct fi_info *info,
 {
 	struct krds_domain *dom = container_of(domain, struct krds_domain,
 					       domain);
+	bool directed = info->caps & FI_DIRECTED_RECV;
 	struct krds_ep *ep;
 
 	if (info->ep_attr && info->ep_attr->type != FI_EP_RDM &&
@@ -227,14 +274,16 @@ int krds_ep_open(struct fid_domain *domain, struct fi_info *info,
 	ep->transport = dom->transport;
 	spin_lock_init(&ep->lock);
 	INIT_LIST_HEAD(&ep->tx_queue);
-	INIT_LIST_HEAD(&ep->rx_queue);
+	INIT_LIST_HEAD(&ep->rx_multi);
 	INIT_LIST_HEAD(&ep->tx_free);
 	INIT_LIST_HEAD(&ep->rx_free);
 	kofi_oplist_init(&ep->ops);
 	ep->hdr = info->caps & (FI_TAGGED | FI_REMOTE_CQ_DATA);
 	ep->max_msg = ep->hdr ? KRDS_MAX_HDR_MSG_SIZE : KRDS_MAX_MSG_SIZE;
-	kofi_match_init(&ep->msgq, false, false, KRDS_UX_MAX, 0);
-	kofi_match_init(&ep->tagq, true, false, KRDS_UX_MAX, 0);
+	kofi_match_init(&ep->msgq, false, directed, KRDS_UX_MAX,
+			KRDS_MIN_MULTI_RECV);
+	kofi_match_init(&ep->tagq, true, directed, KRDS_UX_MAX,
+			KRDS_MIN_MULTI_RECV);
 	INIT_LIST_HEAD(&ep->ux_dead);
 	INIT_DELAYED_WORK(&ep->work, krds_ep_work);
 	init_waitqueue_func_entry(&ep->wait, krds_ep_wake);

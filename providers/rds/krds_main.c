@@ -56,7 +56,10 @@ int krds_transport_parse(const char *name)
 }
 
 #define KRDS_CAPS	(FI_MSG | FI_SEND | FI_RECV | FI_SOURCE | \
-			 FI_REMOTE_COMM)
+			 FI_DIRECTED_RECV | FI_MULTI_RECV | FI_REMOTE_COMM)
+/* What only receives have. */
+#define KRDS_RX_CAPS	(FI_RECV | FI_SOURCE | FI_DIRECTED_RECV | \
+			 FI_MULTI_RECV)
 
 /* What the header adds (krds_proto.h). */
 #define KRDS_HDR_CAPS	(FI_TAGGED | FI_REMOTE_CQ_DATA)
@@ -74,7 +77,7 @@ static struct fi_info *krds_info_alloc(int trans, bool hdr)
 		return NULL;
 	info->caps = caps;
 	info->addr_format = FI_SOCKADDR_IN;
-	info->tx_attr->caps = caps & ~(FI_RECV | FI_SOURCE);
+	info->tx_attr->caps = caps & ~KRDS_RX_CAPS;
 	info->tx_attr->inject_size = KRDS_INJECT_SIZE;
 	info->tx_attr->size = KRDS_TX_SIZE;
 	info->tx_attr->iov_limit = KRDS_IOV_LIMIT;

@@ -14,22 +14,27 @@
  * queue (tx_attr->size) is full.  A send completes when the socket has
  * taken the message.  Completions are written with no lock held.
  *
- * An FI_MSG-only endpoint's messages are the bare payload: the work
- * receives the socket's messages into the posted buffers in order, and a
- * message with no receive posted stays in the socket, where RDS's
- * congestion control holds the sender back.
- *
- * A header endpoint (FI_TAGGED or FI_REMOTE_CQ_DATA, krds_proto.h) sends
- * the header in front of every payload.  Its receives go through kofi.ko's
- * receive matching, one queue for messages and one for tagged messages.
- * The work peeks at the head message's header (MSG_PEEK), finds the first
- * posted receive that takes it and receives it straight into that
- * receive's buffer; a message no receive takes is received into a buffer
+ * Receives go through kofi.ko's receive matching: one queue for messages
+ * and, on a header endpoint (FI_TAGGED or FI_REMOTE_CQ_DATA,
+ * krds_proto.h, which sends the header in front of every payload), one
+ * for tagged messages.  The work peeks at the head message of the socket
+ * (MSG_PEEK: its source, length and header), finds the first posted
+ * receive that takes it - with FI_DIRECTED_RECV only a receive of any
+ * source or of the message's - and receives it straight into that
+ * receive's buffer.  A message no receive takes is received into a buffer
  * of its own and waits as unexpected, where a receive posted later (or
- * FI_PEEK) finds it.  Once KRDS_UX_MAX messages wait on a queue, or
+ * FI_PEEK) finds it - but on an FI_MSG-only endpoint with no receive
+ * posted it stays in the socket, where RDS's congestion control holds the
+ * sender back.  Once KRDS_UX_MAX messages wait on a queue, or
  * KRDS_UX_BYTES bytes on both, the head message stays in the socket (and
  * the messages behind it with it) until receives take waiting ones.  A
  * message without a valid header is dropped and counted.
+ *
+ * A multi-receive buffer (FI_MULTI_RECV) takes message after message, each
+ * where the previous one ended; only the work places messages in one (it
+ * posts the buffer itself), so they complete in order, the last, which
+ * leaves less than FI_OPT_MIN_MULTI_RECV, with FI_MULTI_RECV.  fi_cancel()
+ * of a buffer the work is filling leaves its completion to the work.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -86,6 +91,7 @@ static void krds_req_post(struct krds_ep *ep, struct krds_req *req,
  * @data: remote CQ data
  * @tag: the tag of the message a receive took
  * @src: the sender of the message a receive took
+ * @buf: where the message starts in a multi-receive buffer, else NULL
  */
 struct krds_comp {
 	int err;
@@ -95,21 +101,25 @@ struct krds_comp {
 	u64 data;
 	u64 tag;
 	fi_addr_t src;
+	void *buf;
 };
 
 /*
- * Complete @req and free it.  The request goes back to its free list
- * before the completion is written, so that a callback CQ's done() may
- * post again at once.
+ * Complete @req and free it - but a multi-receive buffer only with its
+ * last message (FI_MULTI_RECV in @c->flags).  The request goes back to its
+ * free list before the completion is written, so that a callback CQ's
+ * done() may post again at once.
  */
 static void krds_req_done(struct krds_ep *ep, struct krds_req *req,
 			  struct list_head *free, const struct krds_comp *c)
 {
 	struct kofi_op op = req->op;
 
-	if (!kofi_oplist_del(&ep->ops, &req->op))
-		return;
-	krds_req_put(ep, req, free);
+	if (!(req->me.flags & FI_MULTI_RECV) || (c->flags & FI_MULTI_RECV)) {
+		if (!kofi_oplist_del(&ep->ops, &req->op))
+			return;
+		krds_req_put(ep, req, free);
+	}
 	if (!op.cq)
 		return;
 	if (c->err)
@@ -117,7 +127,7 @@ static void krds_req_done(struct krds_ep *ep, struct krds_req *req,
 				  c->err, 0, c->len, c->olen);
 	else if (op.flags & FI_RECV)
 		kofi_cq_write_tagged(op.cq, op.context, op.flags | c->flags,
-				     c->len, NULL, c->data, c->tag, c->src);
+				     c->len, c->buf, c->data, c->tag, c->src);
 	else
 		kofi_cq_write(op.cq, op.context, op.flags, c->len, NULL, 0);
 }
@@ -226,13 +236,26 @@ static ssize_t krds_tsendmsg(struct fid_ep *fep,
 
 /* ---- receives ---- */
 
+/* The receive queue of @req: by its kind, FI_MSG or FI_TAGGED. */
+static struct kofi_match_queue *krds_rxq(struct krds_ep *ep,
+					 const struct krds_req *req)
+{
+	return (req->op.flags & FI_TAGGED) ? &ep->tagq : &ep->msgq;
+}
+
 /* Take a free receive request and fill it; NULL with *@err set. */
 static struct krds_req *krds_rx_get(struct krds_ep *ep,
-				    const struct fi_msg_tagged *r, u64 op,
-				    int *err)
+				    const struct fi_msg_tagged *r, u64 flags,
+				    u64 op, int *err)
 {
 	struct krds_req *req;
 
+	/* a multi-receive buffer is one kvec: completions point into it */
+	if ((flags & FI_MULTI_RECV) &&
+	    (r->iov_type != FI_IOV_KVEC || r->iov_count != 1)) {
+		*err = -EINVAL;
+		return NULL;
+	}
 	req = krds_req_get(ep, &ep->rx_free);
 	if (!req) {
 		*err = ep->state == KRDS_EP_ENABLED ? -EAGAIN : -EINVAL;
@@ -247,11 +270,14 @@ static struct krds_req *krds_rx_get(struct krds_ep *ep,
 	if (ep->hdr)
 		kofi_vec_hdr(&req->vec, &req->hdr, sizeof(req->hdr));
 	memset(&req->me, 0, sizeof(req->me));
-	req->me.addr = FI_ADDR_UNSPEC;
+	req->me.addr = ep->msgq.directed ? r->addr : FI_ADDR_UNSPEC;
 	req->me.tag = r->tag;
 	req->me.ignore = r->ignore;
 	req->me.context = r->context;
 	req->me.len = req->vec.len;
+	req->me.flags = flags & FI_MULTI_RECV;
+	req->busy = false;
+	req->cancelled = false;
 	req->op.cq = kofi_ep_cq(&ep->ep, FI_RECV, NULL);
 	req->op.context = r->context;
 	req->op.flags = FI_RECV | op;
@@ -273,71 +299,177 @@ static void krds_ux_release(struct krds_ep *ep, struct krds_ux *ux)
 	krds_ep_kick(ep);
 }
 
-/* The completion of a receive of @room bytes that took the message @d. */
-static void krds_comp_fill(struct krds_comp *c, const struct krds_msg_desc *d,
-			   size_t room, fi_addr_t src)
+/* Room for the message @msg in the receive @req taking it. */
+static size_t krds_rx_room(const struct krds_req *req,
+			   const struct kofi_match_entry *msg)
 {
-	c->olen = krds_rx_truncated(d->len, room);
-	c->err = c->olen ? EMSGSIZE : 0;
-	c->len = d->len - c->olen;
-	c->flags = d->flags & FI_REMOTE_CQ_DATA;
-	c->data = d->data;
-	c->tag = d->tag;
-	c->src = src;
+	if (!(req->me.flags & FI_MULTI_RECV))
+		return req->vec.len;
+	return req->vec.len - msg->offset;
 }
 
-/* Copy the unexpected message @ux into @req, complete @req, free @ux. */
-static void krds_ux_deliver(struct krds_ep *ep, struct krds_req *req,
-			    struct krds_ux *ux)
+/*
+ * The completion of the receive @req that took the message @d (@msg: its
+ * matching entry).
+ */
+static void krds_comp_fill(struct krds_comp *c, const struct krds_req *req,
+			   const struct krds_msg_desc *d,
+			   const struct kofi_match_entry *msg)
 {
-	struct krds_comp c;
-	struct iov_iter it;
+	const struct kofi_vec *v = &req->vec;
 
-	krds_comp_fill(&c, &ux->d, req->vec.len, ux->me.addr);
-	kofi_vec_iter(&req->vec, ITER_DEST, false, &it);
-	if (c.len && copy_to_iter(ux->buf, c.len, &it) != c.len)
-		c.err = EFAULT;
-	krds_ux_release(ep, ux);
+	c->olen = krds_rx_truncated(d->len, krds_rx_room(req, msg));
+	c->err = c->olen ? EMSGSIZE : 0;
+	c->len = d->len - c->olen;
+	c->flags = (d->flags & FI_REMOTE_CQ_DATA) | (msg->flags & FI_MULTI_RECV);
+	c->data = d->data;
+	c->tag = d->tag;
+	c->src = msg->addr;
+	c->buf = NULL;
+	if (req->me.flags & FI_MULTI_RECV)
+		c->buf = (u8 *)v->kv[v->first].iov_base + msg->offset;
+}
+
+/*
+ * An iterator over where the message @msg goes in the receive @req, the
+ * header entry in front if @hdr; @kv: room for two kvecs.
+ */
+static void krds_rx_iter(const struct krds_req *req,
+			 const struct kofi_match_entry *msg, bool hdr,
+			 struct kvec *kv, struct iov_iter *it)
+{
+	const struct kofi_vec *v = &req->vec;
+	unsigned int n = 0;
+
+	if (!(req->me.flags & FI_MULTI_RECV)) {
+		kofi_vec_iter(v, ITER_DEST, hdr, it);
+		return;
+	}
+	if (hdr && v->first)
+		kv[n++] = v->kv[0];
+	kv[n].iov_base = (u8 *)v->kv[v->first].iov_base + msg->offset;
+	kv[n].iov_len = krds_rx_room(req, msg);
+	iov_iter_kvec(it, ITER_DEST, kv, n + 1,
+		      (hdr ? v->hdr_len : 0) + kv[n].iov_len);
+}
+
+/* Is @req used up once the message @msg is in it? */
+static bool krds_rx_released(const struct krds_req *req,
+			     const struct kofi_match_entry *msg)
+{
+	return !(req->me.flags & FI_MULTI_RECV) || (msg->flags & FI_MULTI_RECV);
+}
+
+/* fi_cancel() of @req, or the work done with @req that it cancelled. */
+static void krds_rx_cancelled(struct krds_ep *ep, struct krds_req *req)
+{
+	struct krds_comp c = {
+		.err = ECANCELED,
+		.flags = req->me.flags & FI_MULTI_RECV,
+	};
+
 	krds_req_done(ep, req, &ep->rx_free, &c);
 }
 
 /*
- * Post @req on @q: an unexpected message that waits for it is delivered
+ * A message is in the multi-receive buffer @req, which stays posted: it
+ * may take the next one, or complete the fi_cancel() that found it busy.
+ */
+static void krds_rx_idle(struct krds_ep *ep, struct krds_req *req)
+{
+	unsigned long flags;
+	bool cancelled;
+
+	spin_lock_irqsave(&ep->lock, flags);
+	req->busy = false;
+	cancelled = req->cancelled;
+	spin_unlock_irqrestore(&ep->lock, flags);
+	if (cancelled)
+		krds_rx_cancelled(ep, req);
+}
+
+/*
+ * Copy the unexpected message @ux into @req, complete @req (a
+ * multi-receive buffer only with its last message), free @ux.
+ * Return: true if @req was used up.
+ */
+static bool krds_ux_deliver(struct krds_ep *ep, struct krds_req *req,
+			    struct krds_ux *ux)
+{
+	bool released = krds_rx_released(req, &ux->me);
+	struct krds_comp c;
+	struct iov_iter it;
+	struct kvec kv[2];
+
+	krds_comp_fill(&c, req, &ux->d, &ux->me);
+	krds_rx_iter(req, &ux->me, false, kv, &it);
+	if (c.len && copy_to_iter(ux->buf, c.len, &it) != c.len)
+		c.err = EFAULT;
+	krds_ux_release(ep, ux);
+	krds_req_done(ep, req, &ep->rx_free, &c);
+	return released;
+}
+
+/* Post @req on @q, moving the unexpected messages it takes to @taken. */
+static void krds_rx_post_locked(struct krds_ep *ep, struct kofi_match_queue *q,
+				struct krds_req *req, struct list_head *taken)
+{
+	lockdep_assert_held(&ep->lock);
+	kofi_match_post(q, &req->me, taken);
+	req->busy = !list_empty(taken);
+}
+
+/* Deliver the unexpected messages @req took when posted, in order. */
+static void krds_rx_deliver_taken(struct krds_ep *ep, struct krds_req *req,
+				  struct list_head *taken)
+{
+	struct kofi_match_entry *me, *next;
+	bool released = true;
+
+	list_for_each_entry_safe(me, next, taken, node) {
+		list_del_init(&me->node);
+		released = krds_ux_deliver(ep, req,
+					   container_of(me, struct krds_ux, me));
+	}
+	if (!released)
+		krds_rx_idle(ep, req);
+}
+
+/*
+ * Post @req on @q: the unexpected messages that wait for it are delivered
  * at once; otherwise the work may now take a message it held back.
  */
 static void krds_rx_post(struct krds_ep *ep, struct kofi_match_queue *q,
 			 struct krds_req *req)
 {
-	struct kofi_match_entry *me;
 	unsigned long flags;
 	LIST_HEAD(taken);
 
-	kofi_oplist_add(&ep->ops, &req->op);
 	spin_lock_irqsave(&ep->lock, flags);
-	kofi_match_post(q, &req->me, &taken);
+	krds_rx_post_locked(ep, q, req, &taken);
 	spin_unlock_irqrestore(&ep->lock, flags);
-	me = list_first_entry_or_null(&taken, struct kofi_match_entry, node);
-	if (!me) {
+	if (list_empty(&taken))
 		krds_ep_kick(ep);
-		return;
-	}
-	list_del_init(&me->node);
-	krds_ux_deliver(ep, req, container_of(me, struct krds_ux, me));
+	else
+		krds_rx_deliver_taken(ep, req, &taken);
 }
 
 static ssize_t krds_recv(struct krds_ep *ep, const struct fi_msg_tagged *r,
-			 u64 op)
+			 u64 flags, u64 op)
 {
 	struct krds_req *req;
 	int ret;
 
-	req = krds_rx_get(ep, r, op, &ret);
+	req = krds_rx_get(ep, r, flags, op, &ret);
 	if (!req)
 		return ret;
-	if (!ep->hdr)
-		krds_req_post(ep, req, &ep->rx_queue);
-	else
-		krds_rx_post(ep, op == FI_TAGGED ? &ep->tagq : &ep->msgq, req);
+	/* the work posts a multi-receive buffer: it alone fills one */
+	if (flags & FI_MULTI_RECV) {
+		krds_req_post(ep, req, &ep->rx_multi);
+		return 0;
+	}
+	kofi_oplist_add(&ep->ops, &req->op);
+	krds_rx_post(ep, krds_rxq(ep, req), req);
 	return 0;
 }
 
@@ -346,10 +478,11 @@ static ssize_t krds_recvmsg(struct fid_ep *fep, const struct fi_msg *msg,
 {
 	struct fi_msg_tagged t;
 
-	if (flags & (FI_MULTI_RECV | FI_PEEK))
+	if (flags & FI_PEEK)
 		return -FI_ENOSYS;
 	kofi_msg_to_tagged(msg, &t);
-	return krds_recv(container_of(fep, struct krds_ep, ep), &t, FI_MSG);
+	return krds_recv(container_of(fep, struct krds_ep, ep), &t, flags,
+			 FI_MSG);
 }
 
 /* A message dropped by FI_DISCARD: its completion, with its tag. */
@@ -371,21 +504,23 @@ static ssize_t krds_peek(struct krds_ep *ep, const struct fi_msg_tagged *r,
 {
 	struct fid_cq *cq = kofi_ep_cq(&ep->ep, FI_RECV, NULL);
 	struct kofi_match_entry want = {
-		.addr = FI_ADDR_UNSPEC,
+		.addr = ep->tagq.directed ? r->addr : FI_ADDR_UNSPEC,
 		.tag = r->tag,
 		.ignore = r->ignore,
 		.context = r->context,
 	};
 	struct kofi_match_entry *me;
-	struct krds_comp c = {};
+	struct krds_msg_desc d = {};
 	struct krds_ux *ux = NULL;
+	fi_addr_t src = FI_ADDR_NOTAVAIL;
 	unsigned long irq;
 
 	spin_lock_irqsave(&ep->lock, irq);
 	me = kofi_match_peek(&ep->tagq, &want, flags);
 	if (me) {
 		ux = container_of(me, struct krds_ux, me);
-		krds_comp_fill(&c, &ux->d, ux->d.len, me->addr);
+		d = ux->d;
+		src = me->addr;
 	}
 	spin_unlock_irqrestore(&ep->lock, irq);
 	if (!ux)
@@ -396,8 +531,9 @@ static ssize_t krds_peek(struct krds_ep *ep, const struct fi_msg_tagged *r,
 		krds_ux_discard(ep, ux, r->context);
 		return 0;
 	}
-	kofi_cq_write_tagged(cq, r->context, FI_RECV | FI_TAGGED | c.flags,
-			     c.len, NULL, c.data, c.tag, c.src);
+	kofi_cq_write_tagged(cq, r->context,
+			     FI_RECV | FI_TAGGED | (d.flags & FI_REMOTE_CQ_DATA),
+			     d.len, NULL, d.data, d.tag, src);
 	return 0;
 }
 
@@ -428,7 +564,7 @@ static ssize_t krds_claim(struct krds_ep *ep, const struct fi_msg_tagged *r,
 		krds_ux_discard(ep, ux, r->context);
 		return 0;
 	}
-	req = krds_rx_get(ep, r, FI_TAGGED, &ret);
+	req = krds_rx_get(ep, r, 0, FI_TAGGED, &ret);
 	if (!req)
 		return ret;
 	ux = krds_claimed(ep, r->context);
@@ -446,15 +582,69 @@ static ssize_t krds_trecvmsg(struct fid_ep *fep,
 {
 	struct krds_ep *ep = container_of(fep, struct krds_ep, ep);
 
-	if (flags & FI_MULTI_RECV)
-		return -FI_ENOSYS;
 	if (READ_ONCE(ep->state) != KRDS_EP_ENABLED)
 		return -EINVAL;
 	if (flags & FI_PEEK)
 		return krds_peek(ep, msg, flags);
 	if (flags & FI_CLAIM)
 		return krds_claim(ep, msg, flags);
-	return krds_recv(ep, msg, FI_TAGGED);
+	return krds_recv(ep, msg, flags, FI_TAGGED);
+}
+
+/* Take the posted receive of @context off its queue; NULL if none. */
+static struct krds_req *krds_rx_find(struct krds_ep *ep, void *context)
+{
+	struct kofi_match_entry *me;
+	struct krds_req *req;
+
+	me = kofi_match_cancel(&ep->msgq, context);
+	if (!me)
+		me = kofi_match_cancel(&ep->tagq, context);
+	if (me)
+		return container_of(me, struct krds_req, me);
+	/* a multi-receive buffer the work has not posted yet */
+	list_for_each_entry(req, &ep->rx_multi, node) {
+		if (req->op.context != context)
+			continue;
+		list_del_init(&req->node);
+		return req;
+	}
+	return NULL;
+}
+
+/**
+ * krds_cancel() - fi_cancel() of a posted receive
+ * @fid: the endpoint
+ * @context: the receive's context
+ *
+ * The receive completes with an ECANCELED error entry (with FI_MULTI_RECV
+ * for a multi-receive buffer) and takes no message from then on; a
+ * multi-receive buffer the work is placing a message in completes once
+ * that message's completion is written.  A receive that took its message
+ * already is not cancelled.
+ *
+ * Context: any context; does not sleep.
+ * Return: 0; -ENOENT if no posted receive has @context.
+ */
+ssize_t krds_cancel(struct fid *fid, void *context)
+{
+	struct krds_ep *ep = container_of(fid, struct krds_ep, ep.fid);
+	struct krds_req *req;
+	unsigned long flags;
+	bool busy = false;
+
+	spin_lock_irqsave(&ep->lock, flags);
+	req = ep->state == KRDS_EP_ENABLED ? krds_rx_find(ep, context) : NULL;
+	if (req && req->busy) {
+		req->cancelled = true;
+		busy = true;
+	}
+	spin_unlock_irqrestore(&ep->lock, flags);
+	if (!req)
+		return -ENOENT;
+	if (!busy)
+		krds_rx_cancelled(ep, req);
+	return 0;
 }
 
 const struct fi_ops_msg krds_msg_ops = {
@@ -535,43 +725,10 @@ static fi_addr_t krds_src(struct krds_ep *ep, struct sockaddr_storage *ss,
 	return src;
 }
 
-/* An FI_MSG-only endpoint: receive waiting messages into posted buffers. */
-static void krds_rx_progress(struct krds_ep *ep)
-{
-	struct krds_req *req;
-	int ret;
-
-	while ((req = krds_queue_head(ep, &ep->rx_queue))) {
-		struct sockaddr_storage ss = {};
-		struct msghdr msg = {
-			.msg_name = &ss,
-			.msg_namelen = sizeof(ss),
-		};
-		struct krds_msg_desc d = { .flags = FI_MSG };
-		struct krds_comp c;
-
-		kofi_vec_iter(&req->vec, ITER_DEST, false, &msg.msg_iter);
-		/* MSG_TRUNC: the whole message's length, even if cut */
-		ret = sock_recvmsg(ep->sock, &msg, MSG_DONTWAIT | MSG_TRUNC);
-		if (ret == -EAGAIN || ret == -EINTR) {
-			krds_queue_push_back(ep, req, &ep->rx_queue);
-			return;
-		}
-		if (ret < 0) {
-			krds_req_fail(ep, req, &ep->rx_free, -ret);
-			continue;
-		}
-		d.len = ret;
-		krds_comp_fill(&c, &d, req->vec.len,
-			       krds_src(ep, &ss, msg.msg_namelen));
-		krds_req_done(ep, req, &ep->rx_free, &c);
-	}
-}
-
 /**
- * struct krds_arrival - the head message of a header endpoint's socket
- * @hdr: its header
- * @d: what the header says
+ * struct krds_arrival - the head message of the endpoint's socket
+ * @hdr: its header (header endpoints)
+ * @d: what the header says; on an FI_MSG-only endpoint its length
  * @me: its matching entry (source, tag, length)
  * @q: the receive queue it is for
  */
@@ -599,13 +756,17 @@ static void krds_rx_drop(struct krds_ep *ep, struct sockaddr_storage *ss,
 }
 
 /*
- * Peek at the head message's header.  Return: 0; -EAGAIN if no message
- * waits; -EBADMSG if one without a valid header was dropped.
+ * Peek at the head message: its source, length and header.  Return: 0;
+ * -EAGAIN if no message waits; -EBADMSG if one without a valid header was
+ * dropped.
  */
 static int krds_rx_peek(struct krds_ep *ep, struct krds_arrival *a)
 {
 	struct sockaddr_storage ss = {};
-	struct kvec kv = { .iov_base = &a->hdr, .iov_len = sizeof(a->hdr) };
+	struct kvec kv = {
+		.iov_base = &a->hdr,
+		.iov_len = ep->hdr ? sizeof(a->hdr) : 0,
+	};
 	struct msghdr msg = {
 		.msg_name = &ss,
 		.msg_namelen = sizeof(ss),
@@ -621,11 +782,16 @@ static int krds_rx_peek(struct krds_ep *ep, struct krds_arrival *a)
 			pr_warn_ratelimited("receive: %d\n", total);
 		return -EAGAIN;
 	}
-	ret = krds_hdr_parse(&a->hdr, min_t(size_t, total, sizeof(a->hdr)),
-			     total, &a->d);
-	if (ret) {
-		krds_rx_drop(ep, &ss, total, ret);
-		return -EBADMSG;
+	if (ep->hdr) {
+		ret = krds_hdr_parse(&a->hdr,
+				     min_t(size_t, total, sizeof(a->hdr)),
+				     total, &a->d);
+		if (ret) {
+			krds_rx_drop(ep, &ss, total, ret);
+			return -EBADMSG;
+		}
+	} else {
+		a->d = (struct krds_msg_desc){ .flags = FI_MSG, .len = total };
 	}
 	memset(&a->me, 0, sizeof(a->me));
 	a->me.addr = krds_src(ep, &ss, msg.msg_namelen);
@@ -635,22 +801,29 @@ static int krds_rx_peek(struct krds_ep *ep, struct krds_arrival *a)
 	return 0;
 }
 
-/* Receive the head message (@a) straight into the receive @req. */
-static void krds_rx_direct(struct krds_ep *ep, struct krds_req *req,
+/*
+ * Receive the head message (@a) straight into the receive @req that took
+ * it.  Return: true if @req was used up.
+ */
+static bool krds_rx_direct(struct krds_ep *ep, struct krds_req *req,
 			   const struct krds_arrival *a)
 {
+	bool released = krds_rx_released(req, &a->me);
 	struct msghdr msg = {};
 	struct krds_comp c;
+	struct kvec kv[2];
 	int ret;
 
-	kofi_vec_iter(&req->vec, ITER_DEST, true, &msg.msg_iter);
+	krds_comp_fill(&c, req, &a->d, &a->me);
+	krds_rx_iter(req, &a->me, true, kv, &msg.msg_iter);
 	ret = sock_recvmsg(ep->sock, &msg, MSG_DONTWAIT | MSG_TRUNC);
-	if (ret < 0) {
-		krds_req_fail(ep, req, &ep->rx_free, -ret);
-		return;
-	}
-	krds_comp_fill(&c, &a->d, req->vec.len, a->me.addr);
+	if (ret < 0)
+		c = (struct krds_comp){
+			.err = -ret,
+			.flags = a->me.flags & FI_MULTI_RECV,
+		};
 	krds_req_done(ep, req, &ep->rx_free, &c);
+	return released;
 }
 
 /* Free an unexpected message that no receive took yet or ever. */
@@ -668,12 +841,14 @@ static void krds_ux_free(struct krds_ux *ux)
  */
 static int krds_rx_unexpected(struct krds_ep *ep, struct krds_arrival *a)
 {
+	size_t hlen = ep->hdr ? sizeof(struct krds_hdr) : 0;
 	struct kofi_match_entry *me;
 	struct krds_hdr hdr;
 	struct kvec kv[2] = {
-		{ .iov_base = &hdr, .iov_len = sizeof(hdr) },
+		{ .iov_base = &hdr, .iov_len = hlen },
 	};
 	struct msghdr msg = {};
+	struct krds_req *req;
 	struct krds_ux *ux;
 	unsigned long flags;
 	int ret;
@@ -690,50 +865,58 @@ static int krds_rx_unexpected(struct krds_ep *ep, struct krds_arrival *a)
 	}
 	kv[1].iov_base = ux->buf;
 	kv[1].iov_len = a->d.len;
-	iov_iter_kvec(&msg.msg_iter, ITER_DEST, kv, 2,
-		      sizeof(hdr) + a->d.len);
+	iov_iter_kvec(&msg.msg_iter, ITER_DEST, kv, 2, hlen + a->d.len);
 	ret = sock_recvmsg(ep->sock, &msg, MSG_DONTWAIT | MSG_TRUNC);
 	ux->d = a->d;
 	ux->me = a->me;
 	spin_lock_irqsave(&ep->lock, flags);
 	/* only this work takes messages in: the one peeked at is there */
-	me = ret == sizeof(hdr) + a->d.len ? kofi_match_arrive(a->q, &ux->me) :
+	me = ret == hlen + a->d.len ? kofi_match_arrive(a->q, &ux->me) :
 	     ERR_PTR(-EIO);
 	if (IS_ERR(me))
 		ep->ux_bytes -= a->d.len;
+	req = IS_ERR_OR_NULL(me) ? NULL : container_of(me, struct krds_req, me);
+	if (req)
+		req->busy = true;
 	spin_unlock_irqrestore(&ep->lock, flags);
 	if (IS_ERR(me)) {
 		pr_warn_ratelimited("receive of a %zu-byte message: %d\n",
-				    sizeof(hdr) + a->d.len, ret);
+				    hlen + a->d.len, ret);
 		krds_ux_free(ux);
-	} else if (me) {
-		krds_ux_deliver(ep, container_of(me, struct krds_req, me), ux);
+	} else if (req && !krds_ux_deliver(ep, req, ux)) {
+		krds_rx_idle(ep, req);
 	}
 	return 0;
 }
 
 /*
  * Take the head message (@a) in: into the first posted receive that takes
- * it, else as unexpected if it may wait.  Return: 0; -EAGAIN if it stays
- * in the socket for now; -ENOMEM.
+ * it, else as unexpected if it may wait - on an FI_MSG-only endpoint only
+ * while a receive is posted.  Return: 0; -EAGAIN if it stays in the socket
+ * for now; -ENOMEM.
  */
 static int krds_rx_take(struct krds_ep *ep, struct krds_arrival *a)
 {
 	struct kofi_match_entry *me;
+	struct krds_req *req = NULL;
 	unsigned long flags;
 	bool room = false;
 
 	spin_lock_irqsave(&ep->lock, flags);
 	me = kofi_match_find(a->q, &a->me);
-	if (!me) {
+	if (me) {
+		req = container_of(me, struct krds_req, me);
+		req->busy = true;
+	} else if (ep->hdr || !list_empty(&a->q->posted)) {
 		room = krds_ux_room(a->q->nr_unexpected, a->q->max_unexpected,
 				    ep->ux_bytes, KRDS_UX_BYTES, a->d.len);
 		if (room)
 			ep->ux_bytes += a->d.len;
 	}
 	spin_unlock_irqrestore(&ep->lock, flags);
-	if (me) {
-		krds_rx_direct(ep, container_of(me, struct krds_req, me), a);
+	if (req) {
+		if (!krds_rx_direct(ep, req, a))
+			krds_rx_idle(ep, req);
 		return 0;
 	}
 	if (!room)
@@ -742,15 +925,42 @@ static int krds_rx_take(struct krds_ep *ep, struct krds_arrival *a)
 }
 
 /*
- * A header endpoint: take waiting messages in.  Return: true if out of
- * memory with messages left (the work tries again later).
+ * Post the multi-receive buffers queued since the work last ran (each
+ * taken off the list and posted under one hold of the lock, so that
+ * fi_cancel() finds it in one place or the other).
  */
-static bool krds_rx_match_progress(struct krds_ep *ep)
+static void krds_rx_multi_progress(struct krds_ep *ep)
+{
+	struct krds_req *req;
+	unsigned long flags;
+	LIST_HEAD(taken);
+
+	for (;;) {
+		spin_lock_irqsave(&ep->lock, flags);
+		req = list_first_entry_or_null(&ep->rx_multi, struct krds_req,
+					       node);
+		if (req) {
+			list_del_init(&req->node);
+			krds_rx_post_locked(ep, krds_rxq(ep, req), req, &taken);
+		}
+		spin_unlock_irqrestore(&ep->lock, flags);
+		if (!req)
+			return;
+		krds_rx_deliver_taken(ep, req, &taken);
+	}
+}
+
+/*
+ * Take waiting messages in.  Return: true if out of memory with messages
+ * left (the work tries again later).
+ */
+static bool krds_rx_progress(struct krds_ep *ep)
 {
 	struct krds_arrival a;
 	unsigned long flags;
 	int ret;
 
+	krds_rx_multi_progress(ep);
 	for (;;) {
 		ret = krds_rx_peek(ep, &a);
 		if (ret == -EBADMSG)
@@ -824,10 +1034,7 @@ void krds_ep_work(struct work_struct *work)
 		return;
 	krds_ux_reap(ep);
 	again = krds_tx_progress(ep);
-	if (ep->hdr)
-		again |= krds_rx_match_progress(ep);
-	else
-		krds_rx_progress(ep);
+	again |= krds_rx_progress(ep);
 	if (again)
 		queue_delayed_work(krds_wq, &ep->work,
 				   msecs_to_jiffies(KRDS_RETRY_MS));

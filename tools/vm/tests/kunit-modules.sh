@@ -3,9 +3,16 @@
 # Run kOFI's KUnit suites as modules (kernels with KUnit: the debug
 # kernel), so that they run with kmemleak, DEBUG_OBJECTS and the modules
 # loaded the way users load them: the core's, and every provider's with
-# its provider loaded.  One check per suite (lib.sh kunit_module).
+# its provider loaded.  One check per suite (lib.sh kunit_module).  The
+# rds suite runs over RDS/TCP on loopback: the kernel's rds and rds_tcp
+# are loaded first (and stay, as after the rds tests).
 . ./lib.sh
 
+K=/lib/modules/$(uname -r)
+for m in rds rds_tcp; do
+	[ -e "$K/$m.ko" ] || continue
+	module_loaded $m || check "insmod $m" insmod "$K/$m.ko"
+done
 mods=$(kofi_modules)
 for m in $mods; do
 	check "insmod $m" insmod "/kofi/modules/$m.ko"

@@ -1,0 +1,537 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * kOFI KUnit: the rds provider over RDS/TCP on loopback.
+ *
+ * Three FI_EP_RDM endpoints of the domain "tcp" bound to 127.0.0.1 (RDS
+ * carries what one sends another on this host by its loopback transport),
+ * each in one address vector: endpoint 0 receives, endpoints 1 and 2
+ * send.  Receive matching on FI_MSG-only endpoints and on header
+ * endpoints (FI_TAGGED): directed receives, multi-receive buffers and
+ * FI_OPT_MIN_MULTI_RECV, fi_cancel(), and the calls refused.
+ *
+ * Only exported symbols are used (the suite is also built as a module);
+ * kofi_rds, rds and rds_tcp must be loaded or built in.
+ */
+#include <kunit/test.h>
+#include <linux/delay.h>
+#include <linux/in.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <kofi/fabric.h>
+#include <kofi/fi_av.h>
+#include <kofi/fi_cm.h>
+#include <kofi/fi_domain.h>
+#include <kofi/fi_endpoint.h>
+#include <kofi/fi_eq.h>
+#include <kofi/fi_errno.h>
+#include <kofi/fi_tagged.h>
+#include "kofi_test_net.h"
+
+#define RDT_EPS		3
+#define RDT_BUF		4096
+#define RDT_TIMEOUT	5000	/* ms, every wait for a completion */
+#define RDT_SETTLE	100	/* ms for a message to reach its endpoint */
+
+/*
+ * Endpoint i's objects: ep[i], its CQ cq[i] (sends and receives), its
+ * address addr[i] in the AV, a buffer buf[i]; every object opened is on
+ * @open, in opening order, for rdt_teardown().
+ */
+struct rdt {
+	struct fi_info *info;
+	struct fid *open[3 + 2 * RDT_EPS];
+	unsigned int nopen;
+	struct fid_fabric *fabric;
+	struct fid_domain *domain;
+	struct fid_av *av;
+	struct fid_ep *ep[RDT_EPS];
+	struct fid_cq *cq[RDT_EPS];
+	fi_addr_t addr[RDT_EPS];
+	u8 *buf[RDT_EPS];
+};
+
+/* The object @fid was opened: it joins the list. */
+static void rdt_opened(struct rdt *t, struct fid *fid)
+{
+	t->open[t->nopen++] = fid;
+}
+
+/* Close what rdt_setup() opened, the last first. */
+static void rdt_teardown(struct kunit *test, struct rdt *t)
+{
+	while (t->nopen)
+		KUNIT_EXPECT_EQ(test, fi_close(t->open[--t->nopen]), 0);
+	fi_freeinfo(t->info);
+	t->info = NULL;
+}
+
+/* The infos of rds over RDS/TCP on 127.0.0.1 for @caps, best first. */
+static struct fi_info *rdt_getinfo(struct kunit *test, u64 caps)
+{
+	struct fi_info *hints = fi_allocinfo(GFP_KERNEL), *info = NULL;
+	int ret = -ENOMEM;
+
+	if (hints) {
+		hints->caps = caps;
+		hints->ep_attr->type = FI_EP_RDM;
+		hints->domain_attr->name = kstrdup("tcp", GFP_KERNEL);
+		hints->fabric_attr->prov_name = kstrdup("rds", GFP_KERNEL);
+		ret = fi_getinfo(fi_version(), "127.0.0.1", "0", FI_SOURCE,
+				 hints, &info);
+		fi_freeinfo(hints);
+	}
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	return info;
+}
+
+/*
+ * Three enabled endpoints of the info for @caps, less the caps @drop,
+ * each with one CQ and named in the AV.
+ */
+static void rdt_setup(struct kunit *test, struct rdt *t, u64 caps, u64 drop)
+{
+	struct fi_cq_attr cq_attr = { .format = FI_CQ_FORMAT_TAGGED };
+	struct fi_av_attr av_attr = { .type = FI_AV_TABLE };
+	struct sockaddr_in name[RDT_EPS];
+	size_t len;
+	int i;
+
+	memset(t, 0, sizeof(*t));
+	t->info = rdt_getinfo(test, caps);
+	t->info->caps &= ~drop;
+	KUNIT_ASSERT_EQ(test, fi_fabric(t->info->fabric_attr, &t->fabric,
+					NULL), 0);
+	rdt_opened(t, &t->fabric->fid);
+	KUNIT_ASSERT_EQ(test, fi_domain(t->fabric, t->info, &t->domain, NULL),
+			0);
+	rdt_opened(t, &t->domain->fid);
+	KUNIT_ASSERT_EQ(test, fi_av_open(t->domain, &av_attr, &t->av, NULL),
+			0);
+	rdt_opened(t, &t->av->fid);
+	for (i = 0; i < RDT_EPS; i++) {
+		t->buf[i] = kunit_kzalloc(test, RDT_BUF, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, t->buf[i]);
+		KUNIT_ASSERT_EQ(test, fi_cq_open(t->domain, &cq_attr, &t->cq[i],
+						 NULL), 0);
+		rdt_opened(t, &t->cq[i]->fid);
+		KUNIT_ASSERT_EQ(test, fi_endpoint(t->domain, t->info, &t->ep[i],
+						  NULL), 0);
+		rdt_opened(t, &t->ep[i]->fid);
+		KUNIT_ASSERT_EQ(test, fi_ep_bind(t->ep[i], &t->av->fid, 0), 0);
+		KUNIT_ASSERT_EQ(test, fi_ep_bind(t->ep[i], &t->cq[i]->fid,
+						 FI_SEND | FI_RECV), 0);
+		KUNIT_ASSERT_EQ(test, fi_enable(t->ep[i]), 0);
+		len = sizeof(name[i]);
+		KUNIT_ASSERT_EQ(test, fi_getname(&t->ep[i]->fid, &name[i],
+						 &len), 0);
+	}
+	KUNIT_ASSERT_EQ(test, fi_av_insert(t->av, name, RDT_EPS, t->addr, 0,
+					   NULL), RDT_EPS);
+}
+
+/*
+ * Read one completion of @cq into @e and its source into @src; -errno of
+ * an error entry (@err filled in), -EAGAIN if none came in time.
+ */
+static ssize_t rdt_comp(struct fid_cq *cq, struct fi_cq_tagged_entry *e,
+			fi_addr_t *src, struct fi_cq_err_entry *err)
+{
+	ssize_t ret = fi_cq_sreadfrom(cq, e, 1, src, NULL, RDT_TIMEOUT);
+
+	if (ret != -FI_EAVAIL)
+		return ret;
+	memset(err, 0, sizeof(*err));
+	return fi_cq_readerr(cq, err, 0) == 1 ? -err->err : -EIO;
+}
+
+/* No completion waits on @cq. */
+static void rdt_no_comp(struct kunit *test, struct fid_cq *cq)
+{
+	struct fi_cq_tagged_entry e;
+
+	KUNIT_EXPECT_EQ(test, fi_cq_read(cq, &e, 1), -EAGAIN);
+}
+
+/*
+ * Endpoint @from sends endpoint 0 @len bytes of @fill (tagged with @tag
+ * on a header endpoint if @tagged), and the send completes; then the
+ * message has time to arrive.
+ */
+static void rdt_send(struct kunit *test, struct rdt *t, int from, u8 fill,
+		     size_t len, bool tagged, u64 tag)
+{
+	struct fi_cq_tagged_entry e;
+	struct fi_cq_err_entry err;
+	fi_addr_t src;
+
+	memset(t->buf[from], fill, len);
+	if (tagged)
+		KUNIT_ASSERT_EQ(test, fi_tsend(t->ep[from], t->buf[from], len,
+					       NULL, t->addr[0], tag, NULL),
+				0);
+	else
+		KUNIT_ASSERT_EQ(test, fi_send(t->ep[from], t->buf[from], len,
+					      NULL, t->addr[0], NULL), 0);
+	KUNIT_ASSERT_EQ(test, rdt_comp(t->cq[from], &e, &src, &err), 1);
+	KUNIT_EXPECT_TRUE(test, e.flags & FI_SEND);
+	msleep(RDT_SETTLE);
+}
+
+/* Endpoint 0 receives @len bytes into @buf from @src (any: FI_ADDR_UNSPEC). */
+static void rdt_recv(struct kunit *test, struct rdt *t, void *buf, size_t len,
+		     fi_addr_t src, bool tagged, void *context)
+{
+	if (tagged)
+		KUNIT_ASSERT_EQ(test, fi_trecv(t->ep[0], buf, len, NULL, src, 0,
+					       ~0ULL, context), 0);
+	else
+		KUNIT_ASSERT_EQ(test, fi_recv(t->ep[0], buf, len, NULL, src,
+					      context), 0);
+}
+
+/*
+ * Endpoint 0's next completion: a receive of @context that took @len
+ * bytes of @fill from endpoint @from.
+ */
+static void rdt_expect_recv(struct kunit *test, struct rdt *t, void *context,
+			    int from, u8 fill, size_t len)
+{
+	struct fi_cq_tagged_entry e = {};
+	struct fi_cq_err_entry err;
+	fi_addr_t src = FI_ADDR_NOTAVAIL;
+
+	KUNIT_ASSERT_EQ(test, rdt_comp(t->cq[0], &e, &src, &err), 1);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, context);
+	KUNIT_EXPECT_TRUE(test, e.flags & FI_RECV);
+	KUNIT_EXPECT_EQ(test, e.len, len);
+	KUNIT_EXPECT_EQ(test, src, t->addr[from]);
+	KUNIT_EXPECT_EQ(test, ((u8 *)context)[0], fill);
+	KUNIT_EXPECT_EQ(test, ((u8 *)context)[len - 1], fill);
+}
+
+/* FI_MSG-only endpoints, or header endpoints (FI_TAGGED). */
+static const bool rdt_hdr_params[] = { false, true };
+
+static void rdt_hdr_desc(const bool *hdr, char *desc)
+{
+	strscpy(desc, *hdr ? "header" : "bare", KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(rdt_hdr, rdt_hdr_params, rdt_hdr_desc);
+
+static u64 rdt_caps(struct kunit *test)
+{
+	const bool *hdr = test->param_value;
+
+	return FI_MSG | FI_SOURCE | FI_DIRECTED_RECV | FI_MULTI_RECV |
+	       (*hdr ? FI_TAGGED : 0);
+}
+
+/* The infos offer directed receive and multi-receive, to receives only. */
+static void rds_getinfo_test(struct kunit *test)
+{
+	struct fi_info *info = rdt_getinfo(test, FI_MSG | FI_DIRECTED_RECV |
+					   FI_MULTI_RECV);
+	struct fi_info *i;
+	int n = 0;
+
+	for (i = info; i; i = i->next, n++) {
+		KUNIT_EXPECT_TRUE(test, i->caps & FI_DIRECTED_RECV);
+		KUNIT_EXPECT_TRUE(test, i->caps & FI_MULTI_RECV);
+		KUNIT_EXPECT_TRUE(test, i->rx_attr->caps & FI_DIRECTED_RECV);
+		KUNIT_EXPECT_TRUE(test, i->rx_attr->caps & FI_MULTI_RECV);
+		KUNIT_EXPECT_FALSE(test, i->tx_attr->caps &
+				   (FI_DIRECTED_RECV | FI_MULTI_RECV));
+	}
+	/* the bare info first, then the header one */
+	KUNIT_EXPECT_EQ(test, n, 2);
+	KUNIT_EXPECT_FALSE(test, info->caps & FI_TAGGED);
+	fi_freeinfo(info);
+}
+
+/*
+ * Endpoints 1 and 2 send one message each, 1 first; a receive directed to
+ * endpoint 2 takes 2's, then a receive of any source takes 1's, which
+ * waited.  Without FI_DIRECTED_RECV the source of a receive does not
+ * count: the same receive takes 1's message.
+ */
+static void rds_directed_test(struct kunit *test)
+{
+	bool tagged = *(const bool *)test->param_value;
+	u8 *rx;
+	struct rdt t;
+
+	rdt_setup(test, &t, rdt_caps(test), 0);
+	rx = t.buf[0];
+	rdt_recv(test, &t, rx, 64, t.addr[2], tagged, rx);
+	rdt_send(test, &t, 1, 'a', 10, tagged, 1);
+	rdt_no_comp(test, t.cq[0]);
+	rdt_send(test, &t, 2, 'b', 20, tagged, 2);
+	rdt_expect_recv(test, &t, rx, 2, 'b', 20);
+	rdt_recv(test, &t, rx + 64, 64, FI_ADDR_UNSPEC, tagged, rx + 64);
+	rdt_expect_recv(test, &t, rx + 64, 1, 'a', 10);
+	rdt_no_comp(test, t.cq[0]);
+	rdt_teardown(test, &t);
+
+	rdt_setup(test, &t, rdt_caps(test), FI_DIRECTED_RECV);
+	rx = t.buf[0];
+	rdt_recv(test, &t, rx, 64, t.addr[2], tagged, rx);
+	rdt_send(test, &t, 1, 'a', 10, tagged, 1);
+	rdt_expect_recv(test, &t, rx, 1, 'a', 10);
+	rdt_teardown(test, &t);
+}
+
+/*
+ * Endpoint 0's next completion: an error entry of @code for the receive of
+ * @context, with FI_MULTI_RECV if @multi; in @err.
+ */
+static void rdt_expect_err(struct kunit *test, struct rdt *t, void *context,
+			   int code, bool multi, struct fi_cq_err_entry *err)
+{
+	struct fi_cq_tagged_entry e;
+	fi_addr_t src;
+
+	KUNIT_ASSERT_EQ(test, rdt_comp(t->cq[0], &e, &src, err), -code);
+	KUNIT_EXPECT_PTR_EQ(test, err->op_context, context);
+	KUNIT_EXPECT_TRUE(test, err->flags & FI_RECV);
+	KUNIT_EXPECT_EQ(test, !!(err->flags & FI_MULTI_RECV), multi);
+}
+
+/* Post a multi-receive buffer of @len bytes at @buf on endpoint 0. */
+static int rdt_recv_multi(struct rdt *t, void *buf, size_t len, bool tagged)
+{
+	struct kvec kv = { .iov_base = buf, .iov_len = len };
+	struct fi_msg_tagged tm = {
+		.iov_type = FI_IOV_KVEC,
+		.msg_iov = &kv,
+		.iov_count = 1,
+		.addr = FI_ADDR_UNSPEC,
+		.ignore = ~0ULL,
+		.context = buf,
+	};
+	struct fi_msg m = {
+		.iov_type = FI_IOV_KVEC,
+		.msg_iov = &kv,
+		.iov_count = 1,
+		.addr = FI_ADDR_UNSPEC,
+		.context = buf,
+	};
+
+	if (tagged)
+		return fi_trecvmsg(t->ep[0], &tm, FI_MULTI_RECV);
+	return fi_recvmsg(t->ep[0], &m, FI_MULTI_RECV);
+}
+
+/*
+ * Endpoint 0's next completion: the message of @len bytes of @fill from
+ * endpoint @from at @at in the multi-receive buffer @buf, the last one
+ * (FI_MULTI_RECV) if @last.
+ */
+static void rdt_expect_multi(struct kunit *test, struct rdt *t, u8 *buf,
+			     u8 *at, int from, u8 fill, size_t len, bool last)
+{
+	struct fi_cq_tagged_entry e = {};
+	struct fi_cq_err_entry err;
+	fi_addr_t src = FI_ADDR_NOTAVAIL;
+
+	KUNIT_ASSERT_EQ(test, rdt_comp(t->cq[0], &e, &src, &err), 1);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)buf);
+	KUNIT_EXPECT_PTR_EQ(test, e.buf, (void *)at);
+	KUNIT_EXPECT_EQ(test, e.len, len);
+	KUNIT_EXPECT_EQ(test, !!(e.flags & FI_MULTI_RECV), last);
+	KUNIT_EXPECT_EQ(test, src, t->addr[from]);
+	KUNIT_EXPECT_EQ(test, at[0], fill);
+	KUNIT_EXPECT_EQ(test, at[len - 1], fill);
+}
+
+/*
+ * A 1000-byte multi-receive buffer with FI_OPT_MIN_MULTI_RECV 300 takes
+ * messages of 200 bytes one after the other and is released with the
+ * fourth (200 bytes left); the fifth goes to the next receive.  On a
+ * header endpoint two of them waited as unexpected before the buffer was
+ * posted, and a tagged buffer does the same.  A message longer than what
+ * is left is cut, with EMSGSIZE, and releases the buffer.
+ */
+static void rds_multi_recv_test(struct kunit *test)
+{
+	bool hdr = *(const bool *)test->param_value;
+	size_t min = 0, len = sizeof(min);
+	int i, early = hdr ? 2 : 0, pass;
+	struct fi_cq_err_entry err;
+	struct rdt t;
+	u8 *rx;
+
+	rdt_setup(test, &t, rdt_caps(test), 0);
+	rx = t.buf[0];
+	KUNIT_ASSERT_EQ(test, fi_getopt(&t.ep[0]->fid, FI_OPT_ENDPOINT,
+					FI_OPT_MIN_MULTI_RECV, &min, &len), 0);
+	KUNIT_EXPECT_EQ(test, len, sizeof(min));
+	KUNIT_EXPECT_EQ(test, min, 16384);
+	min = 300;
+	KUNIT_ASSERT_EQ(test, fi_setopt(&t.ep[0]->fid, FI_OPT_ENDPOINT,
+					FI_OPT_MIN_MULTI_RECV, &min, len), 0);
+	min = 0;
+	KUNIT_ASSERT_EQ(test, fi_getopt(&t.ep[0]->fid, FI_OPT_ENDPOINT,
+					FI_OPT_MIN_MULTI_RECV, &min, &len), 0);
+	KUNIT_EXPECT_EQ(test, min, 300);
+
+	for (pass = 0; pass < (hdr ? 2 : 1); pass++) {
+		bool tagged = pass;
+
+		memset(rx, 0, RDT_BUF);
+		for (i = 0; i < early; i++)
+			rdt_send(test, &t, 1 + i % 2, 'a' + i, 200, tagged, 7);
+		KUNIT_ASSERT_EQ(test, rdt_recv_multi(&t, rx, 1000, tagged), 0);
+		for (i = 0; i < early; i++)
+			rdt_expect_multi(test, &t, rx, rx + 200 * i, 1 + i % 2,
+					 'a' + i, 200, false);
+		for (i = early; i < 4; i++) {
+			rdt_send(test, &t, 1 + i % 2, 'a' + i, 200, tagged, 7);
+			rdt_expect_multi(test, &t, rx, rx + 200 * i, 1 + i % 2,
+					 'a' + i, 200, i == 3);
+		}
+		rdt_send(test, &t, 1, 'e', 100, tagged, 7);
+		rdt_no_comp(test, t.cq[0]);
+		KUNIT_EXPECT_EQ(test, rx[800], 0);
+		rdt_recv(test, &t, rx + 1024, 128, FI_ADDR_UNSPEC, tagged,
+			 rx + 1024);
+		rdt_expect_recv(test, &t, rx + 1024, 1, 'e', 100);
+
+		/* 900 bytes where 800 are left: cut, and the buffer released */
+		KUNIT_ASSERT_EQ(test, rdt_recv_multi(&t, rx, 1000, tagged), 0);
+		rdt_send(test, &t, 2, 'f', 200, tagged, 7);
+		rdt_expect_multi(test, &t, rx, rx, 2, 'f', 200, false);
+		rdt_send(test, &t, 1, 'g', 900, tagged, 7);
+		rdt_expect_err(test, &t, rx, EMSGSIZE, true, &err);
+		KUNIT_EXPECT_EQ(test, err.len, 800);
+		KUNIT_EXPECT_EQ(test, err.olen, 100);
+		KUNIT_EXPECT_EQ(test, rx[999], 'g');
+		KUNIT_EXPECT_EQ(test, fi_cancel(&t.ep[0]->fid, rx), -ENOENT);
+	}
+	rdt_teardown(test, &t);
+}
+
+/*
+ * fi_cancel() of a posted receive: an ECANCELED error entry with its
+ * context; it takes no message, the receive posted after it does.  A
+ * multi-receive buffer that took a message is cancelled with
+ * FI_MULTI_RECV.  A context not posted (any more) is -ENOENT.
+ */
+static void rds_cancel_test(struct kunit *test)
+{
+	bool tagged = *(const bool *)test->param_value;
+	struct fi_cq_err_entry err;
+	size_t min = 100;
+	struct rdt t;
+	u8 *rx;
+
+	rdt_setup(test, &t, rdt_caps(test), 0);
+	rx = t.buf[0];
+	KUNIT_ASSERT_EQ(test, fi_setopt(&t.ep[0]->fid, FI_OPT_ENDPOINT,
+					FI_OPT_MIN_MULTI_RECV, &min,
+					sizeof(min)), 0);
+	KUNIT_EXPECT_EQ(test, fi_cancel(&t.ep[0]->fid, rx), -ENOENT);
+	rdt_recv(test, &t, rx, 64, FI_ADDR_UNSPEC, tagged, rx);
+	KUNIT_ASSERT_EQ(test, fi_cancel(&t.ep[0]->fid, rx), 0);
+	rdt_expect_err(test, &t, rx, ECANCELED, false, &err);
+	KUNIT_EXPECT_EQ(test, fi_cancel(&t.ep[0]->fid, rx), -ENOENT);
+	rdt_send(test, &t, 1, 'a', 10, tagged, 1);
+	rdt_no_comp(test, t.cq[0]);
+	KUNIT_EXPECT_EQ(test, rx[0], 0);
+	rdt_recv(test, &t, rx + 64, 64, FI_ADDR_UNSPEC, tagged, rx + 64);
+	rdt_expect_recv(test, &t, rx + 64, 1, 'a', 10);
+
+	KUNIT_ASSERT_EQ(test, rdt_recv_multi(&t, rx + 256, 1000, tagged), 0);
+	rdt_send(test, &t, 2, 'b', 20, tagged, 1);
+	rdt_expect_multi(test, &t, rx + 256, rx + 256, 2, 'b', 20, false);
+	KUNIT_ASSERT_EQ(test, fi_cancel(&t.ep[0]->fid, rx + 256), 0);
+	rdt_expect_err(test, &t, rx + 256, ECANCELED, true, &err);
+	KUNIT_EXPECT_EQ(test, fi_cancel(&t.ep[0]->fid, rx + 256), -ENOENT);
+	rdt_send(test, &t, 2, 'c', 30, tagged, 1);
+	rdt_no_comp(test, t.cq[0]);
+	KUNIT_EXPECT_EQ(test, rx[256 + 20], 0);
+	rdt_recv(test, &t, rx + 64, 64, FI_ADDR_UNSPEC, tagged, rx + 64);
+	rdt_expect_recv(test, &t, rx + 64, 2, 'c', 30);
+	rdt_teardown(test, &t);
+}
+
+/* What is refused: with -EINVAL, or -ENOPROTOOPT for an unknown option. */
+static void rds_bad_calls_test(struct kunit *test)
+{
+	struct kvec kv[2] = {
+		{ .iov_len = 100 }, { .iov_len = 100 },
+	};
+	struct fi_msg m = {
+		.iov_type = FI_IOV_KVEC,
+		.msg_iov = kv,
+		.iov_count = 2,
+		.addr = FI_ADDR_UNSPEC,
+	};
+	struct bio_vec bv = {};
+	size_t v, len = sizeof(v);
+	struct rdt t;
+
+	rdt_setup(test, &t, FI_MSG | FI_DIRECTED_RECV | FI_MULTI_RECV, 0);
+	kv[0].iov_base = t.buf[0];
+	kv[1].iov_base = t.buf[0] + 100;
+	m.context = t.buf[0];
+	/* a multi-receive buffer is one kvec */
+	KUNIT_EXPECT_EQ(test, fi_recvmsg(t.ep[0], &m, FI_MULTI_RECV), -EINVAL);
+	bv.bv_page = virt_to_page(t.buf[0]);
+	bv.bv_offset = offset_in_page(t.buf[0]);
+	bv.bv_len = 100;
+	m.iov_type = FI_IOV_BVEC;
+	m.msg_bvec = &bv;
+	m.iov_count = 1;
+	KUNIT_EXPECT_EQ(test, fi_recvmsg(t.ep[0], &m, FI_MULTI_RECV), -EINVAL);
+	/* nothing was posted */
+	KUNIT_EXPECT_EQ(test, fi_cancel(&t.ep[0]->fid, t.buf[0]), -ENOENT);
+
+	v = 0;
+	KUNIT_EXPECT_EQ(test, fi_setopt(&t.ep[0]->fid, FI_OPT_ENDPOINT,
+					FI_OPT_MIN_MULTI_RECV, &v, len),
+			-EINVAL);
+	v = 1024 * 1024 + 1;
+	KUNIT_EXPECT_EQ(test, fi_setopt(&t.ep[0]->fid, FI_OPT_ENDPOINT,
+					FI_OPT_MIN_MULTI_RECV, &v, len),
+			-EINVAL);
+	v = 100;
+	KUNIT_EXPECT_EQ(test, fi_setopt(&t.ep[0]->fid, FI_OPT_ENDPOINT,
+					FI_OPT_MIN_MULTI_RECV, &v, len - 1),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, fi_setopt(&t.ep[0]->fid, FI_OPT_ENDPOINT,
+					FI_OPT_CM_DATA_SIZE, &v, len),
+			-ENOPROTOOPT);
+	len = sizeof(v) - 1;
+	KUNIT_EXPECT_EQ(test, fi_getopt(&t.ep[0]->fid, FI_OPT_ENDPOINT,
+					FI_OPT_MIN_MULTI_RECV, &v, &len),
+			-EINVAL);
+	/* the refused values left the default */
+	len = sizeof(v);
+	KUNIT_EXPECT_EQ(test, fi_getopt(&t.ep[0]->fid, FI_OPT_ENDPOINT,
+					FI_OPT_MIN_MULTI_RECV, &v, &len), 0);
+	KUNIT_EXPECT_EQ(test, v, 16384);
+	rdt_teardown(test, &t);
+}
+
+static struct kunit_case rds_cases[] = {
+	KUNIT_CASE(rds_getinfo_test),
+	KUNIT_CASE_PARAM(rds_directed_test, rdt_hdr_gen_params),
+	KUNIT_CASE_PARAM(rds_multi_recv_test, rdt_hdr_gen_params),
+	KUNIT_CASE_PARAM(rds_cancel_test, rdt_hdr_gen_params),
+	KUNIT_CASE(rds_bad_calls_test),
+	{}
+};
+
+static struct kunit_suite rds_suite = {
+	.name = "kofi_rds",
+	.suite_init = kofi_test_loopback_up,
+	.test_cases = rds_cases,
+};
+
+kunit_test_suite(rds_suite);
+
+MODULE_DESCRIPTION("KUnit tests of the kOFI rds provider");
+MODULE_LICENSE("Dual BSD/GPL");
