@@ -6,7 +6,7 @@
 # Guest 1's pingpong client connects to guest 0's server and pauses before
 # its first message; meanwhile guest 0 points its ARP entry for guest 1 at
 # a MAC address nobody has, so guest 1's packets still arrive but nothing
-# comes back, until PAUSE + 1 s later (PAUSE: 1 s, 3 s on the debug
+# comes back, until PAUSE + 1 s later (PAUSE: 1.5 s, 3 s on the debug
 # kernel).  Round 1, the defaults: the first send outlives at least 1 s
 # of silence and the run completes.  Round 2, the client's endpoint set to
 # retry_count 1 and ack_timeout 14 (67 ms): the first send fails with an
@@ -16,7 +16,7 @@
 
 M=/kofi/modules
 PP=kofi_sample_pingpong
-PAUSE=$(scaled 1000 3000)
+PAUSE=$(scaled 1500 3000)
 BOGUS=02:00:00:00:00:01
 
 # first_ms: the client's first transfer after the pause, in ms (its log).
