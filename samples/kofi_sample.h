@@ -30,6 +30,7 @@
 #include <kofi/fi_rma.h>
 #include <kofi/fi_tagged.h>
 #include <kofi/fi_errno.h>
+#include <kofi/ib_verbs.h>
 
 /* The tag of every tagged message (fi_pingpong's); receives ignore none. */
 #define KS_TAG		1234
@@ -60,6 +61,10 @@
  * @timeout_ms: wait limit of every wait
  * @defer_io: do not set FI_OPT_DATA_MAY_SLEEP (the samples make every
  *	data call from process context and set it unless told not to)
+ * @retry_opts: set the endpoint's FI_OPT_RETRY_COUNT and FI_OPT_ACK_TIMEOUT
+ *	(ib_verbs) to @retry_count and @ack_timeout
+ * @retry_count: see @retry_opts
+ * @ack_timeout: see @retry_opts
  * @keepalive_ms: non-zero: the endpoint's FI_OPT_KEEPALIVE_MS
  * @linger_ms: keep the idle connection up this long at the end and report
  *	how it ended
@@ -87,6 +92,9 @@ struct ks_conn {
 	u64 rkey;
 	int timeout_ms;
 	bool defer_io;
+	bool retry_opts;
+	u8 retry_count;
+	u8 ack_timeout;
 	unsigned int keepalive_ms;
 	unsigned int linger_ms;
 };
@@ -337,6 +345,29 @@ static inline struct fi_info *ks_hints(const char *prov)
 	return hints;
 }
 
+/*
+ * Set FI_OPT_RETRY_COUNT and FI_OPT_ACK_TIMEOUT (ib_verbs) of endpoint
+ * @fid to *@rc and *@at, then read them back into *@rc and *@at.
+ */
+static inline int ks_retry_opts(struct fid *fid, size_t *rc, size_t *at)
+{
+	size_t len = sizeof(size_t);
+	int ret;
+
+	ret = fi_setopt(fid, FI_OPT_ENDPOINT, FI_OPT_RETRY_COUNT, rc,
+			sizeof(*rc));
+	if (!ret)
+		ret = fi_setopt(fid, FI_OPT_ENDPOINT, FI_OPT_ACK_TIMEOUT, at,
+				sizeof(*at));
+	if (!ret)
+		ret = fi_getopt(fid, FI_OPT_ENDPOINT, FI_OPT_RETRY_COUNT, rc,
+				&len);
+	if (!ret)
+		ret = fi_getopt(fid, FI_OPT_ENDPOINT, FI_OPT_ACK_TIMEOUT, at,
+				&len);
+	return ret;
+}
+
 static inline int ks_open_active(struct ks_conn *c)
 {
 	struct fi_cq_attr cq_attr = { .format = FI_CQ_FORMAT_DATA };
@@ -371,6 +402,14 @@ static inline int ks_open_active(struct ks_conn *c)
 		if (ret)
 			return ret;
 		pr_info("endpoint keepalive %zu ms\n", ms);
+	}
+	if (c->retry_opts) {
+		size_t rc = c->retry_count, at = c->ack_timeout;
+
+		ret = ks_retry_opts(&c->ep->fid, &rc, &at);
+		if (ret)
+			return ret;
+		pr_info("endpoint retry_count %zu ack_timeout %zu\n", rc, at);
 	}
 	ret = fi_ep_bind(c->ep, &c->eq->fid, 0);
 	if (!ret)

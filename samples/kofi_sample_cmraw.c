@@ -20,6 +20,13 @@
  *	with FI_RMA | FI_REMOTE_WRITE | FI_REMOTE_CQ_DATA, the length and the
  *	data sent, and the written bytes; then it sends a 0-byte message.
  *
+ * Before connecting or accepting, each side also checks the rules of the
+ * endpoint's retry options (FI_OPT_RETRY_COUNT, FI_OPT_ACK_TIMEOUT: their
+ * defaults logged, out of range and short values refused) and sets them
+ * (client 6 and 19, server 5 and 18), then checks that a connected
+ * endpoint keeps them and refuses a change (EISCONN); the passive
+ * endpoint has no such option (ENOPROTOOPT).
+ *
  * With reject=1 the server fi_reject()s with 40 bytes instead, and the
  * client expects ECONNREFUSED whose error data starts with them.  Each
  * side logs "cm data: N bytes" for what it received.
@@ -162,6 +169,62 @@ static int cr_set_raw(struct fid *fid, size_t want_size)
 	return ret;
 }
 
+/*
+ * The connection's retry options (FI_OPT_RETRY_COUNT, FI_OPT_ACK_TIMEOUT).
+ * Before fi_connect() or fi_accept(): they start as the module parameters
+ * (logged for the test to compare), refuse values out of range and a
+ * short value, and take @rc and @at.  Once connected (@connected): they
+ * hold @rc and @at and refuse any change.
+ */
+static int cr_retry_opts(struct fid *fid, bool connected, size_t rc,
+			 size_t at)
+{
+	size_t big_rc = 8, big_at = 32, v_rc, v_at;
+	int ret, ret2;
+
+	ret = cr_opt(fid, FI_OPT_RETRY_COUNT, &v_rc);
+	if (!ret)
+		ret = cr_opt(fid, FI_OPT_ACK_TIMEOUT, &v_at);
+	if (ret)
+		return ret;
+	if (connected) {
+		ret = fi_setopt(fid, FI_OPT_ENDPOINT, FI_OPT_RETRY_COUNT, &rc,
+				sizeof(rc));
+		ret2 = fi_setopt(fid, FI_OPT_ENDPOINT, FI_OPT_ACK_TIMEOUT, &at,
+				 sizeof(at));
+		if (v_rc != rc || v_at != at || ret != -EISCONN ||
+		    ret2 != -EISCONN) {
+			pr_err("retry options when connected: %zu %zu, set: %d %d\n",
+			       v_rc, v_at, ret, ret2);
+			return -EPROTO;
+		}
+		pr_info("retry options when connected: retry_count %zu ack_timeout %zu, fixed\n",
+			v_rc, v_at);
+		return 0;
+	}
+	pr_info("retry options: default retry_count %zu ack_timeout %zu\n",
+		v_rc, v_at);
+	ret = fi_setopt(fid, FI_OPT_ENDPOINT, FI_OPT_RETRY_COUNT, &big_rc,
+			sizeof(big_rc));
+	ret2 = fi_setopt(fid, FI_OPT_ENDPOINT, FI_OPT_ACK_TIMEOUT, &big_at,
+			 sizeof(big_at));
+	if (ret != -EINVAL || ret2 != -EINVAL ||
+	    fi_setopt(fid, FI_OPT_ENDPOINT, FI_OPT_RETRY_COUNT, &rc, 1) !=
+	    -EINVAL) {
+		pr_err("retry options out of range: %d %d\n", ret, ret2);
+		return -EPROTO;
+	}
+	v_rc = rc;
+	v_at = at;
+	ret = ks_retry_opts(fid, &v_rc, &v_at);
+	if (!ret && (v_rc != rc || v_at != at))
+		ret = -EPROTO;
+	if (ret)
+		pr_err("retry options %zu %zu: %d, read %zu %zu\n", rc, at,
+		       ret, v_rc, v_at);
+	return ret;
+}
+
 static int cr_getinfo(struct ks_conn *c)
 {
 	struct fi_info *hints = ks_hints("ib_verbs");
@@ -191,7 +254,7 @@ static int cr_server(struct ks_conn *c)
 	} entry;
 	struct fi_cq_data_entry ce;
 	struct cr_data mine;
-	size_t size;
+	size_t size = 1;
 	u32 event;
 	ssize_t n;
 	int ret, i;
@@ -201,6 +264,11 @@ static int cr_server(struct ks_conn *c)
 		ret = fi_pep_bind(c->pep, &c->eq->fid, 0);
 	if (!ret)
 		ret = cr_set_raw(&c->pep->fid, 148);
+	/* A passive endpoint has no connection of its own to retry. */
+	if (!ret && fi_setopt(&c->pep->fid, FI_OPT_ENDPOINT,
+			      FI_OPT_RETRY_COUNT, &size, sizeof(size)) !=
+		    -ENOPROTOOPT)
+		ret = -EPROTO;
 	if (!ret)
 		ret = fi_listen(c->pep);
 	if (ret)
@@ -234,12 +302,16 @@ static int cr_server(struct ks_conn *c)
 	ret = fi_recv(c->ep, NULL, 0, NULL, FI_ADDR_UNSPEC, NULL);
 	if (!ret)
 		ret = fi_recv(c->ep, ks_rx(c), 0, NULL, FI_ADDR_UNSPEC, NULL);
+	if (!ret)
+		ret = cr_retry_opts(&c->ep->fid, false, 5, 18);
 	if (ret)
 		return ret;
 	cr_build(&mine, 's', c);
 	ret = fi_accept(c->ep, &mine, sizeof(mine));
 	if (!ret)
 		ret = ks_eq_wait(c, FI_CONNECTED, &entry.e, sizeof(entry));
+	if (!ret)
+		ret = cr_retry_opts(&c->ep->fid, true, 5, 18);
 	if (ret)
 		return ret;
 
@@ -292,6 +364,8 @@ static int cr_client(struct ks_conn *c)
 	ret = ks_open_active(c);
 	if (!ret)
 		ret = cr_set_raw(&c->ep->fid, 56);
+	if (!ret)
+		ret = cr_retry_opts(&c->ep->fid, false, 6, 19);
 	if (ret)
 		return ret;
 	ret = fi_connect(c->ep, c->info->dest_addr, big, sizeof(big));
@@ -317,6 +391,8 @@ static int cr_client(struct ks_conn *c)
 	if (reject)
 		return -EPROTO;
 	ret = cr_check(entry.data, n - sizeof(entry.e), 's');
+	if (!ret)
+		ret = cr_retry_opts(&c->ep->fid, true, 6, 19);
 	if (ret)
 		return ret;
 	peer = (const struct cr_data *)entry.data;

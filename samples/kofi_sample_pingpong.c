@@ -19,6 +19,12 @@
  * other through an AV; sends below the info's inject_size are injected,
  * as fi_pingpong does.
  *
+ * On ib_verbs, retry_count and ack_timeout set the endpoint's transport
+ * retries and ACK timeout (FI_OPT_RETRY_COUNT, FI_OPT_ACK_TIMEOUT); with
+ * pause_ms the client waits before its first transfer and logs how long
+ * that transfer took or when it failed - how a test times the loss of a
+ * peer it takes away during the pause.
+ *
  * The test runs in module init: insmod returns once it is over.  The
  * outcome - 0 if every transfer succeeded (and verified), a negative errno
  * otherwise - is the read-only parameter "result".
@@ -100,6 +106,18 @@ MODULE_PARM_DESC(keepalive_ms, "non-zero: set the endpoint's keepalive interval 
 static unsigned int linger_ms;
 module_param(linger_ms, uint, 0444);
 MODULE_PARM_DESC(linger_ms, "after the run, keep the idle connection up to this long and report how it ended (ep_type=msg only; default 0)");
+
+static int retry_count = -1;
+module_param(retry_count, int, 0444);
+MODULE_PARM_DESC(retry_count, "0-7: set the endpoint's FI_OPT_RETRY_COUNT, with ack_timeout (ib_verbs; default -1: the provider's)");
+
+static int ack_timeout = -1;
+module_param(ack_timeout, int, 0444);
+MODULE_PARM_DESC(ack_timeout, "0-31: set the endpoint's FI_OPT_ACK_TIMEOUT, with retry_count (ib_verbs; default -1: the provider's)");
+
+static unsigned int pause_ms;
+module_param(pause_ms, uint, 0444);
+MODULE_PARM_DESC(pause_ms, "client: pause this long before the first transfer, then report how long it took or when it failed (default 0)");
 
 static int result = -EINPROGRESS;
 module_param(result, int, 0444);
@@ -214,8 +232,32 @@ static int pp_read_loop(struct ks_conn *c, size_t size, bool client)
 	return 0;
 }
 
+/*
+ * pause_ms: the client waits before its first transfer (the test takes
+ * the peer away meanwhile), then reports how long that transfer's
+ * iteration took, or how long after it began it failed.
+ */
+static void pp_pause(void)
+{
+	pr_info("pausing %u ms\n", pause_ms);
+	msleep(pause_ms);
+}
+
+static void pp_report_first(ktime_t begin, int ret)
+{
+	s64 ms = ktime_ms_delta(ktime_get(), begin);
+
+	if (ret)
+		pr_info("first iteration after the pause failed after %lld ms: %d\n",
+			ms, ret);
+	else
+		pr_info("first iteration after the pause took %lld ms\n", ms);
+}
+
 static int pp_run_size(struct ks_conn *c, size_t size, bool client)
 {
+	bool paused = client && pause_ms && !pp_seq;
+	ktime_t begin = 0;
 	unsigned int i;
 	u64 start;
 	int ret = 0;
@@ -244,15 +286,21 @@ static int pp_run_size(struct ks_conn *c, size_t size, bool client)
 	if (ret)
 		return ret;
 
+	if (paused)
+		pp_pause();
 	start = ktime_get_ns();
 	if (pp_op == KS_OP_READ) {
 		ret = pp_read_loop(c, size, client);
 	} else {
 		for (i = 0; i < iters && !ret; i++) {
 			if (client) {
+				if (paused && !i)
+					begin = ktime_get();
 				ret = pp_put(c, size, pp_seq);
 				if (!ret)
 					ret = pp_get(c, size, pp_seq + 1);
+				if (paused && !i)
+					pp_report_first(begin, ret);
 			} else {
 				ret = pp_get(c, size, pp_seq);
 				if (!ret)
@@ -437,8 +485,17 @@ static int __init pp_init(void)
 		return -EINVAL;
 	if (client && !addr)
 		return -EINVAL;
-	if (type == FI_EP_RDM && (keepalive_ms || linger_ms))
+	if (type == FI_EP_RDM && (keepalive_ms || linger_ms || retry_count >= 0))
 		return -EINVAL;
+	/* Both retry options or neither; the pause times message transfers. */
+	if ((min(retry_count, ack_timeout) < 0 &&
+	     max(retry_count, ack_timeout) >= 0) ||
+	    max(retry_count, ack_timeout) > U8_MAX ||
+	    (pause_ms && (pp_op != KS_OP_MSG || fipp)))
+		return -EINVAL;
+	c.retry_opts = retry_count >= 0;
+	c.retry_count = retry_count;
+	c.ack_timeout = ack_timeout;
 	c.tagged = tagged;
 	c.rma = pp_op != KS_OP_MSG;
 	c.inject = type == FI_EP_RDM;

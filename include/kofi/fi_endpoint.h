@@ -73,6 +73,10 @@ struct fi_ops_tagged;
  * FI_OPT_TAGGED_RX (0x10001), in <kofi/fi_tagged.h>: a connected
  * endpoint's tagged messages matched by its owner (ksocket; the others
  * answer -ENOPROTOOPT).
+ *
+ * FI_OPT_RETRY_COUNT (0x10003) and FI_OPT_ACK_TIMEOUT (0x10004), in
+ * <kofi/ib_verbs.h>: an RC connection's transport retries and ACK timeout
+ * (ib_verbs; the others answer -ENOPROTOOPT).
  */
 
 /*

@@ -52,6 +52,9 @@
 #define IBV_MAX_SGE		16
 /* Longest keepalive interval (FI_OPT_KEEPALIVE_MS): one day. */
 #define IBV_KEEPALIVE_MAX_MS	86400000U
+/* Largest FI_OPT_RETRY_COUNT and FI_OPT_ACK_TIMEOUT (IB: 3 and 5 bits). */
+#define IBV_RETRY_COUNT_MAX	7U
+#define IBV_ACK_TIMEOUT_MAX	31U
 /* MRs of an iWARP endpoint's RDMA READ sink pool, and their pages. */
 #define IBV_SINK_MRS		16
 #define IBV_SINK_PAGES		256
@@ -314,6 +317,9 @@ struct ibv_req {
  * @max_sge: SGEs per work request the QP was created with
  * @max_sge_rd: SGEs per RDMA read
  * @cm_raw: FI_OPT_CM_DATA_RAW: connection data without the size byte
+ * @retry_count: FI_OPT_RETRY_COUNT: transport retries of the connection
+ * @ack_timeout: FI_OPT_ACK_TIMEOUT: local ACK timeout exponent of the QP,
+ *	0 for rdma_cm's default
  * @sink_cqe: completion of the sink registrations of iWARP RDMA READs
  * @sink_pages: pages a sink MR maps (iWARP)
  */
@@ -357,6 +363,8 @@ struct ibv_ep {
 	u32 max_sge;
 	u32 max_sge_rd;
 	bool cm_raw;
+	u8 retry_count;
+	u8 ack_timeout;
 	struct ib_cqe sink_cqe;
 	u32 sink_pages;
 };

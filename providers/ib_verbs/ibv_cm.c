@@ -444,10 +444,11 @@ int ibv_passive_ep(struct fid_fabric *fabric, struct fi_info *info,
 /* ---- active endpoints ---- */
 
 /*
- * The connection parameters of connect and accept, and the receiver-not-
- * ready NAK timer of the endpoint's QP (applied when rdma_cm moves it to
- * RTR; rdma_cm's own default, 0, makes a sender that finds no receive
- * posted wait 655 ms).
+ * The connection parameters of connect and accept, the receiver-not-ready
+ * NAK timer of the endpoint's QP (applied when rdma_cm moves it to RTR;
+ * rdma_cm's own default, 0, makes a sender that finds no receive posted
+ * wait 655 ms) and its local ACK timeout, if the endpoint has one
+ * (applied when rdma_cm moves it to RTS, on either side).
  */
 static void ibv_conn_param(struct ibv_ep *ep, struct rdma_cm_id *id,
 			   struct rdma_conn_param *p)
@@ -455,11 +456,13 @@ static void ibv_conn_param(struct ibv_ep *ep, struct rdma_cm_id *id,
 	const struct ib_device_attr *a = &ep->dom->attr;
 
 	rdma_set_min_rnr_timer(id, min(ibv_min_rnr_timer, 31U));
+	if (ep->ack_timeout)
+		rdma_set_ack_timeout(id, ep->ack_timeout);
 	memset(p, 0, sizeof(*p));
 	p->private_data = ep->conn_data;
 	p->private_data_len = ep->conn_len;
 	p->flow_control = 1;
-	p->retry_count = min(ibv_retry_count, 7U);
+	p->retry_count = ep->retry_count;
 	p->rnr_retry_count = min(ibv_rnr_retry, 7U);
 	if (ep->passive) {
 		p->responder_resources = min_t(u32, ep->peer_rd_atomic,
@@ -545,8 +548,6 @@ static void ibv_ep_route_resolved(struct ibv_ep *ep, struct rdma_cm_id *id,
 
 	if (ep->state != IBV_EP_CONNECTING)
 		return;
-	if (ibv_ack_timeout)
-		rdma_set_ack_timeout(id, min(ibv_ack_timeout, 31U));
 	ibv_conn_param(ep, id, &param);
 	ret = rdma_connect_locked(id, &param);
 	if (ret)

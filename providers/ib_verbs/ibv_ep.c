@@ -438,6 +438,12 @@ static int ibv_ep_getopt(struct fid *fid, int level, int optname,
 	case FI_OPT_KEEPALIVE_MS:
 		val = ep->keepalive_ms;
 		break;
+	case FI_OPT_RETRY_COUNT:
+		val = ep->retry_count;
+		break;
+	case FI_OPT_ACK_TIMEOUT:
+		val = ep->ack_timeout;
+		break;
 	default:
 		mutex_unlock(&ep->mutex);
 		return -ENOPROTOOPT;
@@ -467,27 +473,53 @@ static int ibv_ep_set_keepalive(struct ibv_ep *ep, size_t ms)
 	return 0;
 }
 
+/*
+ * An option the connection is made with: settable until fi_connect() or
+ * fi_accept() (the connection data's format, the retry parameters).
+ */
+static int ibv_ep_set_conn_opt(struct ibv_ep *ep, int optname, size_t val)
+{
+	lockdep_assert_held(&ep->mutex);
+	if ((optname == FI_OPT_RETRY_COUNT && val > IBV_RETRY_COUNT_MAX) ||
+	    (optname == FI_OPT_ACK_TIMEOUT && val > IBV_ACK_TIMEOUT_MAX))
+		return -EINVAL;
+	if (ep->state != IBV_EP_IDLE && ep->state != IBV_EP_ENABLED)
+		return -EISCONN;
+	if (optname == FI_OPT_CM_DATA_RAW)
+		ep->cm_raw = !!val;
+	else if (optname == FI_OPT_RETRY_COUNT)
+		ep->retry_count = val;
+	else
+		ep->ack_timeout = val;
+	return 0;
+}
+
 static int ibv_ep_setopt(struct fid *fid, int level, int optname,
 			 const void *optval, size_t optlen)
 {
 	struct ibv_ep *ep = container_of(fid, struct ibv_ep, ep.fid);
 	size_t val;
-	int ret = 0;
+	int ret;
 
-	if (level != FI_OPT_ENDPOINT || (optname != FI_OPT_CM_DATA_RAW &&
-					 optname != FI_OPT_KEEPALIVE_MS))
+	if (level != FI_OPT_ENDPOINT)
 		return -ENOPROTOOPT;
+	switch (optname) {
+	case FI_OPT_CM_DATA_RAW:
+	case FI_OPT_KEEPALIVE_MS:
+	case FI_OPT_RETRY_COUNT:
+	case FI_OPT_ACK_TIMEOUT:
+		break;
+	default:
+		return -ENOPROTOOPT;
+	}
 	if (optlen != sizeof(size_t))
 		return -EINVAL;
 	val = *(const size_t *)optval;
 	mutex_lock(&ep->mutex);
 	if (optname == FI_OPT_KEEPALIVE_MS)
 		ret = ibv_ep_set_keepalive(ep, val);
-	/* The format is fixed once connection data went out. */
-	else if (ep->state == IBV_EP_IDLE || ep->state == IBV_EP_ENABLED)
-		ep->cm_raw = !!val;
 	else
-		ret = -EISCONN;
+		ret = ibv_ep_set_conn_opt(ep, optname, val);
 	mutex_unlock(&ep->mutex);
 	return ret;
 }
@@ -551,6 +583,8 @@ int ibv_endpoint(struct fid_domain *domain, struct fi_info *info,
 	init_completion(&ep->addr_done);
 	INIT_DELAYED_WORK(&ep->keepalive, ibv_ep_keepalive_work);
 	ep->keepalive_ms = min(ibv_keepalive_ms, IBV_KEEPALIVE_MAX_MS);
+	ep->retry_count = min(ibv_retry_count, IBV_RETRY_COUNT_MAX);
+	ep->ack_timeout = min(ibv_ack_timeout, IBV_ACK_TIMEOUT_MAX);
 	ep->state = IBV_EP_IDLE;
 	/* Before the cm_id's context becomes the endpoint. */
 	kofi_fid_init(&ep->ep.fid, FI_CLASS_EP, &ibv_ep_fi_ops, context);

@@ -41,7 +41,8 @@ MODULE_PARM_DESC(cm_timeout_ms, "Address and route resolution timeout in ms (def
 
 unsigned int ibv_retry_count = 7;
 module_param_named(retry_count, ibv_retry_count, uint, 0644);
-MODULE_PARM_DESC(retry_count, "Transport retries before a send fails (0-7, default 7)");
+MODULE_PARM_DESC(retry_count,
+		 "Transport retries before a send fails (0-7, default 7; fi_setopt(FI_OPT_RETRY_COUNT) per endpoint)");
 
 unsigned int ibv_rnr_retry = 7;
 module_param_named(rnr_retry, ibv_rnr_retry, uint, 0644);
@@ -50,7 +51,7 @@ MODULE_PARM_DESC(rnr_retry, "Receiver-not-ready retries (0-7, 7 = forever; defau
 unsigned int ibv_ack_timeout;
 module_param_named(ack_timeout, ibv_ack_timeout, uint, 0644);
 MODULE_PARM_DESC(ack_timeout,
-		 "Local ACK timeout exponent: 4.096 us * 2^n per retry (1-30, 0 = rdma_cm default)");
+		 "Local ACK timeout exponent: 4.096 us * 2^n per retry (1-31, 0 = rdma_cm default; fi_setopt(FI_OPT_ACK_TIMEOUT) per endpoint)");
 
 unsigned int ibv_min_rnr_timer = 12;
 module_param_named(min_rnr_timer, ibv_min_rnr_timer, uint, 0644);

@@ -8,7 +8,10 @@
 # Then raw connection data (FI_OPT_CM_DATA_RAW) with kofi_sample_cmraw:
 # 40 bytes each way arriving as all of rdma_cm's padded private data (56
 # bytes of REQ, 196 of REP, 148 of REJ), zero-length receives consumed by
-# fi_writedata() with their immediate data.  Last, a connection over IPv6
+# fi_writedata() with their immediate data; on the same endpoints, the
+# rules of the retry options (FI_OPT_RETRY_COUNT, FI_OPT_ACK_TIMEOUT:
+# module defaults, range, set before connecting or accepting, EISCONN
+# after, none on a passive endpoint).  Last, a connection over IPv6
 # (fi_getinfo() of the peer's IPv6 address takes the IPv6 route).
 . ./lib.sh
 
@@ -42,6 +45,11 @@ server_start() {
 		> /tmp/s.out 2>&1 &
 	server_pid=$!
 	check "server listens on $port" wait_for 30 listening "$port"
+}
+# retry_defaults: the endpoint retry options the module parameters give.
+retry_defaults() {
+	echo "retry_count $(cat /sys/module/kofi_ib_verbs/parameters/retry_count)" \
+		"ack_timeout $(cat /sys/module/kofi_ib_verbs/parameters/ack_timeout)"
 }
 # cr_is RESULT: kofi_sample_cmraw finished with RESULT.
 cr_is() {
@@ -87,6 +95,10 @@ if [ "$KOFI_HOST" = 0 ]; then
 	check "raw server: request data, 3 writedata into zero-length receives" cr_is 0
 	check_output "raw server: the request's 56 bytes" "cm data: 56 bytes" dmesg
 	check_output "raw server: writes with data" "3 writes with data received" dmesg
+	check_output "raw server: retry options start as the module's, 5 and 18 set before fi_accept()" \
+		"retry options: default $(retry_defaults)" dmesg
+	check_output "raw server: retry options kept and fixed once connected" \
+		"retry options when connected: retry_count 5 ack_timeout 18, fixed" dmesg
 	rmmod kofi_sample_cmraw 2> /dev/null
 
 	insmod $M/kofi_sample_cmraw.ko server=1 reject=1 addr="$KOFI_SELF" port=7301 > /tmp/r.out 2>&1 &
@@ -126,6 +138,10 @@ else
 	barrier raw-listening
 	check "raw client: accept data, 3 writedata" raw_client port=7300
 	check_output "raw client: the accept's 196 bytes" "cm data: 196 bytes" dmesg
+	check_output "raw client: retry options start as the module's, 6 and 19 set before fi_connect()" \
+		"retry options: default $(retry_defaults)" dmesg
+	check_output "raw client: retry options kept and fixed once connected" \
+		"retry options when connected: retry_count 6 ack_timeout 19, fixed" dmesg
 	rmmod kofi_sample_cmraw 2> /dev/null
 	barrier raw-reject
 	check "raw client: ECONNREFUSED with the reject's raw data" \
