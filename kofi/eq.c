@@ -172,7 +172,10 @@ static ssize_t kofi_eq_sread(struct fid_eq *eq_fid, u32 *event, void *buf,
 	}
 }
 
-/* Queue one entry; @user: a fi_eq_write() (-EAGAIN when full). */
+/*
+ * Queue one entry; @user: a fi_eq_write() or an offered event (-EAGAIN
+ * when full, not counted as lost).
+ */
 static int kofi_eq_push(struct fid_eq *eq_fid, u32 event, const void *hdr,
 			size_t hdrlen, const void *data, size_t datalen,
 			struct fi_info *info,
@@ -360,6 +363,36 @@ int kofi_eq_write_cm(struct fid_eq *eq, u32 event, struct fid *fid,
 			    NULL, NULL, 0, false);
 }
 EXPORT_SYMBOL_GPL(kofi_eq_write_cm);
+
+/**
+ * kofi_eq_offer_cm() - queue a connection event if the EQ has room
+ * @eq: an EQ opened by kofi_eq_open_generic()
+ * @event: as for kofi_eq_write_cm()
+ * @fid: as for kofi_eq_write_cm()
+ * @info: as for kofi_eq_write_cm()
+ * @data: as for kofi_eq_write_cm()
+ * @datalen: as for kofi_eq_write_cm()
+ *
+ * kofi_eq_write_cm() for an event the provider can hold back: a full EQ
+ * takes nothing and reports nothing to the user, so that the provider
+ * offers the event again once the user has read entries (a passive
+ * endpoint holding a connection request while its EQ is full).
+ *
+ * Context: any context; does not sleep or allocate.
+ * Return: 0; -EAGAIN if the EQ is full (the caller still owns @info);
+ * -EINVAL for a bad @eq or @datalen.
+ */
+int kofi_eq_offer_cm(struct fid_eq *eq, u32 event, struct fid *fid,
+		     struct fi_info *info, const void *data, size_t datalen)
+{
+	struct fi_eq_cm_entry e = { .fid = fid, .info = info };
+
+	if (datalen > FI_CM_DATA_MAX || (!data && datalen))
+		return -EINVAL;
+	return kofi_eq_push(eq, event, &e, sizeof(e), data, datalen, info,
+			    NULL, NULL, 0, true);
+}
+EXPORT_SYMBOL_GPL(kofi_eq_offer_cm);
 
 /**
  * kofi_eq_write_err() - queue an error entry

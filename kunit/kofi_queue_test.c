@@ -227,6 +227,9 @@ static void ke_overrun_test(struct kunit *test)
 	/* a user write into a full EQ is refused, nothing lost */
 	KUNIT_EXPECT_EQ(test, fi_eq_write(eq, FI_NOTIFY, &e, sizeof(e), 0),
 			-EAGAIN);
+	/* an offered event is refused, nothing lost or reported */
+	KUNIT_EXPECT_EQ(test, kofi_eq_offer_cm(eq, FI_CONNECTED, NULL, NULL,
+					       NULL, 0), -EAGAIN);
 	/* a provider event is lost, and that is reported */
 	KUNIT_EXPECT_EQ(test, kofi_eq_write_event(eq, FI_NOTIFY, NULL, NULL,
 						  9), -EOVERFLOW);

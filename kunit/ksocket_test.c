@@ -373,6 +373,65 @@ static void ksocket_reject_test(struct kunit *test)
 	kst_teardown(test, &t);
 }
 
+#define KST_EQ_CLIENTS	3
+
+/*
+ * A listener whose EQ has room for one event holds the connection
+ * requests it cannot report: three clients connect at once, and each
+ * request comes as an FI_CONNREQ once the one before is read - none is
+ * dropped, no EQ overflow is reported - and each client sees its reject.
+ */
+static void ksocket_connreq_eq_full_test(struct kunit *test)
+{
+	struct fi_eq_attr small_attr = { .size = 1 };
+	struct fid_ep *cli[KST_EQ_CLIENTS] = {};
+	struct sockaddr_in addr;
+	size_t len = sizeof(addr);
+	struct kst_cm_entry entry;
+	struct fid_eq *small;
+	struct fid_pep *pep;
+	struct kst t;
+	int i;
+
+	kst_listen(test, &t);
+	KUNIT_ASSERT_EQ(test, fi_eq_open(t.fabric, &small_attr, &small, NULL),
+			0);
+	KUNIT_ASSERT_EQ(test, fi_passive_ep(t.fabric, t.info, &pep, NULL), 0);
+	KUNIT_ASSERT_EQ(test, fi_pep_bind(pep, &small->fid, 0), 0);
+	KUNIT_ASSERT_EQ(test, fi_listen(pep), 0);
+	KUNIT_ASSERT_EQ(test, fi_getname(&pep->fid, &addr, &len), 0);
+	for (i = 0; i < KST_EQ_CLIENTS; i++) {
+		KUNIT_ASSERT_EQ(test, fi_endpoint(t.domain, t.info, &cli[i],
+						  NULL), 0);
+		KUNIT_ASSERT_EQ(test, fi_ep_bind(cli[i], &t.ceq->fid, 0), 0);
+		KUNIT_ASSERT_EQ(test, fi_ep_bind(cli[i], &t.ctx->fid, FI_SEND),
+				0);
+		KUNIT_ASSERT_EQ(test, fi_ep_bind(cli[i], &t.crx->fid, FI_RECV),
+				0);
+		KUNIT_ASSERT_EQ(test, fi_enable(cli[i]), 0);
+		KUNIT_ASSERT_EQ(test, fi_connect(cli[i], &addr, &i, sizeof(i)),
+				0);
+	}
+	/* every request complete at the listener before the first is read */
+	msleep(200);
+	for (i = 0; i < KST_EQ_CLIENTS; i++) {
+		KUNIT_ASSERT_EQ(test, kst_event(small, &entry, NULL, NULL),
+				FI_CONNREQ);
+		KUNIT_ASSERT_NOT_NULL(test, entry.e.info);
+		KUNIT_EXPECT_EQ(test, fi_reject(pep, entry.e.info->handle, NULL,
+						0), 0);
+		fi_freeinfo(entry.e.info);
+	}
+	for (i = 0; i < KST_EQ_CLIENTS; i++)
+		KUNIT_EXPECT_EQ(test, kst_event(t.ceq, &entry, NULL, NULL),
+				-ECONNREFUSED);
+	for (i = 0; i < KST_EQ_CLIENTS; i++)
+		kst_close(test, &cli[i]->fid);
+	kst_close(test, &pep->fid);
+	kst_close(test, &small->fid);
+	kst_teardown(test, &t);
+}
+
 static void ksocket_shutdown_test(struct kunit *test)
 {
 	struct fi_cq_err_entry err;
@@ -1554,6 +1613,7 @@ static struct kunit_case ksocket_cases[] = {
 	KUNIT_CASE(ksocket_getinfo_test),
 	KUNIT_CASE(ksocket_cm_data_test),
 	KUNIT_CASE(ksocket_reject_test),
+	KUNIT_CASE(ksocket_connreq_eq_full_test),
 	KUNIT_CASE(ksocket_shutdown_test),
 	KUNIT_CASE(ksocket_msg_sizes_test),
 	KUNIT_CASE(ksocket_may_sleep_test),

@@ -132,6 +132,8 @@ int kofi_eq_write_event(struct fid_eq *eq, u32 event, struct fid *fid,
 			void *context, u64 data);
 int kofi_eq_write_cm(struct fid_eq *eq, u32 event, struct fid *fid,
 		     struct fi_info *info, const void *data, size_t datalen);
+int kofi_eq_offer_cm(struct fid_eq *eq, u32 event, struct fid *fid,
+		     struct fi_info *info, const void *data, size_t datalen);
 int kofi_eq_write_err(struct fid_eq *eq, struct fid *fid, void *context,
 		      int err, int prov_errno, const void *err_data,
 		      size_t err_data_size);

@@ -50,6 +50,8 @@
 #define KSOCK_RSP_SIZE		16	/* read responses in flight per ep */
 #define KSOCK_MR_IOV_LIMIT	256
 #define KSOCK_BACKLOG		128
+/* How often a request the full EQ of its listener held is offered again. */
+#define KSOCK_CREQ_RETRY_MS	10
 /* Bytes an endpoint's work moves before it yields to other work. */
 #define KSOCK_WORK_BUDGET	(4 << 20)
 /* Bytes the data-ready callback or a data call moves before it hands over. */
@@ -416,6 +418,7 @@ struct ksock_pep {
  * @saved_data_ready: its callbacks while the request is read
  * @saved_state_change: see @saved_data_ready
  * @bswap: the peer uses the other byte order
+ * @complete: read whole; waits for room in the passive endpoint's EQ
  * @got: bytes of @buf read
  * @deadline: jiffies by which the request must be complete
  * @buf: control header and connection data
@@ -427,6 +430,7 @@ struct ksock_creq {
 	void (*saved_data_ready)(struct sock *sk);
 	void (*saved_state_change)(struct sock *sk);
 	bool bswap;
+	bool complete;
 	u32 got;
 	unsigned long deadline;
 	union {

@@ -34,7 +34,7 @@ static const struct fi_ops ksock_creq_fi_ops;
 static unsigned int ksock_connreq_timeout_ms = 10000;
 module_param_named(connreq_timeout_ms, ksock_connreq_timeout_ms, uint, 0644);
 MODULE_PARM_DESC(connreq_timeout_ms,
-		 "a listener drops an accepted TCP connection whose connection request is not complete within this many ms (0 = never; default 10000)");
+		 "a listener drops an accepted TCP connection whose connection request is not complete, or not taken by the listener's full EQ, within this many ms (0 = never; default 10000)");
 
 unsigned int ksock_connect_timeout_ms = 10000;
 module_param_named(connect_timeout_ms, ksock_connect_timeout_ms, uint, 0644);
@@ -179,7 +179,10 @@ static void ksock_creq_detach(struct ksock_creq *creq)
 	write_unlock_bh(&sk->sk_callback_lock);
 }
 
-/* Report a complete request; on failure the caller frees @creq. */
+/*
+ * Report a complete request: 0; -EAGAIN while the EQ is full (the caller
+ * keeps @creq and offers it again); else the caller frees @creq.
+ */
 static int ksock_creq_deliver(struct ksock_pep *pep, struct ksock_creq *creq)
 {
 	struct sockaddr_storage src = {}, dst = {};
@@ -211,8 +214,9 @@ static int ksock_creq_deliver(struct ksock_pep *pep, struct ksock_creq *creq)
 			    FI_SOCKADDR_IN : FI_SOCKADDR_IN6;
 	info->handle = &creq->fid;
 	len = be16_to_cpu(creq->buf.ctrl.seg_size);
-	ret = kofi_eq_write_cm(kofi_pep_eq(&pep->pep), FI_CONNREQ,
-			       &pep->pep.fid, info, creq->buf.raw + sizeof(creq->buf.ctrl), len);
+	ret = kofi_eq_offer_cm(kofi_pep_eq(&pep->pep), FI_CONNREQ,
+			       &pep->pep.fid, info,
+			       creq->buf.raw + sizeof(creq->buf.ctrl), len);
 	if (ret)
 		goto err;
 	return 0;
@@ -300,6 +304,26 @@ static int ksock_creq_expired(struct ksock_creq *creq, unsigned long *next,
 	return 0;
 }
 
+/*
+ * A complete request the full EQ could not take: 0 to offer it again
+ * within KSOCK_CREQ_RETRY_MS (*@next is then the earliest time to come
+ * back), -ETIMEDOUT once its deadline has passed.
+ */
+static int ksock_creq_hold(struct ksock_creq *creq, unsigned long *next,
+			   bool *waiting)
+{
+	unsigned long retry = jiffies + msecs_to_jiffies(KSOCK_CREQ_RETRY_MS);
+
+	creq->complete = true;
+	if (READ_ONCE(ksock_connreq_timeout_ms) &&
+	    time_after_eq(jiffies, creq->deadline))
+		return -ETIMEDOUT;
+	if (!*waiting || time_before(retry, *next))
+		*next = retry;
+	*waiting = true;
+	return 0;
+}
+
 static void ksock_pep_work(struct work_struct *work)
 {
 	struct ksock_pep *pep = container_of(to_delayed_work(work),
@@ -307,6 +331,7 @@ static void ksock_pep_work(struct work_struct *work)
 	struct ksock_creq *creq, *tmp;
 	bool waiting = false;
 	unsigned long flags, next = 0;
+	LIST_HEAD(held);
 	int ret;
 
 	spin_lock_irqsave(&pep->lock, flags);
@@ -318,7 +343,7 @@ static void ksock_pep_work(struct work_struct *work)
 	ksock_pep_accept(pep);
 	/* Only this work removes requests; pep close stops it first. */
 	list_for_each_entry_safe(creq, tmp, &pep->creqs, node) {
-		ret = ksock_creq_read(creq);
+		ret = creq->complete ? 1 : ksock_creq_read(creq);
 		if (!ret)
 			ret = ksock_creq_expired(creq, &next, &waiting);
 		if (!ret)
@@ -327,12 +352,23 @@ static void ksock_pep_work(struct work_struct *work)
 		list_del_init(&creq->node);
 		spin_unlock_irqrestore(&pep->lock, flags);
 		ksock_creq_detach(creq);
-		if (ret > 0 && !ksock_creq_deliver(pep, creq))
-			continue;
-		if (ret < 0)
-			pr_debug("ksocket: bad connection request: %d\n", ret);
+		if (ret > 0) {
+			ret = ksock_creq_deliver(pep, creq);
+			if (!ret)
+				continue;	/* the user's now */
+			if (ret == -EAGAIN &&
+			    !ksock_creq_hold(creq, &next, &waiting)) {
+				list_add_tail(&creq->node, &held);
+				continue;
+			}
+		}
+		pr_debug("ksocket: connection request dropped: %d\n", ret);
 		ksock_creq_free(creq);
 	}
+	/* Offered again, in their order, when the work comes back. */
+	spin_lock_irqsave(&pep->lock, flags);
+	list_splice(&held, &pep->creqs);
+	spin_unlock_irqrestore(&pep->lock, flags);
 	/* Come back at the first deadline (a wake-up may come first). */
 	if (waiting)
 		queue_delayed_work(ksock_wq, &pep->work,
