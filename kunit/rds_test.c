@@ -7,7 +7,8 @@
  * each in one address vector: endpoint 0 receives, endpoints 1 and 2
  * send.  Receive matching on FI_MSG-only endpoints and on header
  * endpoints (FI_TAGGED): directed receives, multi-receive buffers and
- * FI_OPT_MIN_MULTI_RECV, fi_cancel(), and the calls refused.
+ * FI_OPT_MIN_MULTI_RECV, fi_cancel(), fi_av_remove() of a source and
+ * closing an endpoint with receives posted, and the calls refused.
  *
  * Only exported symbols are used (the suite is also built as a module);
  * kofi_rds, rds and rds_tcp must be loaded or built in.
@@ -65,6 +66,23 @@ static void rdt_teardown(struct kunit *test, struct rdt *t)
 		KUNIT_EXPECT_EQ(test, fi_close(t->open[--t->nopen]), 0);
 	fi_freeinfo(t->info);
 	t->info = NULL;
+}
+
+/* Close endpoint @i before the rest: it leaves the list. */
+static void rdt_close_ep(struct kunit *test, struct rdt *t, int i)
+{
+	unsigned int j;
+
+	for (j = 0; j < t->nopen; j++) {
+		if (t->open[j] != &t->ep[i]->fid)
+			continue;
+		memmove(&t->open[j], &t->open[j + 1],
+			(t->nopen - j - 1) * sizeof(t->open[0]));
+		t->nopen--;
+		break;
+	}
+	KUNIT_EXPECT_EQ(test, fi_close(&t->ep[i]->fid), 0);
+	t->ep[i] = NULL;
 }
 
 /* The infos of rds over RDS/TCP on 127.0.0.1 for @caps, best first. */
@@ -413,6 +431,15 @@ static void rds_multi_recv_test(struct kunit *test)
 	rdt_teardown(test, &t);
 }
 
+/* rdt_setup() of rdt_caps(), endpoint 0's FI_OPT_MIN_MULTI_RECV @min. */
+static void rdt_setup_min(struct kunit *test, struct rdt *t, size_t min)
+{
+	rdt_setup(test, t, rdt_caps(test), 0);
+	KUNIT_ASSERT_EQ(test, fi_setopt(&t->ep[0]->fid, FI_OPT_ENDPOINT,
+					FI_OPT_MIN_MULTI_RECV, &min,
+					sizeof(min)), 0);
+}
+
 /*
  * fi_cancel() of a posted receive: an ECANCELED error entry with its
  * context; it takes no message, the receive posted after it does.  A
@@ -423,15 +450,11 @@ static void rds_cancel_test(struct kunit *test)
 {
 	bool tagged = *(const bool *)test->param_value;
 	struct fi_cq_err_entry err;
-	size_t min = 100;
 	struct rdt t;
 	u8 *rx;
 
-	rdt_setup(test, &t, rdt_caps(test), 0);
+	rdt_setup_min(test, &t, 100);
 	rx = t.buf[0];
-	KUNIT_ASSERT_EQ(test, fi_setopt(&t.ep[0]->fid, FI_OPT_ENDPOINT,
-					FI_OPT_MIN_MULTI_RECV, &min,
-					sizeof(min)), 0);
 	KUNIT_EXPECT_EQ(test, fi_cancel(&t.ep[0]->fid, rx), -ENOENT);
 	rdt_recv(test, &t, rx, 64, FI_ADDR_UNSPEC, tagged, rx);
 	KUNIT_ASSERT_EQ(test, fi_cancel(&t.ep[0]->fid, rx), 0);
@@ -454,6 +477,62 @@ static void rds_cancel_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rx[256 + 20], 0);
 	rdt_recv(test, &t, rx + 64, 64, FI_ADDR_UNSPEC, tagged, rx + 64);
 	rdt_expect_recv(test, &t, rx + 64, 2, 'c', 30);
+	rdt_teardown(test, &t);
+}
+
+/*
+ * fi_av_remove() of endpoint 2: the receive directed to it completes with
+ * ECANCELED and its context; the receive of any source posted after it
+ * stays posted and takes endpoint 1's message.
+ */
+static void rds_av_remove_test(struct kunit *test)
+{
+	bool tagged = *(const bool *)test->param_value;
+	struct fi_cq_err_entry err;
+	u8 *directed, *any;
+	struct rdt t;
+
+	rdt_setup(test, &t, rdt_caps(test), 0);
+	directed = t.buf[0];
+	any = t.buf[0] + 64;
+	rdt_recv(test, &t, directed, 64, t.addr[2], tagged, directed);
+	rdt_recv(test, &t, any, 64, FI_ADDR_UNSPEC, tagged, any);
+	rdt_no_comp(test, t.cq[0]);
+	KUNIT_ASSERT_EQ(test, fi_av_remove(t.av, &t.addr[2], 1, 0), 0);
+	rdt_expect_err(test, &t, directed, ECANCELED, false, &err);
+	KUNIT_EXPECT_EQ(test, fi_cancel(&t.ep[0]->fid, directed), -ENOENT);
+	rdt_no_comp(test, t.cq[0]);
+	rdt_send(test, &t, 1, 'a', 10, tagged, 1);
+	rdt_expect_recv(test, &t, any, 1, 'a', 10);
+	KUNIT_EXPECT_EQ(test, directed[0], 0);
+	rdt_no_comp(test, t.cq[0]);
+	rdt_teardown(test, &t);
+}
+
+/*
+ * Closing endpoint 0 completes its multi-receive buffer, which took one
+ * message, with ECANCELED and FI_MULTI_RECV, and the receive posted after
+ * it with ECANCELED alone, on the CQ that stays open.
+ */
+static void rds_close_multi_test(struct kunit *test)
+{
+	bool tagged = *(const bool *)test->param_value;
+	struct fi_cq_err_entry err;
+	u8 *multi, *plain;
+	struct rdt t;
+
+	rdt_setup_min(test, &t, 100);
+	multi = t.buf[0];
+	plain = t.buf[0] + 1024;
+	KUNIT_ASSERT_EQ(test, rdt_recv_multi(&t, multi, 1000, tagged), 0);
+	rdt_send(test, &t, 1, 'a', 20, tagged, 1);
+	rdt_expect_multi(test, &t, multi, multi, 1, 'a', 20, false);
+	rdt_recv(test, &t, plain, 64, FI_ADDR_UNSPEC, tagged, plain);
+	rdt_no_comp(test, t.cq[0]);
+	rdt_close_ep(test, &t, 0);
+	rdt_expect_err(test, &t, multi, ECANCELED, true, &err);
+	rdt_expect_err(test, &t, plain, ECANCELED, false, &err);
+	rdt_no_comp(test, t.cq[0]);
 	rdt_teardown(test, &t);
 }
 
@@ -521,6 +600,8 @@ static struct kunit_case rds_cases[] = {
 	KUNIT_CASE_PARAM(rds_directed_test, rdt_hdr_gen_params),
 	KUNIT_CASE_PARAM(rds_multi_recv_test, rdt_hdr_gen_params),
 	KUNIT_CASE_PARAM(rds_cancel_test, rdt_hdr_gen_params),
+	KUNIT_CASE_PARAM(rds_av_remove_test, rdt_hdr_gen_params),
+	KUNIT_CASE_PARAM(rds_close_multi_test, rdt_hdr_gen_params),
 	KUNIT_CASE(rds_bad_calls_test),
 	{}
 };

@@ -136,6 +136,7 @@ struct krds_ux {
  *	and of the one the work is taking in as unexpected
  * @ux_dead: unexpected messages taken by a receive, freed by the work
  * @bad_msgs: messages without a valid header, dropped
+ * @av_watch: on the AV from fi_enable() on: tells of the sources removed
  */
 struct krds_ep {
 	struct fid_ep ep;
@@ -160,6 +161,7 @@ struct krds_ep {
 	size_t ux_bytes;
 	struct list_head ux_dead;
 	unsigned long bad_msgs;
+	struct kofi_av_watch av_watch;
 };
 
 enum {
@@ -177,6 +179,7 @@ void krds_ep_kick(struct krds_ep *ep);
 void krds_ep_work(struct work_struct *work);
 void krds_ux_free_all(struct krds_ep *ep);
 ssize_t krds_cancel(struct fid *fid, void *context);
+void krds_av_removed(struct kofi_av_watch *watch, fi_addr_t fi_addr);
 extern const struct fi_ops_msg krds_msg_ops;
 extern const struct fi_ops_tagged krds_tagged_ops;
 

@@ -110,10 +110,11 @@ static int krds_ep_enable(struct fid_ep *fep)
 	if (!pool)
 		return -ENOMEM;
 	ret = krds_sock_create(ep->net, ep->transport, src, &ep->sock);
-	if (ret) {
-		kvfree(pool);
-		return ret;
-	}
+	if (ret)
+		goto err_pool;
+	ret = kofi_av_watch_add(kofi_ep_av(&ep->ep), &ep->av_watch);
+	if (ret)
+		goto err_sock;
 	spin_lock_irqsave(&ep->lock, flags);
 	ep->pool = pool;
 	for (i = 0; i < ntx; i++)
@@ -125,6 +126,12 @@ static int krds_ep_enable(struct fid_ep *fep)
 	add_wait_queue(sk_sleep(ep->sock->sk), &ep->wait);
 	krds_ep_kick(ep);
 	return 0;
+err_sock:
+	sock_release(ep->sock);
+	ep->sock = NULL;
+err_pool:
+	kvfree(pool);
+	return ret;
 }
 
 static void krds_ep_free(struct krds_ep *ep)
@@ -137,6 +144,26 @@ static void krds_ep_free(struct krds_ep *ep)
 	kfree(ep);
 }
 
+/*
+ * A multi-receive buffer still posted at close is released: its ECANCELED
+ * entry carries FI_MULTI_RECV, as after fi_cancel().  The work is stopped
+ * and no call posts any more.
+ */
+static void krds_ep_release_multi(struct krds_ep *ep)
+{
+	struct krds_req *req;
+	unsigned long flags;
+	struct kofi_op *op;
+
+	spin_lock_irqsave(&ep->ops.lock, flags);
+	list_for_each_entry(op, &ep->ops.ops, node) {
+		req = container_of(op, struct krds_req, op);
+		if ((op->flags & FI_RECV) && (req->me.flags & FI_MULTI_RECV))
+			op->flags |= FI_MULTI_RECV;
+	}
+	spin_unlock_irqrestore(&ep->ops.lock, flags);
+}
+
 static int krds_ep_close(struct fid *fid)
 {
 	struct krds_ep *ep = container_of(fid, struct krds_ep, ep.fid);
@@ -145,9 +172,12 @@ static int krds_ep_close(struct fid *fid)
 	spin_lock_irqsave(&ep->lock, flags);
 	ep->state = KRDS_EP_CLOSING;
 	spin_unlock_irqrestore(&ep->lock, flags);
-	if (ep->sock)
+	if (ep->sock) {
+		kofi_av_watch_del(kofi_ep_av(&ep->ep), &ep->av_watch);
 		remove_wait_queue(sk_sleep(ep->sock->sk), &ep->wait);
+	}
 	cancel_delayed_work_sync(&ep->work);
+	krds_ep_release_multi(ep);
 	kofi_oplist_flush(&ep->ops, ECANCELED, NULL, NULL);
 	krds_ux_free_all(ep);
 	krds_ep_free(ep);
@@ -242,7 +272,7 @@ static const struct fi_ops_cm krds_ep_cm_ops = {
  * runs over the domain's transport.  An info with FI_TAGGED or
  * FI_REMOTE_CQ_DATA makes a header endpoint (krds_proto.h); FI_TAGGED
  * gives it the tagged calls.  With FI_DIRECTED_RECV a receive's source
- * address counts.
+ * address counts, and fi_av_remove() of that address cancels the receive.
  *
  * Context: process context, may sleep.
  * Return: 0; -EINVAL for another endpoint type or an info naming another
@@ -287,6 +317,8 @@ int krds_ep_open(struct fid_domain *domain, struct fi_info *info,
 	INIT_LIST_HEAD(&ep->ux_dead);
 	INIT_DELAYED_WORK(&ep->work, krds_ep_work);
 	init_waitqueue_func_entry(&ep->wait, krds_ep_wake);
+	INIT_LIST_HEAD(&ep->av_watch.node);
+	ep->av_watch.removed = krds_av_removed;
 	kofi_fid_init(&ep->ep.fid, FI_CLASS_EP, &krds_ep_fi_ops, context);
 	ep->ep.ops = &krds_ep_ops;
 	ep->ep.cm = &krds_ep_cm_ops;

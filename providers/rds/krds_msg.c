@@ -34,7 +34,9 @@
  * where the previous one ended; only the work places messages in one (it
  * posts the buffer itself), so they complete in order, the last, which
  * leaves less than FI_OPT_MIN_MULTI_RECV, with FI_MULTI_RECV.  fi_cancel()
- * of a buffer the work is filling leaves its completion to the work.
+ * of a buffer the work is filling leaves its completion to the work, and so
+ * does fi_av_remove() of the source a receive is directed to
+ * (krds_av_removed()), which cancels the receive.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -645,6 +647,53 @@ ssize_t krds_cancel(struct fid *fid, void *context)
 	if (!busy)
 		krds_rx_cancelled(ep, req);
 	return 0;
+}
+
+/**
+ * krds_av_removed() - a source left the endpoint's address vector
+ * @watch: &krds_ep.av_watch
+ * @fi_addr: the source's fi_addr_t, no longer in the AV
+ *
+ * The receives directed to @fi_addr complete with ECANCELED, as after
+ * fi_cancel() (a multi-receive buffer the work is placing a message in
+ * once that message's completion is written), so that none takes the
+ * messages of an address inserted later under the same handle.  Messages
+ * from @fi_addr that wait as unexpected stay, their source now
+ * FI_ADDR_NOTAVAIL.
+ *
+ * Context: process context (fi_av_remove()), the AV's mutex held; does
+ * not sleep.
+ */
+void krds_av_removed(struct kofi_av_watch *watch, fi_addr_t fi_addr)
+{
+	struct krds_ep *ep = container_of(watch, struct krds_ep, av_watch);
+	struct kofi_match_entry *me, *next;
+	struct krds_req *req, *tmp;
+	unsigned long flags;
+	LIST_HEAD(gone);
+
+	spin_lock_irqsave(&ep->lock, flags);
+	kofi_match_forget(&ep->msgq, fi_addr, &gone);
+	kofi_match_forget(&ep->tagq, fi_addr, &gone);
+	/* multi-receive buffers the work has not posted yet */
+	list_for_each_entry_safe(req, tmp, &ep->rx_multi, node) {
+		if (fi_addr == FI_ADDR_UNSPEC || req->me.addr != fi_addr)
+			continue;
+		list_del_init(&req->node);
+		list_add_tail(&req->me.node, &gone);
+	}
+	list_for_each_entry_safe(me, next, &gone, node) {
+		req = container_of(me, struct krds_req, me);
+		if (!req->busy)
+			continue;
+		list_del_init(&me->node);
+		req->cancelled = true;
+	}
+	spin_unlock_irqrestore(&ep->lock, flags);
+	list_for_each_entry_safe(me, next, &gone, node) {
+		list_del_init(&me->node);
+		krds_rx_cancelled(ep, container_of(me, struct krds_req, me));
+	}
 }
 
 const struct fi_ops_msg krds_msg_ops = {
