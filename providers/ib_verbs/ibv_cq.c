@@ -94,7 +94,9 @@ void ibv_req_unmap(struct ibv_ep *ep, struct ibv_req *req)
  * A work request failed on a connected QP (the QP is now in the error
  * state): the peer stopped answering (retries exhausted: ETIMEDOUT), the
  * local port failed, or a registration timed out.  Posting stops, and the
- * EQ gets an error entry, once.
+ * EQ gets an error entry, once.  Callers write it before the failed
+ * operation's error completion, so a ULP that reads the EQ on an error
+ * completion finds it there.
  *
  * Context: softirq or process context; does not sleep.
  */
@@ -149,10 +151,11 @@ void ibv_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 			kofi_cq_write(ucq, context, flags, len, NULL, 0);
 		return;
 	}
-	if (ucq)
-		kofi_cq_write_err(ucq, context, flags, err, wc->status, 0, 0);
+	/* The EQ entry first: a reader woken by the completion finds it. */
 	if (err != -ECANCELED)
 		ibv_ep_conn_lost(ep, err);
+	if (ucq)
+		kofi_cq_write_err(ucq, context, flags, err, wc->status, 0, 0);
 }
 
 /**
@@ -184,9 +187,9 @@ void ibv_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	if (!ucq)
 		return;
 	if (err) {
-		kofi_cq_write_err(ucq, context, flags, err, wc->status, 0, 0);
 		if (err != -ECANCELED)
 			ibv_ep_conn_lost(ep, err);
+		kofi_cq_write_err(ucq, context, flags, err, wc->status, 0, 0);
 		return;
 	}
 	if (wc->wc_flags & IB_WC_WITH_IMM) {
