@@ -886,6 +886,66 @@ static bool kst_own_frag(struct fid_ep *fep)
 	return sk_page_frag(sk) == &sk->sk_frag;
 }
 
+/* @fep's socket holds a page fragment to send from. */
+static bool kst_has_frag(struct fid_ep *fep)
+{
+	struct sock *sk = ksock_ep(fep)->sock->sk;
+	bool has;
+
+	lock_sock(sk);
+	has = sk->sk_frag.page;
+	release_sock(sk);
+	return has;
+}
+
+/* @fep's socket drops its page fragment within @ms. */
+static bool kst_frag_dropped(struct fid_ep *fep, unsigned int ms)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(ms);
+
+	while (kst_has_frag(fep)) {
+		if (time_after(jiffies, end))
+			return false;
+		msleep(20);
+	}
+	return true;
+}
+
+/*
+ * An idle connection gives back the page fragment its socket copies sent
+ * data into (up to 32 KiB each; a thousand idle connections would keep
+ * most of their memory in them): both sides, within twice KSOCK_IDLE_MS of
+ * their last send (the bound here is lenient), never while the endpoint
+ * keeps sending, and a send after it takes a new one, armed anew.
+ */
+static void ksocket_idle_frag_test(struct kunit *test)
+{
+	u8 sbuf[64], rbuf[65];
+	struct kst t;
+	int i;
+
+	kst_listen(test, &t);
+	kst_connect(test, &t, NULL, 0, NULL, 0);
+	kst_msg_size(test, &t, sbuf, rbuf, 64, 1);
+	KUNIT_EXPECT_TRUE(test, kst_has_frag(t.cep));
+	/* the accepting side sent its answer to the request, nothing since */
+	KUNIT_EXPECT_TRUE(test, kst_frag_dropped(t.sep, 4 * KSOCK_IDLE_MS));
+
+	/* busy for two periods: a send every tenth of one keeps it */
+	for (i = 0; i < 20; i++) {
+		msleep(KSOCK_IDLE_MS / 10);
+		KUNIT_EXPECT_TRUE(test, kst_has_frag(t.cep));
+		kst_msg_size(test, &t, sbuf, rbuf, 64, (u8)i);
+	}
+
+	/* idle: dropped; a message still goes, and takes a new one */
+	KUNIT_EXPECT_TRUE(test, kst_frag_dropped(t.cep, 4 * KSOCK_IDLE_MS));
+	kst_msg_size(test, &t, sbuf, rbuf, 64, 2);
+	KUNIT_EXPECT_TRUE(test, kst_has_frag(t.cep));
+	KUNIT_EXPECT_TRUE(test, kst_frag_dropped(t.cep, 4 * KSOCK_IDLE_MS));
+	kst_teardown(test, &t);
+}
+
 #define KST_QSIZE	8	/* the client's tx and rx sizes in the pool test */
 
 /*
@@ -1621,6 +1681,7 @@ static struct kunit_case ksocket_cases[] = {
 	KUNIT_CASE(ksocket_msg_variants_test),
 	KUNIT_CASE(ksocket_rma_test),
 	KUNIT_CASE(ksocket_req_pool_test),
+	KUNIT_CASE_SLOW(ksocket_idle_frag_test),
 	KUNIT_CASE(ksocket_raw_peer_test),
 	KUNIT_CASE(ksocket_tagged_rx_test),
 	KUNIT_CASE(ksocket_ack_before_end_test),

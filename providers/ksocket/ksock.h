@@ -56,6 +56,18 @@
 #define KSOCK_WORK_BUDGET	(4 << 20)
 /* Bytes the data-ready callback or a data call moves before it hands over. */
 #define KSOCK_DIRECT_BUDGET	(256 << 10)
+/*
+ * A connected socket that sent nothing for this long (to twice as long)
+ * gives back the page fragment TCP copies sent data into.
+ */
+#define KSOCK_IDLE_MS		500
+
+/* Bits of ksock_ep.idle. */
+enum {
+	KSOCK_IDLE_ARMED,	/* idle_timer runs */
+	KSOCK_IDLE_SENT,	/* something was sent since it was armed */
+	KSOCK_IDLE_CHECK,	/* it fired: the work looks */
+};
 
 extern struct workqueue_struct *ksock_wq;
 extern struct kmem_cache *ksock_req_cache;
@@ -317,6 +329,10 @@ struct ksock_rx {
  * @ops: outstanding user operations
  * @io_work: the I/O work
  * @connect_timer: kicks @io_work at @connect_deadline
+ * @idle: KSOCK_IDLE_* bits (atomic bit operations)
+ * @idle_timer: fires KSOCK_IDLE_MS after the first send it watches; the
+ *	work then gives the socket's page fragment back if nothing was sent
+ *	since, else arms it again
  * @bswap: the peer uses the other byte order (wire fields big-endian)
  * @tx_cur: request being sent (tx_mutex)
  * @ack_hdr: ACK being sent (tx_mutex)
@@ -369,6 +385,8 @@ struct ksock_ep {
 	struct kofi_oplist ops;
 	struct work_struct io_work;
 	struct timer_list connect_timer;
+	unsigned long idle;
+	struct timer_list idle_timer;
 	bool bswap;
 	struct ksock_req *tx_cur;
 	struct ksock_base_hdr ack_hdr;
@@ -452,6 +470,7 @@ int ksock_sock_recv(struct socket *sock, struct iov_iter *it);
 int ksock_sock_recv_buf(struct socket *sock, void *buf, size_t len);
 void ksock_ep_sock_attach(struct ksock_ep *ep);
 void ksock_sock_keepalive(struct sock *sk, u32 ms);
+void ksock_sock_drop_frag(struct sock *sk);
 void ksock_ep_sock_detach(struct ksock_ep *ep);
 int ksock_sockaddr_len(const struct sockaddr *sa);
 
@@ -511,6 +530,9 @@ int ksock_tx_progress(struct ksock_ep *ep, size_t *budget);
 void ksock_tx_direct(struct ksock_ep *ep, u64 flags);
 void ksock_tx_flush_acks(struct ksock_ep *ep);
 void ksock_tx_writable(struct ksock_ep *ep);
+void ksock_tx_note_sent(struct ksock_ep *ep);
+void ksock_tx_idle_timer(struct timer_list *t);
+void ksock_tx_idle(struct ksock_ep *ep);
 u16 ksock_tx_wire_flags(u64 flags);
 void ksock_tx_build_hdr(struct ksock_ep *ep, struct ksock_req *req, u8 op,
 			u16 flags, const struct fi_rma_iov *rma,

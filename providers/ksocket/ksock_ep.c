@@ -580,6 +580,8 @@ void ksock_ep_connected(struct ksock_ep *ep, const void *data,
 	ep->rx.state = KSOCK_RX_HDR;
 	ep->rx.got = 0;
 	ep->rx.need = sizeof(struct ksock_base_hdr);
+	/* The handshake's sends took a page fragment. */
+	ksock_tx_note_sent(ep);
 	ksock_ep_kick(ep);
 	spin_unlock_irqrestore(&ep->lock, flags);
 	if (kofi_ep_eq(&ep->ep))
@@ -699,6 +701,7 @@ static void ksock_ep_work(struct work_struct *work)
 	}
 	if (state != KSOCK_EP_CONNECTED || ksock_ep_work_failed(ep))
 		return;
+	ksock_tx_idle(ep);
 
 	do {
 		rx = ksock_ep_work_rx(ep, &budget);
@@ -764,6 +767,8 @@ static int ksock_ep_close(struct fid *fid)
 	cancel_work_sync(&ep->io_work);
 	if (prev == KSOCK_EP_CONNECTED)
 		ksock_tx_flush_acks(ep);
+	/* Nothing sends any more, so nothing arms it. */
+	del_timer_sync(&ep->idle_timer);
 	ksock_ep_flush(ep);
 	ksock_ep_free(ep);
 	return 0;
@@ -1027,6 +1032,7 @@ int ksock_ep_open(struct fid_domain *domain, struct fi_info *info,
 	kofi_oplist_init(&ep->ops);
 	INIT_WORK(&ep->io_work, ksock_ep_work);
 	timer_setup(&ep->connect_timer, ksock_connect_timer, 0);
+	timer_setup(&ep->idle_timer, ksock_tx_idle_timer, 0);
 	ep->ack_sent = sizeof(ep->ack_hdr);
 	kofi_fid_init(&ep->ep.fid, FI_CLASS_EP, &ksock_ep_fi_ops, context);
 	ep->ep.ops = &ksock_ep_ops;

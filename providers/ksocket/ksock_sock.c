@@ -200,6 +200,30 @@ void ksock_sock_keepalive(struct sock *sk, u32 ms)
 }
 
 /**
+ * ksock_sock_drop_frag() - give back the page fragment a socket sends from
+ * @sk: an endpoint's socket, idle
+ *
+ * TCP copies what is sent into the socket's page fragment (ksocket's
+ * sockets never use the task's, ksock_sock_create()), up to 32 KiB that
+ * the socket keeps for its next send; on a thousand idle connections
+ * that is most of their memory.  Dropped here, the next send takes a new
+ * one, as TCP does itself when the old one is still in use.  Data queued
+ * or in flight holds its own references to the page.
+ *
+ * Context: process context; sleeps (socket lock).
+ */
+void ksock_sock_drop_frag(struct sock *sk)
+{
+	lock_sock(sk);
+	if (sk->sk_frag.page) {
+		put_page(sk->sk_frag.page);
+		sk->sk_frag.page = NULL;
+		sk->sk_frag.offset = 0;
+	}
+	release_sock(sk);
+}
+
+/**
  * ksock_ep_sock_attach() - route @ep->sock's events to @ep's work
  * @ep: the endpoint, with its socket set
  *

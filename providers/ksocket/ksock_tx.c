@@ -109,6 +109,84 @@ void ksock_tx_build_hdr(struct ksock_ep *ep, struct ksock_req *req, u8 op,
 	}
 }
 
+/**
+ * ksock_tx_note_sent() - the endpoint's socket just sent
+ * @ep: the endpoint, connected
+ *
+ * Arms the idle timer if it is not running, else marks it to look again:
+ * on a busy connection the cost is a test of two bits.
+ *
+ * Context: any context.
+ */
+void ksock_tx_note_sent(struct ksock_ep *ep)
+{
+	if (test_bit(KSOCK_IDLE_ARMED, &ep->idle)) {
+		if (!test_bit(KSOCK_IDLE_SENT, &ep->idle))
+			set_bit(KSOCK_IDLE_SENT, &ep->idle);
+		return;
+	}
+	if (!test_and_set_bit(KSOCK_IDLE_ARMED, &ep->idle))
+		mod_timer(&ep->idle_timer,
+			  jiffies + msecs_to_jiffies(KSOCK_IDLE_MS));
+}
+
+/**
+ * ksock_tx_idle_timer() - KSOCK_IDLE_MS since the idle timer was armed
+ * @t: &ksock_ep.idle_timer
+ *
+ * Context: softirq (timer).
+ */
+void ksock_tx_idle_timer(struct timer_list *t)
+{
+	struct ksock_ep *ep = from_timer(ep, t, idle_timer);
+	unsigned long flags;
+
+	set_bit(KSOCK_IDLE_CHECK, &ep->idle);
+	spin_lock_irqsave(&ep->lock, flags);
+	ksock_ep_kick(ep);
+	spin_unlock_irqrestore(&ep->lock, flags);
+}
+
+/**
+ * ksock_tx_idle() - the idle timer fired: drop the page fragment if idle
+ * @ep: the endpoint, connected
+ *
+ * If the socket sent since the timer was armed, the timer runs again;
+ * otherwise the socket gives its page fragment back
+ * (ksock_sock_drop_frag()) and the next send arms the timer anew.  A
+ * send racing the drop only makes it take a new fragment.
+ *
+ * Context: the endpoint's work; sleeps (socket lock).
+ */
+void ksock_tx_idle(struct ksock_ep *ep)
+{
+	unsigned long flags;
+
+	if (!test_and_clear_bit(KSOCK_IDLE_CHECK, &ep->idle))
+		return;
+	if (test_and_clear_bit(KSOCK_IDLE_SENT, &ep->idle)) {
+		/* Under the lock: fi_close() stops the timer after CLOSING. */
+		spin_lock_irqsave(&ep->lock, flags);
+		if (ep->state == KSOCK_EP_CONNECTED)
+			mod_timer(&ep->idle_timer,
+				  jiffies + msecs_to_jiffies(KSOCK_IDLE_MS));
+		spin_unlock_irqrestore(&ep->lock, flags);
+		return;
+	}
+	clear_bit(KSOCK_IDLE_ARMED, &ep->idle);
+	ksock_sock_drop_frag(ep->sock->sk);
+}
+
+/* Send from an iterator, noting it for the idle timer. */
+static int ksock_tx_send(struct ksock_ep *ep, struct iov_iter *it, bool more)
+{
+	int ret = ksock_sock_send(ep->sock, it, more);
+
+	if (ret > 0)
+		ksock_tx_note_sent(ep);
+	return ret;
+}
+
 /* Send from a buffer; returns bytes sent or a negative errno. */
 static int ksock_tx_buf(struct ksock_ep *ep, const void *buf, size_t len,
 			bool more)
@@ -117,7 +195,7 @@ static int ksock_tx_buf(struct ksock_ep *ep, const void *buf, size_t len,
 	struct iov_iter it;
 
 	iov_iter_kvec(&it, ITER_SOURCE, &kv, 1, len);
-	return ksock_sock_send(ep->sock, &it, more);
+	return ksock_tx_send(ep, &it, more);
 }
 
 /* Payload bytes of @req still to send after the current segment. */
@@ -147,7 +225,7 @@ static int ksock_tx_first(struct ksock_ep *ep, struct ksock_req *req,
 	req->vec.kv[0].iov_len = hlen;
 	iov_iter_kvec(&it, ITER_SOURCE, req->vec.kv, pl->nr_segs + 1,
 		      hlen + iov_iter_count(pl));
-	ret = ksock_sock_send(ep->sock, &it, ksock_tx_more_after(req, 0));
+	ret = ksock_tx_send(ep, &it, ksock_tx_more_after(req, 0));
 	if (ret <= 0)
 		return ret;
 	req->hdr_sent = min_t(size_t, ret, hlen);
@@ -192,8 +270,7 @@ static int ksock_tx_req(struct ksock_ep *ep, struct ksock_req *req,
 			req->seg++;
 			continue;
 		}
-		ret = ksock_sock_send(ep->sock, it,
-				      ksock_tx_more_after(req, req->seg));
+		ret = ksock_tx_send(ep, it, ksock_tx_more_after(req, req->seg));
 		if (ret < 0)
 			return ret == -EAGAIN ? 0 : ret;
 		*budget -= min_t(size_t, *budget, ret);
