@@ -1,8 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Install what kOFI's build and tests need, and fetch Debian's kernels.
-# Idempotent; everything downloaded is cached under ~/.cache/kofi.
+# Install what kOFI's build and tests need, fetch Debian's kernels and
+# linux-source, and build from it the kernel modules the VM tests load
+# that Debian's kernels lack (tools/extra-modules.sh: siw for 6.12).
+# Idempotent; everything downloaded or built is cached under ~/.cache/kofi.
 # Never installs a kernel into /boot and never loads a module into the
 # running kernel: the kernels fetched here only ever boot inside QEMU.
 
@@ -118,3 +120,6 @@ install_packages
 setup_kernel 6.1 linux-image-amd64
 setup_kernel 6.12 linux-image-6.12-amd64
 setup_source
+for s in $KOFI_SERIES; do
+	"$KOFI_TOP/tools/extra-modules.sh" "$s" > /dev/null
+done

@@ -8,10 +8,11 @@
 # (rping, rstream, riostream, fi_pingpong, fi_info, perftest) with their
 # libraries, and the project's own userspace peers built here (rds-peer,
 # tools/rds).  Modules the tests load themselves (RDS: rds, rds_tcp,
-# rds_rdma; siw, where the kernel has it) are carried in /lib/modules/KVER
-# but not loaded at boot.  The project's own modules and test scripts are
-# added per run
-# by tools/vm/run.sh as a second cpio archive.
+# rds_rdma; siw) are carried in /lib/modules/KVER but not loaded at boot,
+# with the kernel's own modules built by tools/extra-modules.sh where
+# Debian's build lacks one (siw on 6.12).  The project's own modules and
+# test scripts are added per run by tools/vm/run.sh as a second cpio
+# archive.
 #
 # usage: tools/vm/mkinitramfs.sh SERIES   (6.1, 6.12 or debug)
 # Prints the path of the archive.
@@ -27,18 +28,23 @@ kroot=$(kofi_kroot "$series")
 MODULES="crc32_generic crc32c_generic virtio_pci virtio_net dummy
 	ib_core ib_uverbs rdma_cm rdma_ucm rdma_rxe"
 # Kernel modules carried but loaded by the tests that need them (siw:
-# only where the kernel has it, the debug kernel).
+# the debug kernel's own; built for 6.12, see below; none on 6.1).
 TEST_MODULES="rds_tcp rds_rdma siw"
 # Userspace programs copied with their libraries.
 PROGRAMS="rdma ibv_devices ibv_devinfo rping rstream riostream ucmatose
 	fi_info fi_pingpong ib_write_bw ib_send_lat ib_read_bw ib_send_bw"
 
 peers="$(dirname "$0")/../rds/rds-peer.c"
+# The kernel's modules that Debian's build of it lacks, built from
+# linux-source (only when missing from the cache).
+extra=$("$(dirname "$0")/../extra-modules.sh" "$series") || exit 1
+extras=$(find "$extra" -maxdepth 1 -name '*.ko' | sort)
 # Checkouts of the tree share the cache: an archive is named after what
 # it is built from, so that one checkout never uses another's.  One
 # unused for a day is removed.
-key=$(cat "$0" "$peers" "$(dirname "$0")/init" "$KOFI_CACHE/kver-$series" |
-	sha1sum | cut -c 1-16)
+# shellcheck disable=SC2086
+key=$(cat "$0" "$peers" "$(dirname "$0")/init" "$KOFI_CACHE/kver-$series" \
+	$extras | sha1sum | cut -c 1-16)
 mkdir -p "$KOFI_CACHE/initramfs"
 find "$KOFI_CACHE/initramfs" -type f -mmin +1440 -delete
 out=$KOFI_CACHE/initramfs/$series-$key.cpio.gz
@@ -80,6 +86,11 @@ copy_modules() {
 }
 copy_modules "$MODULES" > "$work/etc/kofi/modules"
 copy_modules "$TEST_MODULES" > /dev/null
+# The extra modules, after the kernel's modules they depend on.
+for ko in $extras; do
+	copy_modules "$(modinfo -F depends "$ko" | tr , ' ')" > /dev/null
+	cp "$ko" "$work/lib/modules/$kver/"
+done
 
 add_file() {
 	[ -e "$work$1" ] && return 0
