@@ -338,6 +338,23 @@ int kofi_eq_write_event(struct fid_eq *eq, u32 event, struct fid *fid,
 }
 EXPORT_SYMBOL_GPL(kofi_eq_write_event);
 
+/*
+ * Check and queue a struct fi_eq_cm_entry with its connection data, for
+ * kofi_eq_write_cm() (@offer false) and kofi_eq_offer_cm() (@offer true:
+ * a full EQ answers -EAGAIN and counts nothing as lost).
+ */
+static int kofi_eq_push_cm(struct fid_eq *eq, u32 event, struct fid *fid,
+			   struct fi_info *info, const void *data,
+			   size_t datalen, bool offer)
+{
+	struct fi_eq_cm_entry e = { .fid = fid, .info = info };
+
+	if (datalen > FI_CM_DATA_MAX || (!data && datalen))
+		return -EINVAL;
+	return kofi_eq_push(eq, event, &e, sizeof(e), data, datalen, info,
+			    NULL, NULL, 0, offer);
+}
+
 /**
  * kofi_eq_write_cm() - queue a connection event (struct fi_eq_cm_entry)
  * @eq: an EQ opened by kofi_eq_open_generic()
@@ -355,12 +372,7 @@ EXPORT_SYMBOL_GPL(kofi_eq_write_event);
 int kofi_eq_write_cm(struct fid_eq *eq, u32 event, struct fid *fid,
 		     struct fi_info *info, const void *data, size_t datalen)
 {
-	struct fi_eq_cm_entry e = { .fid = fid, .info = info };
-
-	if (datalen > FI_CM_DATA_MAX || (!data && datalen))
-		return -EINVAL;
-	return kofi_eq_push(eq, event, &e, sizeof(e), data, datalen, info,
-			    NULL, NULL, 0, false);
+	return kofi_eq_push_cm(eq, event, fid, info, data, datalen, false);
 }
 EXPORT_SYMBOL_GPL(kofi_eq_write_cm);
 
@@ -385,12 +397,7 @@ EXPORT_SYMBOL_GPL(kofi_eq_write_cm);
 int kofi_eq_offer_cm(struct fid_eq *eq, u32 event, struct fid *fid,
 		     struct fi_info *info, const void *data, size_t datalen)
 {
-	struct fi_eq_cm_entry e = { .fid = fid, .info = info };
-
-	if (datalen > FI_CM_DATA_MAX || (!data && datalen))
-		return -EINVAL;
-	return kofi_eq_push(eq, event, &e, sizeof(e), data, datalen, info,
-			    NULL, NULL, 0, true);
+	return kofi_eq_push_cm(eq, event, fid, info, data, datalen, true);
 }
 EXPORT_SYMBOL_GPL(kofi_eq_offer_cm);
 
