@@ -91,11 +91,15 @@ EXPORT_SYMBOL_GPL(fi_eq_readerr);
  *	FI_CM_DATA_MAX
  * @flags: 0
  *
- * Wakes fi_eq_sread() sleepers and calls the EQ's event handler.
+ * Wakes fi_eq_sread() sleepers and calls the EQ's event handler.  On the
+ * shared EQ, the bytes of an entry longer than a struct fi_eq_entry are
+ * copied into memory allocated for it.
  *
- * Context: any context; does not sleep.
- * Return: @len; -EAGAIN if the queue is full (nothing was queued);
- * -EINVAL; -FI_ENOSYS.
+ * Context: any context; does not sleep; the shared EQ allocates with
+ * GFP_ATOMIC for an entry longer than a struct fi_eq_entry.
+ * Return: @len; -EAGAIN if the queue is full, -ENOMEM if memory for the
+ * entry could not be allocated (nothing was queued either way); -EINVAL;
+ * -FI_ENOSYS.
  */
 ssize_t fi_eq_write(struct fid_eq *eq, u32 event, const void *buf,
 		    size_t len, u64 flags)

@@ -2,10 +2,14 @@
 /*
  * kOFI core: the shared event queue.
  *
- * A bounded ring of events preallocated at open, each slot large enough
- * for a connection entry with FI_CM_DATA_MAX bytes of data and an error
- * entry with FI_ERR_DATA_MAX bytes of error data, under an irq-safe
- * spinlock so providers may queue events from any context.
+ * A bounded ring of events preallocated at open, under an irq-safe
+ * spinlock so providers may queue events from any context.  A slot holds
+ * a struct fi_eq_entry or the fixed part of a struct fi_eq_cm_entry, and an
+ * error entry with up to FI_ERR_DATA_MAX bytes of error data.  Connection
+ * data, and whatever else of a fi_eq_write() entry does not fit the slot,
+ * is copied into memory allocated with the entry (GFP_ATOMIC) and freed
+ * when the entry is read or the queue closed, so an EQ costs no CM data
+ * memory for entries that carry none.
  *
  * Ownership: the info of a FI_CONNREQ event written by a provider belongs
  * to the queue until the event is read (without FI_PEEK), then to the
@@ -13,11 +17,13 @@
  * its connection request handle closed (the provider rejects it).
  *
  * Overrun: an event written by a provider into a full queue is refused
- * with -EOVERFLOW (the provider keeps what it passed, e.g. frees the info
- * and rejects the request); the queue then refuses events until the user
- * has read, after the queued ones, an error entry with err EOVERFLOW and
- * prov_errno the number of events lost.  fi_eq_write() by a user into a
- * full queue returns -EAGAIN instead and changes nothing.
+ * with -EOVERFLOW, and one whose data cannot be allocated with -ENOMEM
+ * (the provider keeps what it passed, e.g. frees the info and rejects the
+ * request); either is counted as lost, and the queue then refuses events
+ * until the user has read, after the queued ones, an error entry with err
+ * EOVERFLOW and prov_errno the number of events lost.  fi_eq_write() by a
+ * user and kofi_eq_offer_cm() return -EAGAIN (full) or -ENOMEM instead and
+ * change nothing.
  */
 #include <linux/kernel.h>
 #include <linux/module.h>
@@ -32,17 +38,22 @@
 
 struct kofi_eq_slot {
 	u32 event;
-	u32 len;
+	u32 len;			/* bytes of the entry */
+	u32 hdrlen;			/* of them in u.raw, the rest at data */
 	bool is_err;
 	struct fi_info *info;		/* owned CONNREQ info, or NULL */
+	void *data;			/* allocated bytes past hdrlen, or NULL */
 	struct fi_eq_err_entry err;
 	size_t err_data_len;
 	u8 err_data[FI_ERR_DATA_MAX];
 	union {
 		struct fi_eq_entry entry;
-		u8 raw[KOFI_EQ_ENTRY_MAX];
+		struct fi_eq_cm_entry cm;
+		u8 raw[sizeof(struct fi_eq_entry)];
 	} u;
 };
+
+#define KOFI_EQ_INLINE		sizeof_field(struct kofi_eq_slot, u.raw)
 
 struct kofi_eq {
 	struct fid_eq eq_fid;
@@ -55,6 +66,9 @@ struct kofi_eq {
 	u64 lost;
 	wait_queue_head_t wq;
 	void (*handler)(struct fid_eq *eq, void *context);
+#if IS_ENABLED(CONFIG_KUNIT)
+	atomic_t test_fail_alloc;	/* data allocations still to fail */
+#endif
 };
 
 static const struct fi_ops_eq kofi_eq_ops;
@@ -70,6 +84,7 @@ static ssize_t kofi_eq_read(struct fid_eq *eq_fid, u32 *event, void *buf,
 	struct kofi_eq *eq = kofi_eq(eq_fid);
 	struct kofi_eq_slot *s;
 	unsigned long irqflags;
+	void *data = NULL;
 	ssize_t ret;
 
 	spin_lock_irqsave(&eq->lock, irqflags);
@@ -86,16 +101,21 @@ static ssize_t kofi_eq_read(struct fid_eq *eq_fid, u32 *event, void *buf,
 		ret = -EMSGSIZE;
 		goto out;
 	}
-	memcpy(buf, s->u.raw, s->len);
+	memcpy(buf, s->u.raw, s->hdrlen);
+	if (s->len > s->hdrlen)
+		memcpy(buf + s->hdrlen, s->data, s->len - s->hdrlen);
 	*event = s->event;
 	ret = s->len;
 	if (!(flags & FI_PEEK)) {
+		data = s->data;
+		s->data = NULL;
 		s->info = NULL;
 		eq->head = kofi_ring_slot(eq->head, 1, eq->size);
 		eq->count--;
 	}
 out:
 	spin_unlock_irqrestore(&eq->lock, irqflags);
+	kfree(data);
 	return ret;
 }
 
@@ -172,9 +192,22 @@ static ssize_t kofi_eq_sread(struct fid_eq *eq_fid, u32 *event, void *buf,
 	}
 }
 
+/* A copy of an entry's data, GFP_ATOMIC: the writers may be in any context. */
+static void *kofi_eq_dup_data(struct kofi_eq *eq, const void *data,
+			      size_t len)
+{
+#if IS_ENABLED(CONFIG_KUNIT)
+	if (atomic_add_unless(&eq->test_fail_alloc, -1, 0))
+		return NULL;
+#endif
+	return kmemdup(data, len, GFP_ATOMIC);
+}
+
 /*
- * Queue one entry; @user: a fi_eq_write() or an offered event (-EAGAIN
- * when full, not counted as lost).
+ * Queue one entry: @hdrlen bytes at @hdr (at most KOFI_EQ_INLINE) kept in
+ * the slot, @datalen bytes at @data copied into memory allocated for the
+ * entry.  @user: a fi_eq_write() or an offered event (-EAGAIN when full,
+ * -ENOMEM when the copy cannot be allocated, neither counted as lost).
  */
 static int kofi_eq_push(struct fid_eq *eq_fid, u32 event, const void *hdr,
 			size_t hdrlen, const void *data, size_t datalen,
@@ -185,30 +218,35 @@ static int kofi_eq_push(struct fid_eq *eq_fid, u32 event, const void *hdr,
 	struct kofi_eq *eq;
 	struct kofi_eq_slot *s;
 	unsigned long irqflags;
+	void *copy = NULL;
 	int ret = 0;
 
 	if (!eq_fid || eq_fid->ops != &kofi_eq_ops)
 		return -EINVAL;
+	if (WARN_ON_ONCE(hdrlen > KOFI_EQ_INLINE))
+		return -EINVAL;
 	eq = kofi_eq(eq_fid);
+	if (datalen)
+		copy = kofi_eq_dup_data(eq, data, datalen);
 	spin_lock_irqsave(&eq->lock, irqflags);
-	if (eq->lost || eq->count >= eq->size) {
-		if (user) {
-			ret = -EAGAIN;
-		} else {
-			if (eq->lost != U64_MAX)
-				eq->lost++;
-			ret = -EOVERFLOW;
-		}
+	if (eq->lost || eq->count >= eq->size)
+		ret = user ? -EAGAIN : -EOVERFLOW;
+	else if (datalen && !copy)
+		ret = -ENOMEM;
+	if (ret) {
+		if (!user && eq->lost != U64_MAX)
+			eq->lost++;
 	} else {
 		s = &eq->ring[kofi_ring_slot(eq->head, eq->count, eq->size)];
 		s->event = event;
 		s->is_err = !!err;
 		s->info = info;
 		s->len = hdrlen + datalen;
+		s->hdrlen = hdrlen;
 		if (hdrlen)
 			memcpy(s->u.raw, hdr, hdrlen);
-		if (datalen)
-			memcpy(s->u.raw + hdrlen, data, datalen);
+		s->data = copy;
+		copy = NULL;
 		if (err) {
 			s->err = *err;
 			s->err.err_data = NULL;
@@ -221,8 +259,9 @@ static int kofi_eq_push(struct fid_eq *eq_fid, u32 event, const void *hdr,
 		eq->count++;
 	}
 	spin_unlock_irqrestore(&eq->lock, irqflags);
+	kfree(copy);
 
-	if (ret == -EAGAIN)
+	if (ret && user)
 		return ret;
 	if (wq_has_sleeper(&eq->wq))
 		wake_up_interruptible(&eq->wq);
@@ -234,12 +273,13 @@ static int kofi_eq_push(struct fid_eq *eq_fid, u32 event, const void *hdr,
 static ssize_t kofi_eq_write(struct fid_eq *eq_fid, u32 event,
 			     const void *buf, size_t len, u64 flags)
 {
+	size_t hdrlen = min(len, KOFI_EQ_INLINE);
 	int ret;
 
 	if (len > KOFI_EQ_ENTRY_MAX)
 		return -EINVAL;
-	ret = kofi_eq_push(eq_fid, event, buf, len, NULL, 0, NULL, NULL,
-			   NULL, 0, true);
+	ret = kofi_eq_push(eq_fid, event, buf, hdrlen, buf + hdrlen,
+			   len - hdrlen, NULL, NULL, NULL, 0, true);
 	return ret ? ret : len;
 }
 
@@ -250,6 +290,7 @@ static int kofi_eq_close(struct fid *fid)
 
 	for (; eq->count; eq->count--) {
 		info = eq->ring[eq->head].info;
+		kfree(eq->ring[eq->head].data);
 		eq->head = kofi_ring_slot(eq->head, 1, eq->size);
 		if (!info)
 			continue;
@@ -338,6 +379,24 @@ int kofi_eq_write_event(struct fid_eq *eq, u32 event, struct fid *fid,
 }
 EXPORT_SYMBOL_GPL(kofi_eq_write_event);
 
+/*
+ * Check and queue a struct fi_eq_cm_entry with its connection data, for
+ * kofi_eq_write_cm() (@offer false) and kofi_eq_offer_cm() (@offer true:
+ * a full EQ or a failed allocation is answered and counts nothing as
+ * lost).  Any context; does not sleep.
+ */
+static int kofi_eq_push_cm(struct fid_eq *eq, u32 event, struct fid *fid,
+			   struct fi_info *info, const void *data,
+			   size_t datalen, bool offer)
+{
+	struct fi_eq_cm_entry e = { .fid = fid, .info = info };
+
+	if (datalen > FI_CM_DATA_MAX || (!data && datalen))
+		return -EINVAL;
+	return kofi_eq_push(eq, event, &e, sizeof(e), data, datalen, info,
+			    NULL, NULL, 0, offer);
+}
+
 /**
  * kofi_eq_write_cm() - queue a connection event (struct fi_eq_cm_entry)
  * @eq: an EQ opened by kofi_eq_open_generic()
@@ -348,19 +407,20 @@ EXPORT_SYMBOL_GPL(kofi_eq_write_event);
  * @data: connection data from the peer, or NULL
  * @datalen: bytes at @data, at most FI_CM_DATA_MAX
  *
- * Context: any context; does not sleep or allocate.
- * Return: 0; -EOVERFLOW (the caller still owns @info); -EINVAL for a bad
- * @eq or @datalen.
+ * @data is copied into memory allocated for the entry (none for
+ * @datalen 0), freed when the user reads the entry or closes the EQ.
+ *
+ * Context: any context; does not sleep; allocates with GFP_ATOMIC when
+ * @datalen is not 0.
+ * Return: 0; -EOVERFLOW if the EQ was full, -ENOMEM if the copy of @data
+ * could not be allocated: either way nothing is queued, the caller still
+ * owns @info, and the lost event is reported to the user by an EOVERFLOW
+ * error entry; -EINVAL for a bad @eq or @datalen.
  */
 int kofi_eq_write_cm(struct fid_eq *eq, u32 event, struct fid *fid,
 		     struct fi_info *info, const void *data, size_t datalen)
 {
-	struct fi_eq_cm_entry e = { .fid = fid, .info = info };
-
-	if (datalen > FI_CM_DATA_MAX || (!data && datalen))
-		return -EINVAL;
-	return kofi_eq_push(eq, event, &e, sizeof(e), data, datalen, info,
-			    NULL, NULL, 0, false);
+	return kofi_eq_push_cm(eq, event, fid, info, data, datalen, false);
 }
 EXPORT_SYMBOL_GPL(kofi_eq_write_cm);
 
@@ -378,19 +438,16 @@ EXPORT_SYMBOL_GPL(kofi_eq_write_cm);
  * offers the event again once the user has read entries (a passive
  * endpoint holding a connection request while its EQ is full).
  *
- * Context: any context; does not sleep or allocate.
- * Return: 0; -EAGAIN if the EQ is full (the caller still owns @info);
- * -EINVAL for a bad @eq or @datalen.
+ * Context: any context; does not sleep; allocates with GFP_ATOMIC when
+ * @datalen is not 0, as kofi_eq_write_cm().
+ * Return: 0; -EAGAIN if the EQ is full, -ENOMEM if the copy of @data could
+ * not be allocated: either way nothing is queued or reported to the user
+ * and the caller still owns @info; -EINVAL for a bad @eq or @datalen.
  */
 int kofi_eq_offer_cm(struct fid_eq *eq, u32 event, struct fid *fid,
 		     struct fi_info *info, const void *data, size_t datalen)
 {
-	struct fi_eq_cm_entry e = { .fid = fid, .info = info };
-
-	if (datalen > FI_CM_DATA_MAX || (!data && datalen))
-		return -EINVAL;
-	return kofi_eq_push(eq, event, &e, sizeof(e), data, datalen, info,
-			    NULL, NULL, 0, true);
+	return kofi_eq_push_cm(eq, event, fid, info, data, datalen, true);
 }
 EXPORT_SYMBOL_GPL(kofi_eq_offer_cm);
 
@@ -428,6 +485,22 @@ int kofi_eq_write_err(struct fid_eq *eq, struct fid *fid, void *context,
 EXPORT_SYMBOL_GPL(kofi_eq_write_err);
 
 #if IS_ENABLED(CONFIG_KUNIT)
+/**
+ * kofi_eq_test_fail_alloc() - KUnit only: fail the next data allocations
+ * @eq_fid: an EQ opened by kofi_eq_open_generic()
+ * @n: how many of the next allocations of entry data fail
+ *
+ * Lets a test see what a writer is answered when GFP_ATOMIC memory runs
+ * out (kunit/kofi_queue_test.c).
+ *
+ * Context: any context; does not sleep.
+ */
+void kofi_eq_test_fail_alloc(struct fid_eq *eq_fid, unsigned int n)
+{
+	atomic_set(&kofi_eq(eq_fid)->test_fail_alloc, n);
+}
+EXPORT_SYMBOL_IF_KUNIT(kofi_eq_test_fail_alloc);
+
 /**
  * kofi_eq_test_set_pos() - KUnit only: place an empty EQ as if @pos events
  *	had passed through it

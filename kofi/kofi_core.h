@@ -128,6 +128,8 @@ static inline u32 kofi_ring_slot(u32 i, u32 n, u32 size)
 #if IS_ENABLED(CONFIG_KUNIT)
 void kofi_cq_test_set_pos(struct fid_cq *cq, u32 pos);
 void kofi_eq_test_set_pos(struct fid_eq *eq, u32 pos);
+/* eq.c: the next @n allocations of EQ entry data fail. */
+void kofi_eq_test_fail_alloc(struct fid_eq *eq, unsigned int n);
 unsigned int kofi_fid_test_refs(const struct fid *fid);
 #endif
 

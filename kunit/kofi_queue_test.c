@@ -280,6 +280,105 @@ static void ke_cm_entry_test(struct kunit *test)
 	ktp_stack_close(test, &s);
 }
 
+/*
+ * Connection data lives in memory allocated with its entry: every length
+ * from none to FI_CM_DATA_MAX round trips through a small EQ, and a
+ * writer whose copy cannot be allocated is told so - a provider's event
+ * counted as lost, an offered event or a user write left out - with
+ * nothing queued in its place.  Entries never read are freed at close
+ * (kmemleak watches).
+ */
+static void ke_cm_data_test(struct kunit *test)
+{
+	static const size_t lens[] = { 0, 1, 8, 9, 100, FI_CM_DATA_MAX };
+	struct fi_eq_attr attr = { .size = 2 };
+	struct fi_eq_err_entry err = {};
+	struct fi_eq_cm_entry *out, *in;
+	size_t outlen = sizeof(*out) + FI_CM_DATA_MAX;
+	struct ktp_stack s;
+	struct fid_eq *eq;
+	u8 *data;
+	u32 event;
+	size_t i;
+
+	out = kunit_kzalloc(test, outlen, GFP_KERNEL);
+	in = kunit_kzalloc(test, outlen, GFP_KERNEL);
+	data = kunit_kzalloc(test, FI_CM_DATA_MAX, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, out);
+	KUNIT_ASSERT_NOT_NULL(test, in);
+	KUNIT_ASSERT_NOT_NULL(test, data);
+	ktp_stack_open(test, &s, false);
+	KUNIT_ASSERT_EQ(test, fi_eq_open(s.fabric, &attr, &eq, NULL), 0);
+
+	for (i = 0; i < ARRAY_SIZE(lens); i++) {
+		memset(data, 0xa0 + i, FI_CM_DATA_MAX);
+		KUNIT_ASSERT_EQ(test, kofi_eq_write_cm(eq, FI_CONNECTED,
+						       &s.fabric->fid, NULL,
+						       data, lens[i]), 0);
+		/* the queued copy, not the writer's buffer, is read */
+		memset(data, 0, FI_CM_DATA_MAX);
+		KUNIT_EXPECT_EQ(test, fi_eq_read(eq, &event, out,
+						 sizeof(*out) + lens[i] - 1,
+						 0),
+				-EMSGSIZE);
+		memset(out, 0, outlen);
+		KUNIT_EXPECT_EQ(test, fi_eq_read(eq, &event, out, outlen,
+						 FI_PEEK),
+				(ssize_t)(sizeof(*out) + lens[i]));
+		memset(out, 0, outlen);
+		KUNIT_EXPECT_EQ(test, fi_eq_read(eq, &event, out, outlen, 0),
+				(ssize_t)(sizeof(*out) + lens[i]));
+		KUNIT_EXPECT_EQ(test, event, (u32)FI_CONNECTED);
+		KUNIT_EXPECT_PTR_EQ(test, out->fid, &s.fabric->fid);
+		memset(data, 0xa0 + i, lens[i]);
+		KUNIT_EXPECT_EQ(test, memcmp(out->data, data, lens[i]), 0);
+	}
+
+	/* a user's entry longer than the slot keeps its tail too */
+	in->fid = &s.fabric->fid;
+	memset(in->data, 0x5c, FI_CM_DATA_MAX);
+	KUNIT_EXPECT_EQ(test, fi_eq_write(eq, FI_NOTIFY, in, outlen, 0),
+			(ssize_t)outlen);
+	memset(out, 0, outlen);
+	KUNIT_EXPECT_EQ(test, fi_eq_read(eq, &event, out, outlen, 0),
+			(ssize_t)outlen);
+	KUNIT_EXPECT_EQ(test, memcmp(out, in, outlen), 0);
+
+	/* no memory for the copy: nothing queued, nothing lost */
+	kofi_eq_test_fail_alloc(eq, 2);
+	KUNIT_EXPECT_EQ(test, kofi_eq_offer_cm(eq, FI_CONNREQ, NULL, NULL,
+					       data, 4), -ENOMEM);
+	KUNIT_EXPECT_EQ(test, fi_eq_write(eq, FI_NOTIFY, in, outlen, 0),
+			-ENOMEM);
+	KUNIT_EXPECT_EQ(test, fi_eq_read(eq, &event, out, outlen, 0), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, fi_eq_readerr(eq, &err, 0), -EAGAIN);
+
+	/* a provider's event without its copy is lost, and that is reported */
+	KUNIT_ASSERT_EQ(test, kofi_eq_write_cm(eq, FI_CONNECTED, NULL, NULL,
+					       data, 4), 0);
+	kofi_eq_test_fail_alloc(eq, 1);
+	KUNIT_EXPECT_EQ(test, kofi_eq_write_cm(eq, FI_CONNECTED, NULL, NULL,
+					       data, 4), -ENOMEM);
+	/* ... and the queue takes nothing more until that has been read */
+	KUNIT_EXPECT_EQ(test, kofi_eq_write_cm(eq, FI_SHUTDOWN, NULL, NULL,
+					       NULL, 0), -EOVERFLOW);
+	KUNIT_EXPECT_EQ(test, fi_eq_read(eq, &event, out, outlen, 0),
+			(ssize_t)(sizeof(*out) + 4));
+	KUNIT_EXPECT_EQ(test, fi_eq_read(eq, &event, out, outlen, 0),
+			-FI_EAVAIL);
+	KUNIT_EXPECT_EQ(test, fi_eq_readerr(eq, &err, 0), (ssize_t)sizeof(err));
+	KUNIT_EXPECT_EQ(test, err.err, EOVERFLOW);
+	KUNIT_EXPECT_EQ(test, err.prov_errno, 2);
+
+	/* entries with data left unread are freed at close */
+	KUNIT_EXPECT_EQ(test, kofi_eq_write_cm(eq, FI_CONNECTED, NULL, NULL,
+					       data, FI_CM_DATA_MAX), 0);
+	KUNIT_EXPECT_EQ(test, fi_eq_write(eq, FI_NOTIFY, in, outlen, 0),
+			(ssize_t)outlen);
+	KUNIT_EXPECT_EQ(test, fi_close(&eq->fid), 0);
+	ktp_stack_close(test, &s);
+}
+
 static int kq_connreq_closes;
 
 static int kq_connreq_close(struct fid *fid)
@@ -1110,6 +1209,7 @@ static struct kunit_case kofi_eq_cases[] = {
 	KUNIT_CASE(ke_error_test),
 	KUNIT_CASE(ke_overrun_test),
 	KUNIT_CASE(ke_cm_entry_test),
+	KUNIT_CASE(ke_cm_data_test),
 	KUNIT_CASE(ke_connreq_release_test),
 	KUNIT_CASE(ke_sread_timeout_test),
 	KUNIT_CASE(ke_sread_wake_test),

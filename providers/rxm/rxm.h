@@ -406,6 +406,7 @@ void rxm_tx_free(struct rxm_ep *ep, struct rxm_tx *tx);
 struct rxm_tx *rxm_tx_get(struct rxm_ep *ep, fi_addr_t addr, void *context,
 			  u64 flags, struct rxm_conn **conn, int *err);
 int rxm_tx_unget(struct rxm_tx *tx, struct rxm_conn *conn, int err);
+int rxm_tx_posted(struct rxm_tx *tx, struct rxm_conn *conn, int ret);
 void rxm_tx_done(struct fid_cq *cq, struct fi_cqe *cqe,
 		 const struct fi_cq_err_entry *comp);
 void rxm_rx_free(struct rxm_ep *ep, struct rxm_rx *rx);

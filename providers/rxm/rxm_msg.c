@@ -167,6 +167,27 @@ int rxm_tx_unget(struct rxm_tx *tx, struct rxm_conn *conn, int err)
 }
 
 /**
+ * rxm_tx_posted() - end a post of an entry of rxm_tx_get() to the core
+ * @tx: the entry
+ * @conn: its connection, released
+ * @ret: what the core's post call returned
+ *
+ * Posted (@ret 0), the entry is the core's until its completion
+ * (rxm_tx_done()) and only the connection is released; not posted, the
+ * entry is given back with rxm_tx_unget().
+ *
+ * Context: any context; does not sleep.
+ * Return: 0 for a posted entry, else as rxm_tx_unget().
+ */
+int rxm_tx_posted(struct rxm_tx *tx, struct rxm_conn *conn, int ret)
+{
+	if (ret)
+		return rxm_tx_unget(tx, conn, ret);
+	rxm_conn_put(conn);
+	return 0;
+}
+
+/**
  * rxm_tx_done() - the core completed a packet's send
  * @cq: the core CQ
  * @cqe: &rxm_tx.cqe
@@ -277,13 +298,9 @@ static ssize_t rxm_send(struct rxm_ep *ep, const struct fi_msg_tagged *s,
 			goto err_tx;
 		return 0;	/* the work releases the connection */
 	}
-	if (op == RXM_OP_TAGGED && conn->raw_tagged) {
-		ret = rxm_send_raw(conn, tx, s, flags);
-		if (ret)
-			goto err_tx;
-		rxm_conn_put(conn);
-		return 0;
-	}
+	if (op == RXM_OP_TAGGED && conn->raw_tagged)
+		return rxm_tx_posted(tx, conn,
+				     rxm_send_raw(conn, tx, s, flags));
 	cm.iov_type = tx->vec.type;
 	if (tx->vec.type == FI_IOV_BVEC)
 		cm.msg_bvec = tx->vec.bv;
@@ -298,10 +315,7 @@ static ssize_t rxm_send(struct rxm_ep *ep, const struct fi_msg_tagged *s,
 	 */
 	ret = fi_sendmsg(conn->core, &cm, FI_COMPLETION |
 			 (flags & FI_DELIVERY_COMPLETE));
-	if (ret)
-		goto err_tx;
-	rxm_conn_put(conn);
-	return 0;
+	return rxm_tx_posted(tx, conn, ret);
 err_tx:
 	return rxm_tx_unget(tx, conn, ret);
 }

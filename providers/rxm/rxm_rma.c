@@ -62,7 +62,7 @@ static ssize_t rxm_rma(struct rxm_ep *ep, const struct fi_msg_rma *msg,
 	if (write && (flags & FI_INJECT)) {
 		ret = rxm_rma_inject(tx, msg);
 		if (ret)
-			goto err_tx;
+			return rxm_tx_unget(tx, conn, ret);
 		cm.iov_type = FI_IOV_KVEC;
 		cm.msg_iov = tx->vec.kv;
 		cm.iov_count = 1;
@@ -75,12 +75,7 @@ static ssize_t rxm_rma(struct rxm_ep *ep, const struct fi_msg_rma *msg,
 					  FI_REMOTE_CQ_DATA));
 	ret = write ? fi_writemsg(conn->core, &cm, flags) :
 		      fi_readmsg(conn->core, &cm, flags & ~FI_REMOTE_CQ_DATA);
-	if (ret)
-		goto err_tx;
-	rxm_conn_put(conn);
-	return 0;
-err_tx:
-	return rxm_tx_unget(tx, conn, ret);
+	return rxm_tx_posted(tx, conn, ret);
 }
 
 static ssize_t rxm_readmsg(struct fid_ep *fep, const struct fi_msg_rma *msg,
