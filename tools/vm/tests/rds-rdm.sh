@@ -28,9 +28,9 @@ else
 fi
 
 pp "rdm pingpong" 7571 $peer $RDM \
-	sizes=0,1,64,255,256,4096,65536,1048576 iters=$(scaled 8 2)
+	sizes=0,1,64,255,256,4096,65536,1048576 iters=$(scaled 8 1)
 pair kofi_sample_bandwidth "rdm bandwidth" 7572 $peer $RDM \
-	sizes=1,4096,65536,1048576 iters=$(scaled 16 4)
+	sizes=1,4096,65536,1048576 iters=$(scaled 16 2)
 pp "rdm pingpong, fi_pingpong protocol, -S all" 7573 $peer $RDM fipp=1 \
 	ctrl_port=7573 sizes=all iters=$(scaled 2 1)
 pp "rdm pingpong, tagged" 7574 $peer $RDM mode=tagged \

@@ -21,7 +21,7 @@ RXM="prov=$CORE;rxm ep_type=rdm verify=1"
 FIPP_SIZES=64,256,1024,4096,65536,1048576
 # Both sides of each edge: inject, eager, rendezvous.
 RXM_SIZES=0,1,255,256,257,4096,16383,16384,16385,65536,1048576
-FIPP_ITERS=$(scaled 10 3)
+FIPP_ITERS=$(scaled 10 1)
 
 if [ "$KOFI_HOST" = 0 ]; then
 	peer=""
@@ -44,9 +44,9 @@ rxm_unload() {
 
 rxm_kernel() {
 	pp "pingpong msg" "$1" $peer $RXM sizes=$RXM_SIZES \
-		iters=$(scaled 4 2)
+		iters=$(scaled 4 1)
 	pp "pingpong tagged" "$(($1 + 1))" $peer $RXM mode=tagged \
-		sizes=$RXM_SIZES iters=$(scaled 4 2)
+		sizes=$RXM_SIZES iters=$(scaled 4 1)
 	pair kofi_sample_bandwidth "bandwidth msg" "$(($1 + 2))" $peer $RXM \
 		sizes=1,4096,16384 iters=$(scaled 256 64)
 	pair kofi_sample_bandwidth "bandwidth tagged" "$(($1 + 3))" $peer \
