@@ -16,8 +16,7 @@ check "insmod kofi" insmod $M/kofi.ko
 check "insmod kofi_ksocket" insmod $M/kofi_ksocket.ko
 check_output "ksocket is registered" ksocket cat /sys/kernel/debug/kofi/providers
 
-# Fewer round trips on the sanitizer kernel, the same modes; there the
-# messages through the endpoint's work stop at 64 KiB.
+# Fewer round trips on the sanitizer kernel, the same sizes and modes.
 N=$(scaled 50 10)
 
 if [ "$KOFI_HOST" = 0 ]; then
@@ -31,7 +30,9 @@ pp "IPv6 msg pingpong" 7472 $peer6 op=msg sizes=64,65536 iters=$N
 pp "IPv4 RMA write pingpong" 7473 $peer4 op=write sizes=64,4096,65536 iters=$N
 pp "IPv4 RMA read" 7474 $peer4 op=read sizes=64,4096,65536 iters=$N
 pp "IPv4 msg pingpong, I/O in the work" 7476 $peer4 op=msg \
-	sizes=0,1,64,4096,65536$(scaled ,1048576 "") iters=$N defer_io=1
+	sizes=0,1,64,4096,65536 iters=$N defer_io=1
+pp "IPv4 1 MiB pingpong, I/O in the work" 7479 $peer4 op=msg \
+	sizes=1048576 iters=$(scaled 50 2) defer_io=1
 pp "IPv6 RMA write pingpong, I/O in the work" 7477 $peer6 op=write \
 	sizes=64,4096,65536 iters=$N defer_io=1
 pp "IPv4 RMA read, I/O in the work" 7478 $peer4 op=read \
