@@ -281,6 +281,7 @@ static int kofi_av_remove(struct fid_av *av_fid, fi_addr_t *fi_addr,
 	struct kofi_av *av = kofi_av(av_fid);
 	struct kofi_av_watch *w;
 	struct kofi_av_entry *e;
+	struct sockaddr_storage ss;
 	fi_addr_t gone;
 	int ret = 0;
 	size_t i;
@@ -296,11 +297,12 @@ static int kofi_av_remove(struct fid_av *av_fid, fi_addr_t *fi_addr,
 			continue;
 		}
 		gone = e->fi_addr;
+		kofi_av_key_addr(&e->key, &ss);
 		rhashtable_remove_fast(&av->addrs, &e->node, kofi_av_params);
 		xa_erase(&av->slots, lower_32_bits(gone));
 		kfree_rcu(e, rcu);
 		list_for_each_entry(w, &av->watches, node)
-			w->removed(w, gone);
+			w->removed(w, gone, (struct sockaddr *)&ss);
 	}
 	mutex_unlock(&av->lock);
 	return ret;

@@ -7,8 +7,9 @@
  * each in one address vector: endpoint 0 receives, endpoints 1 and 2
  * send.  Receive matching on FI_MSG-only endpoints and on header
  * endpoints (FI_TAGGED): directed receives, multi-receive buffers and
- * FI_OPT_MIN_MULTI_RECV, fi_cancel(), fi_av_remove() of a source and
- * closing an endpoint with receives posted, and the calls refused.
+ * FI_OPT_MIN_MULTI_RECV, fi_cancel(), fi_av_remove() of a source (and
+ * its insertion again) and of a lost peer host, closing an endpoint with
+ * receives posted, and the calls refused.
  *
  * Only exported symbols are used (the suite is also built as a module);
  * kofi_rds, rds and rds_tcp must be loaded or built in.
@@ -18,6 +19,7 @@
 #include <linux/in.h>
 #include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <kofi/fabric.h>
@@ -510,6 +512,87 @@ static void rds_av_remove_test(struct kunit *test)
 }
 
 /*
+ * Endpoint 2 removed from the AV and inserted again: the AV hands out a
+ * handle for it, and a receive directed to that handle takes endpoint 2's
+ * message, whose source is the new handle.
+ */
+static void rds_av_reinsert_test(struct kunit *test)
+{
+	bool tagged = *(const bool *)test->param_value;
+	struct sockaddr_in name;
+	size_t len = sizeof(name);
+	fi_addr_t again;
+	u8 *rx;
+	struct rdt t;
+
+	rdt_setup(test, &t, rdt_caps(test), 0);
+	rx = t.buf[0];
+	KUNIT_ASSERT_EQ(test, fi_getname(&t.ep[2]->fid, &name, &len), 0);
+	KUNIT_ASSERT_EQ(test, fi_av_remove(t.av, &t.addr[2], 1, 0), 0);
+	KUNIT_ASSERT_EQ(test, fi_av_insert(t.av, &name, 1, &again, 0, NULL),
+			1);
+	t.addr[2] = again;
+	rdt_recv(test, &t, rx, 64, again, tagged, rx);
+	rdt_send(test, &t, 2, 'c', 30, tagged, 3);
+	rdt_expect_recv(test, &t, rx, 2, 'c', 30);
+	rdt_no_comp(test, t.cq[0]);
+	rdt_teardown(test, &t);
+}
+
+/*
+ * A peer host that went away (an address no route reaches): RDS holds
+ * what endpoint 1 sent it, and with 2 MiB of it unacknowledged the socket
+ * refuses every send, whatever its destination - a third 1 MiB send and a
+ * send to endpoint 0 wait.  fi_av_remove() of the lost peer completes
+ * the waiting send to it with ECANCELED and has RDS drop what it holds:
+ * the send to endpoint 0 goes on and arrives.
+ */
+static void rds_lost_host_test(struct kunit *test)
+{
+	struct sockaddr_in lost = {
+		.sin_family = AF_INET,
+		.sin_port = htons(18999),
+		.sin_addr.s_addr = htonl(0xc6336401),	/* 198.51.100.1 */
+	};
+	struct fi_cq_tagged_entry e;
+	struct fi_cq_err_entry err;
+	fi_addr_t dead, src;
+	u8 *big, *rx;
+	struct rdt t;
+	int i;
+
+	big = kunit_kzalloc(test, SZ_1M, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, big);
+	rdt_setup(test, &t, FI_MSG | FI_SOURCE, 0);
+	KUNIT_ASSERT_EQ(test, fi_av_insert(t.av, &lost, 1, &dead, 0, NULL), 1);
+	for (i = 0; i < 3; i++)
+		KUNIT_ASSERT_EQ(test, fi_send(t.ep[1], big, SZ_1M, NULL, dead,
+					      &big[i]), 0);
+	for (i = 0; i < 2; i++) {
+		KUNIT_ASSERT_EQ(test, rdt_comp(t.cq[1], &e, &src, &err), 1);
+		KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)&big[i]);
+	}
+	rx = t.buf[0];
+	rdt_recv(test, &t, rx, 64, FI_ADDR_UNSPEC, false, rx);
+	memset(t.buf[1], 'x', 64);
+	KUNIT_ASSERT_EQ(test, fi_send(t.ep[1], t.buf[1], 64, NULL, t.addr[0],
+				      t.buf[1]), 0);
+	msleep(RDT_SETTLE);
+	rdt_no_comp(test, t.cq[1]);
+	rdt_no_comp(test, t.cq[0]);
+
+	KUNIT_ASSERT_EQ(test, fi_av_remove(t.av, &dead, 1, 0), 0);
+	KUNIT_ASSERT_EQ(test, rdt_comp(t.cq[1], &e, &src, &err), -ECANCELED);
+	KUNIT_EXPECT_PTR_EQ(test, err.op_context, (void *)&big[2]);
+	KUNIT_EXPECT_TRUE(test, err.flags & FI_SEND);
+	KUNIT_ASSERT_EQ(test, rdt_comp(t.cq[1], &e, &src, &err), 1);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)t.buf[1]);
+	rdt_expect_recv(test, &t, rx, 1, 'x', 64);
+	rdt_no_comp(test, t.cq[1]);
+	rdt_teardown(test, &t);
+}
+
+/*
  * Closing endpoint 0 completes its multi-receive buffer, which took one
  * message, with ECANCELED and FI_MULTI_RECV, and the receive posted after
  * it with ECANCELED alone, on the CQ that stays open.
@@ -601,6 +684,8 @@ static struct kunit_case rds_cases[] = {
 	KUNIT_CASE_PARAM(rds_multi_recv_test, rdt_hdr_gen_params),
 	KUNIT_CASE_PARAM(rds_cancel_test, rdt_hdr_gen_params),
 	KUNIT_CASE_PARAM(rds_av_remove_test, rdt_hdr_gen_params),
+	KUNIT_CASE_PARAM(rds_av_reinsert_test, rdt_hdr_gen_params),
+	KUNIT_CASE(rds_lost_host_test),
 	KUNIT_CASE_PARAM(rds_close_multi_test, rdt_hdr_gen_params),
 	KUNIT_CASE(rds_bad_calls_test),
 	{}

@@ -162,15 +162,17 @@ int kofi_cq_write_err(struct fid_cq *cq, void *op_context, u64 flags,
  * struct kofi_av_watch - a provider's interest in removals from an AV
  * @node: linkage on the AV's list, owned by the AV while added
  * @removed: called by fi_av_remove() for each entry it removes, with the
- *	entry's fi_addr_t, once lookups of it fail; process context with
- *	the AV's insert/remove mutex held: it may sleep, and must not call
- *	fi_av_insert(), fi_av_remove() or kofi_av_watch_del() on the AV
+ *	entry's fi_addr_t and address, once lookups of it fail; process
+ *	context with the AV's insert/remove mutex held: it may sleep, and
+ *	must not call fi_av_insert(), fi_av_remove() or kofi_av_watch_del()
+ *	on the AV
  *
  * Embed it in the endpoint; kofi_av_watch_add() and kofi_av_watch_del().
  */
 struct kofi_av_watch {
 	struct list_head node;
-	void (*removed)(struct kofi_av_watch *watch, fi_addr_t fi_addr);
+	void (*removed)(struct kofi_av_watch *watch, fi_addr_t fi_addr,
+			const struct sockaddr *addr);
 };
 
 /* The shared address vector. */

@@ -81,7 +81,8 @@ struct krds_domain {
  * @inject: an injected send's payload
  * @busy: a receive the work is placing a message in (a multi-receive
  *	buffer stays posted meanwhile)
- * @cancelled: fi_cancel() found it @busy: the work completes it
+ * @cancelled: fi_cancel() found it @busy, or fi_av_remove() of its
+ *	destination found it &krds_ep.tx_busy: the work completes it
  */
 struct krds_req {
 	struct kofi_op op;
@@ -119,6 +120,7 @@ struct krds_ux {
  * @lock: protects the lists, the receive queues, @ux_bytes and @state
  * @state: KRDS_EP_*
  * @tx_queue: sends not yet taken by the socket, oldest first
+ * @tx_busy: the send the work is handing to the socket, off @tx_queue
  * @rx_multi: multi-receive buffers for the work to post, oldest first
  * @tx_free: free send requests
  * @rx_free: free receive requests
@@ -147,6 +149,7 @@ struct krds_ep {
 	spinlock_t lock;	/* protects lists, queues and state */
 	int state;
 	struct list_head tx_queue;
+	struct krds_req *tx_busy;
 	struct list_head rx_multi;
 	struct list_head tx_free;
 	struct list_head rx_free;
@@ -173,13 +176,15 @@ enum {
 int krds_transport_parse(const char *name);
 int krds_sock_create(struct net *net, int transport,
 		     const struct sockaddr_in *src, struct socket **sockp);
+void krds_sock_cancel_to(struct socket *sock, const struct sockaddr_in *dest);
 int krds_ep_open(struct fid_domain *domain, struct fi_info *info,
 		 struct fid_ep **fep, void *context);
 void krds_ep_kick(struct krds_ep *ep);
 void krds_ep_work(struct work_struct *work);
 void krds_ux_free_all(struct krds_ep *ep);
 ssize_t krds_cancel(struct fid *fid, void *context);
-void krds_av_removed(struct kofi_av_watch *watch, fi_addr_t fi_addr);
+void krds_av_removed(struct kofi_av_watch *watch, fi_addr_t fi_addr,
+		     const struct sockaddr *addr);
 extern const struct fi_ops_msg krds_msg_ops;
 extern const struct fi_ops_tagged krds_tagged_ops;
 

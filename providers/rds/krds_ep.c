@@ -11,6 +11,8 @@
  * arrives and when acknowledged sends free send space: the hook queues
  * the endpoint's progress work (krds_msg.c).
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/in.h>
 #include <linux/rds.h>
 #include <linux/slab.h>
@@ -83,6 +85,28 @@ int krds_sock_create(struct net *net, int transport,
 err:
 	sock_release(sock);
 	return ret;
+}
+
+/**
+ * krds_sock_cancel_to() - drop what an RDS socket holds for one address
+ * @sock: the endpoint's socket
+ * @dest: the destination
+ *
+ * RDS drops the messages the socket sent to @dest that are not yet
+ * acknowledged (RDS_CANCEL_SENT_TO), which gives their send space back,
+ * and wakes the socket.
+ *
+ * Context: any context but hard interrupt; does not sleep.
+ */
+void krds_sock_cancel_to(struct socket *sock, const struct sockaddr_in *dest)
+{
+	struct sockaddr_in sin = *dest;
+	int ret;
+
+	ret = sock->ops->setsockopt(sock, SOL_RDS, RDS_CANCEL_SENT_TO,
+				    KERNEL_SOCKPTR(&sin), sizeof(sin));
+	if (ret)
+		pr_debug("RDS_CANCEL_SENT_TO %pISpc: %d\n", &sin, ret);
 }
 
 static int krds_ep_enable(struct fid_ep *fep)

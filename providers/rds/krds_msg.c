@@ -176,6 +176,7 @@ static int krds_req_send(struct krds_ep *ep, struct krds_req *req,
 	if (ss.ss_family != AF_INET)
 		return -EINVAL;
 	memcpy(&req->dest, &ss, sizeof(req->dest));
+	req->cancelled = false;
 	ret = kofi_vec_set(&req->vec, t->iov_type, t->msg_iov, t->iov_count,
 			   ep->hdr);
 	if (!ret && (flags & FI_INJECT))
@@ -649,10 +650,51 @@ ssize_t krds_cancel(struct fid *fid, void *context)
 	return 0;
 }
 
+static bool krds_same_dest(const struct sockaddr_in *a,
+			   const struct sockaddr_in *b)
+{
+	return a->sin_addr.s_addr == b->sin_addr.s_addr &&
+	       a->sin_port == b->sin_port;
+}
+
+/*
+ * End the sends to @dest: those queued complete with ECANCELED, the one
+ * the work is handing to the socket once it is done with it, and RDS
+ * drops what it holds.
+ */
+static void krds_tx_cancel_to(struct krds_ep *ep,
+			      const struct sockaddr_in *dest)
+{
+	struct krds_req *req, *tmp;
+	unsigned long flags;
+	LIST_HEAD(gone);
+
+	spin_lock_irqsave(&ep->lock, flags);
+	list_for_each_entry_safe(req, tmp, &ep->tx_queue, node) {
+		if (krds_same_dest(&req->dest, dest))
+			list_move_tail(&req->node, &gone);
+	}
+	if (ep->tx_busy && krds_same_dest(&ep->tx_busy->dest, dest))
+		ep->tx_busy->cancelled = true;
+	spin_unlock_irqrestore(&ep->lock, flags);
+	list_for_each_entry_safe(req, tmp, &gone, node) {
+		list_del_init(&req->node);
+		krds_req_fail(ep, req, &ep->tx_free, ECANCELED);
+	}
+	krds_sock_cancel_to(ep->sock, dest);
+}
+
 /**
  * krds_av_removed() - a source left the endpoint's address vector
  * @watch: &krds_ep.av_watch
  * @fi_addr: the source's fi_addr_t, no longer in the AV
+ * @addr: its address
+ *
+ * The sends to @addr that the socket has not taken complete with
+ * ECANCELED, and RDS drops those it holds unacknowledged
+ * (krds_sock_cancel_to()): a peer host that went away no longer holds
+ * the socket's send space, and the endpoint's sends to other peers go on.
+ * Sends to it that RDS took completed already.
  *
  * The receives directed to @fi_addr complete with ECANCELED, as after
  * fi_cancel() (a multi-receive buffer the work is placing a message in
@@ -664,7 +706,8 @@ ssize_t krds_cancel(struct fid *fid, void *context)
  * Context: process context (fi_av_remove()), the AV's mutex held; does
  * not sleep.
  */
-void krds_av_removed(struct kofi_av_watch *watch, fi_addr_t fi_addr)
+void krds_av_removed(struct kofi_av_watch *watch, fi_addr_t fi_addr,
+		     const struct sockaddr *addr)
 {
 	struct krds_ep *ep = container_of(watch, struct krds_ep, av_watch);
 	struct kofi_match_entry *me, *next;
@@ -672,6 +715,8 @@ void krds_av_removed(struct kofi_av_watch *watch, fi_addr_t fi_addr)
 	unsigned long flags;
 	LIST_HEAD(gone);
 
+	if (addr->sa_family == AF_INET)
+		krds_tx_cancel_to(ep, (const struct sockaddr_in *)addr);
 	spin_lock_irqsave(&ep->lock, flags);
 	kofi_match_forget(&ep->msgq, fi_addr, &gone);
 	kofi_match_forget(&ep->tagq, fi_addr, &gone);
@@ -708,28 +753,52 @@ const struct fi_ops_tagged krds_tagged_ops = {
 
 /* ---- progress ---- */
 
-static struct krds_req *krds_queue_head(struct krds_ep *ep,
-					struct list_head *queue)
+/* The send the work hands to the socket: fi_av_remove() may cancel it. */
+static struct krds_req *krds_tx_take(struct krds_ep *ep)
 {
 	struct krds_req *req;
 	unsigned long flags;
 
 	spin_lock_irqsave(&ep->lock, flags);
-	req = list_first_entry_or_null(queue, struct krds_req, node);
+	req = list_first_entry_or_null(&ep->tx_queue, struct krds_req, node);
 	if (req)
 		list_del_init(&req->node);
+	ep->tx_busy = req;
 	spin_unlock_irqrestore(&ep->lock, flags);
 	return req;
 }
 
-static void krds_queue_push_back(struct krds_ep *ep, struct krds_req *req,
-				 struct list_head *queue)
+/*
+ * The socket answered @ret to @req, the work's send.  Return: true if
+ * @req waits at the head of the queue for send space; false if it is
+ * done: taken (or dropped again, its destination removed meanwhile) or
+ * failed.
+ */
+static bool krds_tx_sent(struct krds_ep *ep, struct krds_req *req, int ret)
 {
+	bool cancelled, again = ret == -EAGAIN || ret == -ENOBUFS;
+	struct krds_comp c = { .len = req->vec.len };
 	unsigned long flags;
 
 	spin_lock_irqsave(&ep->lock, flags);
-	list_add(&req->node, queue);
+	ep->tx_busy = NULL;
+	cancelled = req->cancelled;
+	if (again && !cancelled)
+		list_add(&req->node, &ep->tx_queue);
 	spin_unlock_irqrestore(&ep->lock, flags);
+	if (cancelled) {
+		if (ret >= 0)
+			krds_sock_cancel_to(ep->sock, &req->dest);
+		krds_req_fail(ep, req, &ep->tx_free, ECANCELED);
+		return false;
+	}
+	if (again)
+		return true;
+	if (ret < 0)
+		krds_req_fail(ep, req, &ep->tx_free, -ret);
+	else
+		krds_req_done(ep, req, &ep->tx_free, &c);
+	return false;
 }
 
 /* Hand queued sends to the socket.  Return: true if back-pressure
@@ -740,25 +809,18 @@ static bool krds_tx_progress(struct krds_ep *ep)
 	struct krds_req *req;
 	int ret;
 
-	while ((req = krds_queue_head(ep, &ep->tx_queue))) {
+	while ((req = krds_tx_take(ep))) {
 		struct msghdr msg = {
 			.msg_name = &req->dest,
 			.msg_namelen = sizeof(req->dest),
 			/* RDS refuses any other flag (EOPNOTSUPP) */
 			.msg_flags = MSG_DONTWAIT,
 		};
-		struct krds_comp c = { .len = req->vec.len };
 
 		kofi_vec_iter(&req->vec, ITER_SOURCE, true, &msg.msg_iter);
 		ret = sock_sendmsg(ep->sock, &msg);
-		if (ret == -EAGAIN || ret == -ENOBUFS) {
-			krds_queue_push_back(ep, req, &ep->tx_queue);
+		if (krds_tx_sent(ep, req, ret))
 			return true;
-		}
-		if (ret < 0)
-			krds_req_fail(ep, req, &ep->tx_free, -ret);
-		else
-			krds_req_done(ep, req, &ep->tx_free, &c);
 	}
 	return false;
 }

@@ -388,7 +388,8 @@ void rxm_conn_put(struct rxm_conn *conn);
 void rxm_conn_fail(struct rxm_conn *conn);
 void rxm_conn_fail_err(struct rxm_conn *conn, int err);
 void rxm_conn_close_all(struct rxm_ep *ep);
-void rxm_av_removed(struct kofi_av_watch *watch, fi_addr_t fi_addr);
+void rxm_av_removed(struct kofi_av_watch *watch, fi_addr_t fi_addr,
+		    const struct sockaddr *addr);
 
 /* rxm_msg.c */
 extern const struct fi_ops_msg rxm_msg_ops;

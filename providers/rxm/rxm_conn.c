@@ -776,6 +776,7 @@ static void rxm_rx_cancel_all(struct rxm_ep *ep, struct list_head *rxs)
  * rxm_av_removed() - a peer left the endpoint's address vector
  * @watch: &rxm_ep.av_watch
  * @fi_addr: the peer's fi_addr_t, no longer in the AV
+ * @addr: the peer's address (unused: its connections know @fi_addr)
  *
  * Ends every connection with the peer: what was in flight on them
  * completes with errors (a rendezvous send waiting for its answer with
@@ -786,7 +787,8 @@ static void rxm_rx_cancel_all(struct rxm_ep *ep, struct list_head *rxs)
  * Context: process context (fi_av_remove()), the AV's mutex held; does
  * not sleep.
  */
-void rxm_av_removed(struct kofi_av_watch *watch, fi_addr_t fi_addr)
+void rxm_av_removed(struct kofi_av_watch *watch, fi_addr_t fi_addr,
+		    const struct sockaddr *addr)
 {
 	struct rxm_ep *ep = container_of(watch, struct rxm_ep, av_watch);
 	struct rxm_conn *conn;
