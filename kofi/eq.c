@@ -4,12 +4,12 @@
  *
  * A bounded ring of events preallocated at open, under an irq-safe
  * spinlock so providers may queue events from any context.  A slot holds
- * a struct fi_eq_entry or the fixed part of a struct fi_eq_cm_entry, and an
- * error entry with up to FI_ERR_DATA_MAX bytes of error data.  Connection
- * data, and whatever else of a fi_eq_write() entry does not fit the slot,
- * is copied into memory allocated with the entry (GFP_ATOMIC) and freed
- * when the entry is read or the queue closed, so an EQ costs no CM data
- * memory for entries that carry none.
+ * a struct fi_eq_entry, the fixed part of a struct fi_eq_cm_entry or a
+ * struct fi_eq_err_entry.  Connection data, an error entry's error data
+ * and whatever else of a fi_eq_write() entry does not fit the slot are
+ * copied into memory allocated with the entry (GFP_ATOMIC) and freed when
+ * the entry is read or the queue closed, so an EQ costs no memory for data
+ * its entries do not carry.
  *
  * Ownership: the info of a FI_CONNREQ event written by a provider belongs
  * to the queue until the event is read (without FI_PEEK), then to the
@@ -36,19 +36,22 @@
 
 #define KOFI_EQ_ENTRY_MAX	(sizeof(struct fi_eq_cm_entry) + FI_CM_DATA_MAX)
 
+/*
+ * One entry.  An event's first @hdrlen bytes are in @u.raw, the rest of
+ * its @len at @data; an error entry (@is_err) is @u.err, its @len bytes of
+ * error data at @data.
+ */
 struct kofi_eq_slot {
 	u32 event;
-	u32 len;			/* bytes of the entry */
-	u32 hdrlen;			/* of them in u.raw, the rest at data */
+	u32 len;
+	u32 hdrlen;
 	bool is_err;
 	struct fi_info *info;		/* owned CONNREQ info, or NULL */
-	void *data;			/* allocated bytes past hdrlen, or NULL */
-	struct fi_eq_err_entry err;
-	size_t err_data_len;
-	u8 err_data[FI_ERR_DATA_MAX];
+	void *data;			/* allocated, or NULL */
 	union {
 		struct fi_eq_entry entry;
 		struct fi_eq_cm_entry cm;
+		struct fi_eq_err_entry err;
 		u8 raw[sizeof(struct fi_eq_entry)];
 	} u;
 };
@@ -127,17 +130,20 @@ static ssize_t kofi_eq_readerr(struct fid_eq *eq_fid,
 	size_t user_size = user_data ? buf->err_data_size : 0;
 	struct kofi_eq_slot *s;
 	unsigned long irqflags;
+	void *data = NULL;
 	size_t copied = 0;
 	ssize_t ret = sizeof(*buf);
 
 	spin_lock_irqsave(&eq->lock, irqflags);
 	if (eq->count && eq->ring[eq->head].is_err) {
 		s = &eq->ring[eq->head];
-		*buf = s->err;
-		copied = min(user_size, s->err_data_len);
+		*buf = s->u.err;
+		copied = min_t(size_t, user_size, s->len);
 		if (copied)
-			memcpy(user_data, s->err_data, copied);
+			memcpy(user_data, s->data, copied);
 		if (!(flags & FI_PEEK)) {
+			data = s->data;
+			s->data = NULL;
 			eq->head = kofi_ring_slot(eq->head, 1, eq->size);
 			eq->count--;
 			eq->nerr--;
@@ -152,6 +158,7 @@ static ssize_t kofi_eq_readerr(struct fid_eq *eq_fid,
 		ret = -EAGAIN;
 	}
 	spin_unlock_irqrestore(&eq->lock, irqflags);
+	kfree(data);
 	if (ret > 0) {
 		buf->err_data = copied ? user_data : NULL;
 		buf->err_data_size = copied;
@@ -205,15 +212,15 @@ static void *kofi_eq_dup_data(struct kofi_eq *eq, const void *data,
 
 /*
  * Queue one entry: @hdrlen bytes at @hdr (at most KOFI_EQ_INLINE) kept in
- * the slot, @datalen bytes at @data copied into memory allocated for the
+ * the slot, or the error entry @err; @datalen bytes at @data (the rest of
+ * the event, or the error data) copied into memory allocated for the
  * entry.  @user: a fi_eq_write() or an offered event (-EAGAIN when full,
  * -ENOMEM when the copy cannot be allocated, neither counted as lost).
  */
 static int kofi_eq_push(struct fid_eq *eq_fid, u32 event, const void *hdr,
 			size_t hdrlen, const void *data, size_t datalen,
 			struct fi_info *info,
-			const struct fi_eq_err_entry *err,
-			const void *err_data, size_t err_data_len, bool user)
+			const struct fi_eq_err_entry *err, bool user)
 {
 	struct kofi_eq *eq;
 	struct kofi_eq_slot *s;
@@ -243,19 +250,16 @@ static int kofi_eq_push(struct fid_eq *eq_fid, u32 event, const void *hdr,
 		s->info = info;
 		s->len = hdrlen + datalen;
 		s->hdrlen = hdrlen;
-		if (hdrlen)
+		if (err) {
+			s->u.err = *err;
+			s->u.err.err_data = NULL;
+			s->u.err.err_data_size = 0;
+			eq->nerr++;
+		} else if (hdrlen) {
 			memcpy(s->u.raw, hdr, hdrlen);
+		}
 		s->data = copy;
 		copy = NULL;
-		if (err) {
-			s->err = *err;
-			s->err.err_data = NULL;
-			s->err.err_data_size = 0;
-			s->err_data_len = err_data_len;
-			if (err_data_len)
-				memcpy(s->err_data, err_data, err_data_len);
-			eq->nerr++;
-		}
 		eq->count++;
 	}
 	spin_unlock_irqrestore(&eq->lock, irqflags);
@@ -279,7 +283,7 @@ static ssize_t kofi_eq_write(struct fid_eq *eq_fid, u32 event,
 	if (len > KOFI_EQ_ENTRY_MAX)
 		return -EINVAL;
 	ret = kofi_eq_push(eq_fid, event, buf, hdrlen, buf + hdrlen,
-			   len - hdrlen, NULL, NULL, NULL, 0, true);
+			   len - hdrlen, NULL, NULL, true);
 	return ret ? ret : len;
 }
 
@@ -375,7 +379,7 @@ int kofi_eq_write_event(struct fid_eq *eq, u32 event, struct fid *fid,
 	struct fi_eq_entry e = { .fid = fid, .context = context, .data = data };
 
 	return kofi_eq_push(eq, event, &e, sizeof(e), NULL, 0, NULL, NULL,
-			    NULL, 0, false);
+			    false);
 }
 EXPORT_SYMBOL_GPL(kofi_eq_write_event);
 
@@ -394,7 +398,7 @@ static int kofi_eq_push_cm(struct fid_eq *eq, u32 event, struct fid *fid,
 	if (datalen > FI_CM_DATA_MAX || (!data && datalen))
 		return -EINVAL;
 	return kofi_eq_push(eq, event, &e, sizeof(e), data, datalen, info,
-			    NULL, NULL, 0, offer);
+			    NULL, offer);
 }
 
 /**
@@ -462,8 +466,12 @@ EXPORT_SYMBOL_GPL(kofi_eq_offer_cm);
  * @err_data: error data for the user (e.g. reject data), or NULL
  * @err_data_size: bytes at @err_data, at most FI_ERR_DATA_MAX
  *
- * Context: any context; does not sleep or allocate.
- * Return: 0; -EOVERFLOW; -EINVAL for a bad @eq, @err 0 or too much data.
+ * The error data is copied with the entry (GFP_ATOMIC).
+ *
+ * Context: any context; does not sleep.
+ * Return: 0; -EOVERFLOW; -ENOMEM if the copy of the error data cannot be
+ * allocated (the entry is counted as lost, as with -EOVERFLOW); -EINVAL
+ * for a bad @eq, @err 0 or too much data.
  */
 int kofi_eq_write_err(struct fid_eq *eq, struct fid *fid, void *context,
 		      int err, int prov_errno, const void *err_data,
@@ -479,8 +487,8 @@ int kofi_eq_write_err(struct fid_eq *eq, struct fid *fid, void *context,
 	if (!err || err == INT_MIN || err_data_size > FI_ERR_DATA_MAX ||
 	    (!err_data && err_data_size))
 		return -EINVAL;
-	return kofi_eq_push(eq, 0, NULL, 0, NULL, 0, NULL, &e, err_data,
-			    err_data_size, false);
+	return kofi_eq_push(eq, 0, NULL, 0, err_data, err_data_size, NULL, &e,
+			    false);
 }
 EXPORT_SYMBOL_GPL(kofi_eq_write_err);
 

@@ -154,18 +154,22 @@ static void ke_write_read_test(struct kunit *test)
 
 static void ke_error_test(struct kunit *test)
 {
+	static const u8 reject[8] = "reject!";
 	struct fi_eq_err_entry err;
 	struct fi_eq_entry out;
 	struct ktp_stack s;
-	u8 data[8] = "reject!", got[16];
+	u8 data[8], got[16];
 	u32 event;
 
 	ktp_stack_open(test, &s, false);
 	KUNIT_ASSERT_EQ(test, kofi_eq_write_event(s.eq, FI_CONNECTED,
 						  &s.fabric->fid, NULL, 1), 0);
+	memcpy(data, reject, sizeof(data));
 	KUNIT_ASSERT_EQ(test, kofi_eq_write_err(s.eq, &s.fabric->fid, test,
 						-ECONNREFUSED, 7, data,
 						sizeof(data)), 0);
+	/* the entry keeps a copy of the error data */
+	memset(data, 0, sizeof(data));
 	KUNIT_ASSERT_EQ(test, kofi_eq_write_event(s.eq, FI_SHUTDOWN,
 						  &s.fabric->fid, NULL, 2), 0);
 
@@ -193,12 +197,35 @@ static void ke_error_test(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, err.context, (void *)test);
 	KUNIT_EXPECT_NULL(test, err.err_data);
 	KUNIT_EXPECT_EQ(test, err.err_data_size, 0UL);
-	KUNIT_EXPECT_EQ(test, memcmp(got, data, sizeof(data)), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(got, reject, sizeof(reject)), 0);
 
 	KUNIT_EXPECT_EQ(test, fi_eq_read(s.eq, &event, &out, sizeof(out), 0),
 			(ssize_t)sizeof(out));
 	KUNIT_EXPECT_EQ(test, event, (u32)FI_SHUTDOWN);
 	KUNIT_EXPECT_EQ(test, out.data, 2ULL);
+
+	/*
+	 * No memory for the error data: the entry is lost and reported as
+	 * such; an error entry without data allocates nothing.
+	 */
+	kofi_eq_test_fail_alloc(s.eq, 1);
+	KUNIT_EXPECT_EQ(test, kofi_eq_write_err(s.eq, NULL, NULL, EIO, 0, NULL,
+						0), 0);
+	KUNIT_EXPECT_EQ(test, kofi_eq_write_err(s.eq, NULL, NULL, EIO, 0,
+						reject, sizeof(reject)),
+			-ENOMEM);
+	memset(&err, 0, sizeof(err));
+	err.err_data = got;
+	err.err_data_size = sizeof(got);
+	KUNIT_EXPECT_EQ(test, fi_eq_readerr(s.eq, &err, 0),
+			(ssize_t)sizeof(err));
+	KUNIT_EXPECT_EQ(test, err.err, EIO);
+	KUNIT_EXPECT_NULL(test, err.err_data);
+	KUNIT_EXPECT_EQ(test, fi_eq_readerr(s.eq, &err, 0),
+			(ssize_t)sizeof(err));
+	KUNIT_EXPECT_EQ(test, err.err, EOVERFLOW);
+	KUNIT_EXPECT_EQ(test, err.prov_errno, 1);
+	KUNIT_EXPECT_EQ(test, fi_eq_readerr(s.eq, &err, 0), -EAGAIN);
 
 	KUNIT_EXPECT_EQ(test, kofi_eq_write_err(s.eq, NULL, NULL, 0, 0, NULL,
 						0), -EINVAL);
