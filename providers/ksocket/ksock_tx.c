@@ -109,6 +109,12 @@ void ksock_tx_build_hdr(struct ksock_ep *ep, struct ksock_req *req, u8 op,
 	}
 }
 
+/* (Re)start the idle timer: it fires KSOCK_IDLE_MS from now. */
+static void ksock_tx_idle_arm(struct ksock_ep *ep)
+{
+	mod_timer(&ep->idle_timer, jiffies + msecs_to_jiffies(KSOCK_IDLE_MS));
+}
+
 /**
  * ksock_tx_note_sent() - the endpoint's socket just sent
  * @ep: the endpoint, connected
@@ -126,8 +132,7 @@ void ksock_tx_note_sent(struct ksock_ep *ep)
 		return;
 	}
 	if (!test_and_set_bit(KSOCK_IDLE_ARMED, &ep->idle))
-		mod_timer(&ep->idle_timer,
-			  jiffies + msecs_to_jiffies(KSOCK_IDLE_MS));
+		ksock_tx_idle_arm(ep);
 }
 
 /**
@@ -168,8 +173,7 @@ void ksock_tx_idle(struct ksock_ep *ep)
 		/* Under the lock: fi_close() stops the timer after CLOSING. */
 		spin_lock_irqsave(&ep->lock, flags);
 		if (ep->state == KSOCK_EP_CONNECTED)
-			mod_timer(&ep->idle_timer,
-				  jiffies + msecs_to_jiffies(KSOCK_IDLE_MS));
+			ksock_tx_idle_arm(ep);
 		spin_unlock_irqrestore(&ep->lock, flags);
 		return;
 	}

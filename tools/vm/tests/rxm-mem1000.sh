@@ -43,9 +43,9 @@ mem_snap() {
 	sync
 	echo 3 > /proc/sys/vm/drop_caches
 	cat /proc/meminfo > "/tmp/mem-$1"
-	awk '$1 == "count:" { n += $2 } END { print n * 4 }' /proc/zoneinfo |
-		awk -v f="$(awk '$1 == "MemFree:" { print $2 }' "/tmp/mem-$1")" \
-			'{ printf "Free: %d kB\n", f + $1 }' >> "/tmp/mem-$1"
+	_kofi_free=$(awk '$1 == "MemFree:" { f = $2 } $1 == "count:" { n += $2 }
+		END { printf "Free: %d kB", f + n * 4 }' "/tmp/mem-$1" \
+		/proc/zoneinfo) && echo "$_kofi_free" >> "/tmp/mem-$1"
 }
 
 # mem_per FIELD A B: bytes per connection FIELD of /proc/meminfo grew by
