@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * KUnit: the ib_verbs provider's logic that needs no device - queue
- * credit accounting, rdma_cm event and work completion mapping, the CM
+ * credit accounting, rdma_cm event and work completion mapping, what
+ * events do to a pending connection request and to a QP, the CM
  * data format, the page layout of FRWR regions.  Everything tested is a
  * static inline of providers/ib_verbs/ibv_logic.h, so this suite uses no
  * symbol of kofi_ib_verbs.ko.
@@ -64,6 +65,60 @@ static void ibvt_cm_errno_test(struct kunit *test)
 			-EADDRNOTAVAIL);
 	KUNIT_EXPECT_EQ(test, ibv_cm_errno(RDMA_CM_EVENT_ESTABLISHED, 0),
 			-EIO);
+}
+
+static void ibvt_connreq_errno_test(struct kunit *test)
+{
+	static const enum rdma_cm_event_type keep[] = {
+		RDMA_CM_EVENT_ADDR_RESOLVED, RDMA_CM_EVENT_ROUTE_RESOLVED,
+		RDMA_CM_EVENT_CONNECT_REQUEST, RDMA_CM_EVENT_CONNECT_RESPONSE,
+		RDMA_CM_EVENT_ESTABLISHED, RDMA_CM_EVENT_TIMEWAIT_EXIT,
+		RDMA_CM_EVENT_MULTICAST_JOIN, RDMA_CM_EVENT_MULTICAST_ERROR,
+	};
+	unsigned int i;
+
+	/* The device going away, apart from everything the peer does. */
+	KUNIT_EXPECT_EQ(test, ibv_connreq_errno(RDMA_CM_EVENT_DEVICE_REMOVAL),
+			-ENODEV);
+	KUNIT_EXPECT_EQ(test, ibv_connreq_errno(RDMA_CM_EVENT_REJECTED),
+			-ECONNABORTED);
+	KUNIT_EXPECT_EQ(test, ibv_connreq_errno(RDMA_CM_EVENT_DISCONNECTED),
+			-ECONNABORTED);
+	KUNIT_EXPECT_EQ(test, ibv_connreq_errno(RDMA_CM_EVENT_CONNECT_ERROR),
+			-ECONNABORTED);
+	KUNIT_EXPECT_EQ(test, ibv_connreq_errno(RDMA_CM_EVENT_UNREACHABLE),
+			-ECONNABORTED);
+	KUNIT_EXPECT_EQ(test, ibv_connreq_errno(RDMA_CM_EVENT_ADDR_CHANGE),
+			-ECONNABORTED);
+	/* Events that cannot end a request leave it valid. */
+	for (i = 0; i < ARRAY_SIZE(keep); i++)
+		KUNIT_EXPECT_EQ(test, ibv_connreq_errno(keep[i]), 0);
+}
+
+static void ibvt_qp_action_test(struct kunit *test)
+{
+	static const enum ib_event_type fail[] = {
+		IB_EVENT_QP_FATAL, IB_EVENT_QP_REQ_ERR, IB_EVENT_QP_ACCESS_ERR,
+	};
+	static const enum ib_event_type ignore[] = {
+		IB_EVENT_SQ_DRAINED, IB_EVENT_PATH_MIG, IB_EVENT_PATH_MIG_ERR,
+		IB_EVENT_QP_LAST_WQE_REACHED, IB_EVENT_CQ_ERR,
+		IB_EVENT_PORT_ERR, IB_EVENT_DEVICE_FATAL,
+	};
+	unsigned int i;
+
+	KUNIT_EXPECT_EQ(test, ibv_qp_action(IB_EVENT_COMM_EST), IBV_QP_NOTIFY);
+	KUNIT_EXPECT_EQ(test, ibv_qp_errno(IB_EVENT_COMM_EST), 0);
+	for (i = 0; i < ARRAY_SIZE(fail); i++) {
+		/* Never 0: ibv_qp_event() keeps the first in an atomic_t. */
+		KUNIT_EXPECT_NE(test, (int)fail[i], 0);
+		KUNIT_EXPECT_EQ(test, ibv_qp_action(fail[i]), IBV_QP_FAIL);
+		KUNIT_EXPECT_EQ(test, ibv_qp_errno(fail[i]), -EIO);
+	}
+	for (i = 0; i < ARRAY_SIZE(ignore); i++) {
+		KUNIT_EXPECT_EQ(test, ibv_qp_action(ignore[i]), IBV_QP_IGNORE);
+		KUNIT_EXPECT_EQ(test, ibv_qp_errno(ignore[i]), 0);
+	}
 }
 
 static void ibvt_wc_errno_test(struct kunit *test)
@@ -226,6 +281,8 @@ static void ibvt_mr_pages_test(struct kunit *test)
 static struct kunit_case ibvt_cases[] = {
 	KUNIT_CASE(ibvt_credit_test),
 	KUNIT_CASE(ibvt_cm_errno_test),
+	KUNIT_CASE(ibvt_connreq_errno_test),
+	KUNIT_CASE(ibvt_qp_action_test),
 	KUNIT_CASE(ibvt_wc_errno_test),
 	KUNIT_CASE(ibvt_cm_data_test),
 	KUNIT_CASE(ibvt_cm_raw_test),

@@ -18,6 +18,11 @@
  * data '...'", "connected, data '...'", or for a rejected client
  * "connection error 111 (...), data '...'".
  *
+ * With hold_ms, the server keeps the connection request for that long
+ * before it opens the endpoint and accepts ("connection request held for
+ * N ms" when it starts holding): time for the tests to end the request
+ * under it (the peer giving up, the device going away).
+ *
  * The test runs in module init: insmod returns once it is over.  The
  * outcome - 0 if every ping succeeded (and validated), a negative errno
  * otherwise - is the read-only parameter "result".  The server logs
@@ -28,6 +33,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/delay.h>
 #include <linux/ktime.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
@@ -93,6 +99,10 @@ MODULE_PARM_DESC(cm_data,
 static bool reject;
 module_param(reject, bool, 0444);
 MODULE_PARM_DESC(reject, "server: reject the connection request (with cm_data) and end");
+
+static unsigned int hold_ms;
+module_param(hold_ms, uint, 0444);
+MODULE_PARM_DESC(hold_ms, "server: hold the connection request this long before accepting it (default 0)");
 
 static int result = -EINPROGRESS;
 module_param(result, int, 0444);
@@ -300,6 +310,9 @@ static int rp_open_ep(struct rp *r)
 		ret = fi_cq_open(r->domain, &cq_attr, &r->rxcq, NULL);
 	if (!ret)
 		ret = fi_endpoint(r->domain, r->info, &r->ep, NULL);
+	/* The endpoint consumed the connection request. */
+	if (!ret)
+		r->info->handle = NULL;
 	if (!ret)
 		ret = fi_setopt(&r->ep->fid, FI_OPT_ENDPOINT,
 				FI_OPT_DATA_MAY_SLEEP, &may_sleep,
@@ -390,6 +403,10 @@ static int rp_setup(struct rp *r)
 		if (dlen)
 			pr_info("connection request data '%.*s'\n", (int)dlen,
 				entry.e.data);
+		if (hold_ms) {
+			pr_info("connection request held for %u ms\n", hold_ms);
+			msleep(hold_ms);
+		}
 		if (reject) {
 			ret = fi_reject(r->pep, r->info->handle, cm_data, clen);
 			if (!ret)
@@ -398,7 +415,9 @@ static int rp_setup(struct rp *r)
 		}
 		ret = rp_open_ep(r);
 		if (ret) {
-			fi_reject(r->pep, r->info->handle, NULL, 0);
+			pr_err("endpoint for the connection request: %d\n", ret);
+			if (r->info->handle)
+				fi_reject(r->pep, r->info->handle, NULL, 0);
 			return ret;
 		}
 		ret = fi_accept(r->ep, cm_data, clen);

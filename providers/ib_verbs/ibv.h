@@ -31,16 +31,20 @@
 #ifndef _KOFI_IBV_H
 #define _KOFI_IBV_H
 
+#include <linux/atomic.h>
 #include <linux/completion.h>
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/nsproxy.h>
+#include <linux/sched.h>
 #include <linux/socket.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 #include <rdma/ib_cm.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
+#include <net/net_namespace.h>
 #include <kofi/provider.h>
 #include <kofi/ib_verbs.h>
 #include "ibv_logic.h"
@@ -89,6 +93,20 @@ static inline u64 ibv_caps(struct ib_device *ibdev, u32 port)
 	if (rdma_protocol_iwarp(ibdev, port))
 		return IBV_CAPS & ~FI_REMOTE_CQ_DATA;
 	return IBV_CAPS;
+}
+
+/**
+ * ibv_current_net() - the network namespace of the calling task
+ *
+ * Endpoints, passive endpoints and fi_getinfo() work in the namespace of
+ * the task that creates or calls them (a kernel thread's is init_net).
+ *
+ * Context: process context.
+ * Return: the namespace, not referenced (get_net() to keep it).
+ */
+static inline struct net *ibv_current_net(void)
+{
+	return current->nsproxy ? current->nsproxy->net_ns : &init_net;
 }
 
 /* Module parameters (ibv_main.c). */
@@ -186,6 +204,7 @@ struct ibv_domain {
 /**
  * struct ibv_pep - a passive endpoint
  * @pep: the kOFI object (the context of its rdma_cm identifier)
+ * @net: the network namespace of its creator, referenced; it listens there
  * @mutex: protects @cm_id, @listening
  * @cm_id: the listening identifier, NULL once destroyed
  * @info: the info it was opened with (copy)
@@ -195,6 +214,7 @@ struct ibv_domain {
  */
 struct ibv_pep {
 	struct fid_pep pep;
+	struct net *net;
 	struct mutex mutex;	/* protects cm_id, listening */
 	struct rdma_cm_id *cm_id;
 	struct fi_info *info;
@@ -207,6 +227,9 @@ struct ibv_pep {
  * struct ibv_connreq - a connection request (fi_info.handle of FI_CONNREQ)
  * @fid: class FI_CLASS_CONNREQ (the context of its rdma_cm identifier)
  * @cm_id: the new connection's identifier, NULL once taken by an endpoint
+ *	or destroyed
+ * @err: why the request is no longer valid (ibv_connreq_errno(), negative),
+ *	0 while it is; under ibv_connreq_lock, like @cm_id
  * @initiator_depth: the peer's initiator depth
  * @responder_resources: the peer's responder resources
  * @cm_raw: it came to a raw (FI_OPT_CM_DATA_RAW) passive endpoint
@@ -214,6 +237,7 @@ struct ibv_pep {
 struct ibv_connreq {
 	struct fid fid;
 	struct rdma_cm_id *cm_id;
+	int err;
 	u8 initiator_depth;
 	u8 responder_resources;
 	bool cm_raw;
@@ -275,11 +299,14 @@ struct ibv_req {
  * @ep: the kOFI object (the context of its rdma_cm identifier)
  * @dom: its domain
  * @dom_node: ibv_domain.eps linkage
+ * @net: the network namespace of its creator, referenced; its rdma_cm
+ *	identifier lives there (a passive endpoint's is the listener's)
  * @info: its info (copy)
  * @mutex: protects @state transitions, @cm_id, @qp, @cq; @qp is also
  *	cleared under the domain's mr_lock (a registration that timed out
  *	stops the QP under that lock only)
- * @lock: protects @sq, @rq, the free lists and @can_post/@can_send
+ * @lock: protects @sq, @rq, the free lists, @can_recv/@can_send and
+ *	@eq_ended
  * @state: enum ibv_ep_state
  * @cm_id: its rdma_cm identifier
  * @qp: the RC queue pair
@@ -302,6 +329,16 @@ struct ibv_req {
  *	or the user has, on a passive iWARP endpoint (there the connecting
  *	side sends first); under @lock
  * @drained: QP drained (no more completions)
+ * @eq_ended: an entry that ends the endpoint's connection (FI_SHUTDOWN or
+ *	an error) is on its EQ; under @lock, so that the data path and a
+ *	failed QP report the end once
+ * @qp_event: the first asynchronous event that failed the QP
+ *	(IB_EVENT_QP_FATAL, _REQ_ERR or _ACCESS_ERR), 0 for none; set in
+ *	any context by ibv_qp_event()
+ * @qp_work: ends the connection of a failed QP in process context
+ * @req_err: a connection request taken by this (passive) endpoint that
+ *	the peer withdrew before fi_accept(): the negative errno
+ *	fi_accept() answers, else 0
  * @conn_data: CM data to send
  * @conn_len: bytes of @conn_data
  * @peer_rd_atomic: the connreq's initiator depth (passive side)
@@ -327,6 +364,7 @@ struct ibv_ep {
 	struct fid_ep ep;
 	struct ibv_domain *dom;
 	struct list_head dom_node;
+	struct net *net;
 	struct fi_info *info;
 	struct mutex mutex;	/* protects state, cm_id, qp, cq */
 	spinlock_t lock;	/* data path */
@@ -350,6 +388,10 @@ struct ibv_ep {
 	bool ka_pending;
 	bool may_probe;
 	bool drained;
+	bool eq_ended;
+	atomic_t qp_event;
+	struct work_struct qp_work;
+	int req_err;
 	u8 conn_data[IBV_CM_RAW_REP_MAX];
 	u8 conn_len;
 	u8 peer_rd_atomic;
@@ -405,7 +447,8 @@ struct ibv_dev *ibv_dev_get_by_ibdev(struct ib_device *ibdev);
 void ibv_dev_put(struct ibv_dev *dev);
 int ibv_dev_list(struct ibv_dev ***devs);
 void ibv_dev_list_put(struct ibv_dev **devs, int n);
-struct net_device *ibv_dev_netdev(struct ib_device *ibdev, u32 port);
+struct net_device *ibv_dev_netdev(struct net *net, struct ib_device *ibdev,
+				  u32 port);
 struct ib_device *ibv_ibdev_by_netdev(struct net_device *ndev);
 u32 ibv_dev_max_inline(struct ibv_dev *dev);
 
@@ -424,7 +467,7 @@ void ibv_domain_kill(struct ibv_domain *dom);
 int ibv_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev);
 int ibv_passive_ep(struct fid_fabric *fabric, struct fi_info *info,
 		   struct fid_pep **pep, void *context);
-struct rdma_cm_id *ibv_cm_create_id(void *context);
+struct rdma_cm_id *ibv_cm_create_id(struct net *net, void *context);
 extern const struct fi_ops_cm ibv_ep_cm_ops;
 void ibv_connreq_free(struct ibv_connreq *cr);
 bool ibv_is_connreq(const struct fid *fid);
@@ -439,7 +482,11 @@ struct rdma_cm_id *ibv_ep_release(struct ibv_ep *ep);
 void ibv_ep_kill(struct ibv_ep *ep, int err);
 void ibv_ep_set_connected(struct ibv_ep *ep);
 void ibv_ep_stop(struct ibv_ep *ep);
+void ibv_ep_set_ended(struct ibv_ep *ep);
 void ibv_ep_keepalive_work(struct work_struct *work);
+#ifdef KOFI_IBV_TEST_HOOK
+bool ibv_ep_test_qp_event(struct ibv_ep *ep, enum ib_event_type event);
+#endif
 
 /* ibv_cq.c */
 struct ibv_req *ibv_req_get(struct ibv_ep *ep, bool tx);
@@ -447,6 +494,7 @@ void ibv_req_put(struct ibv_ep *ep, struct ibv_req *req, bool tx);
 void ibv_req_unmap(struct ibv_ep *ep, struct ibv_req *req);
 void ibv_tx_done(struct ib_cq *cq, struct ib_wc *wc);
 void ibv_ep_conn_lost(struct ibv_ep *ep, int err);
+void ibv_ep_qp_failed(struct ibv_ep *ep);
 void ibv_rx_done(struct ib_cq *cq, struct ib_wc *wc);
 void ibv_internal_done(struct ib_cq *cq, struct ib_wc *wc);
 void ibv_cq_free(struct ib_cq *cq);

@@ -19,6 +19,17 @@
  *   DEVICE_REMOVAL                  EQ error ENODEV, resources freed
  *   TIMEWAIT_EXIT                   nothing to report
  *
+ * A listener reports CONNECT_REQUEST (FI_CONNREQ) and DEVICE_REMOVAL (EQ
+ * error ENODEV) and ignores the rest.  A connection request not yet
+ * accepted or rejected (ibv_connreq_event()), and a passive endpoint that
+ * took one but has not called fi_accept() (ibv_ep_req_event()), become
+ * void on the events of ibv_connreq_errno(): fi_endpoint() or fi_accept()
+ * answers -ENODEV (device removal) or -ECONNABORTED (the peer gave up, the
+ * address changed).  Documentation/ib_verbs.rst has the table.
+ *
+ * Identifiers are created in the network namespace of the endpoint's or
+ * passive endpoint's creator (ibv_cm_create_id()).
+ *
  * Connection data uses libfabric's verbs format: one size byte, then the
  * user's data (at most 55 bytes), so libfabric peers interoperate.  With
  * FI_OPT_CM_DATA_RAW (on the endpoint, or on the passive endpoint for the
@@ -45,14 +56,16 @@ static size_t ibv_sa_len(const struct sockaddr *sa)
 
 /**
  * ibv_cm_create_id() - a new rdma_cm identifier for RC connections
+ * @net: the network namespace it resolves addresses and listens in (the
+ *	creator's of the endpoint or passive endpoint)
  * @context: the struct fid of the pep, connreq or endpoint it belongs to
  *
  * Context: process context, may sleep.
  * Return: the identifier or an ERR_PTR().
  */
-struct rdma_cm_id *ibv_cm_create_id(void *context)
+struct rdma_cm_id *ibv_cm_create_id(struct net *net, void *context)
 {
-	return rdma_create_id(&init_net, ibv_cm_handler, context, RDMA_PS_TCP,
+	return rdma_create_id(net, ibv_cm_handler, context, RDMA_PS_TCP,
 			      IB_QPT_RC);
 }
 
@@ -77,7 +90,8 @@ void ibv_connreq_free(struct ibv_connreq *cr)
  *
  * Context: process context, may sleep.
  * Return: 0; -EINVAL if the request is on another device; -ENODEV if its
- * device went away.
+ * device went away; -ECONNABORTED if the peer withdrew it (see
+ * ibv_connreq_event()).
  */
 int ibv_connreq_take(struct ibv_connreq *cr, struct ib_device *ibdev,
 		     struct rdma_cm_id **id)
@@ -86,7 +100,7 @@ int ibv_connreq_take(struct ibv_connreq *cr, struct ib_device *ibdev,
 
 	mutex_lock(&ibv_connreq_lock);
 	if (!cr->cm_id)
-		ret = -ENODEV;
+		ret = cr->err ? cr->err : -ENODEV;
 	else if (cr->cm_id->device != ibdev)
 		ret = -EINVAL;
 	else
@@ -137,19 +151,39 @@ bool ibv_is_connreq(const struct fid *fid)
 	return fid->fclass == FI_CLASS_CONNREQ && fid->ops == &ibv_connreq_fi_ops;
 }
 
+/*
+ * An event on a request that is in the EQ (or in the user's hands), not
+ * yet accepted or rejected.  One that ends it (ibv_connreq_errno(): the
+ * device went away, the peer gave up, the address changed) voids it: its
+ * identifier is destroyed by rdma_cm (which rejects the request if the
+ * peer still waits), and fi_endpoint() with it answers the errno
+ * (-ENODEV, -ECONNABORTED); fi_reject() or closing it frees it as usual.
+ * If an endpoint has just taken the identifier, the endpoint keeps it and
+ * finds the errno in @cr->err (ibv_endpoint() reads it with the
+ * identifier's handler lock held, before it frees @cr).
+ * Context: rdma_cm handler (process context, the handler mutex held);
+ * sleeps (ibv_connreq_lock).
+ */
 static int ibv_connreq_event(struct ibv_connreq *cr, struct rdma_cm_id *id,
 			     struct rdma_cm_event *ev)
 {
+	int err = ibv_connreq_errno(ev->event);
 	int destroy = 0;
 
-	if (ev->event != RDMA_CM_EVENT_DEVICE_REMOVAL)
+	if (!err) {
+		pr_debug("connection request: %s ignored\n",
+			 rdma_event_msg(ev->event));
 		return 0;
+	}
 	mutex_lock(&ibv_connreq_lock);
 	if (cr->cm_id == id) {
 		cr->cm_id = NULL;	/* rdma_cm destroys it */
 		destroy = 1;
 	}
+	if (!cr->err)
+		cr->err = err;
 	mutex_unlock(&ibv_connreq_lock);
+	pr_debug("connection request void: %s\n", rdma_event_msg(ev->event));
 	return destroy;
 }
 
@@ -194,6 +228,13 @@ reject:
 	return 1;	/* rdma_cm destroys the new identifier */
 }
 
+/*
+ * The listener's events.  CONNECT_REQUEST comes on the new identifier,
+ * DEVICE_REMOVAL on the listener's own (bound to the device's address);
+ * ADDR_CHANGE (a bonding failover under a listener bound to an address)
+ * leaves it listening.  Nothing else comes to a listener.
+ * Context: rdma_cm handler (process context); may sleep.
+ */
 static int ibv_pep_event(struct ibv_pep *pep, struct rdma_cm_id *id,
 			 struct rdma_cm_event *ev)
 {
@@ -216,6 +257,7 @@ static int ibv_pep_event(struct ibv_pep *pep, struct rdma_cm_id *id,
 					  NULL, 0);
 		return mine;
 	default:
+		pr_debug("listener: %s ignored\n", rdma_event_msg(ev->event));
 		return 0;
 	}
 }
@@ -234,7 +276,7 @@ static int ibv_pep_listen(struct fid_pep *fpep)
 		ret = -EINVAL;
 		goto out;
 	}
-	id = ibv_cm_create_id(&pep->pep.fid);
+	id = ibv_cm_create_id(pep->net, &pep->pep.fid);
 	if (IS_ERR(id)) {
 		ret = PTR_ERR(id);
 		goto out;
@@ -342,6 +384,7 @@ static int ibv_pep_close(struct fid *fid)
 	if (id)
 		rdma_destroy_id(id);
 	fi_freeinfo(pep->info);
+	put_net(pep->net);
 	kfree(pep);
 	return 0;
 }
@@ -412,6 +455,9 @@ static const struct fi_ops_cm ibv_pep_cm_ops = {
  * @fpep: the new passive endpoint
  * @context: user context
  *
+ * The passive endpoint listens in the network namespace of the calling
+ * task.
+ *
  * Context: process context, may sleep.
  * Return: 0; -EINVAL for a non-MSG info; -ENOMEM.
  */
@@ -432,6 +478,7 @@ int ibv_passive_ep(struct fid_fabric *fabric, struct fi_info *info,
 		return -ENOMEM;
 	}
 	pep->info->handle = NULL;
+	pep->net = get_net(ibv_current_net());
 	mutex_init(&pep->mutex);
 	pep->backlog = 128;
 	kofi_fid_init(&pep->pep.fid, FI_CLASS_PEP, &ibv_pep_fi_ops, context);
@@ -500,6 +547,7 @@ static bool ibv_ep_end(struct ibv_ep *ep, struct ibv_ep_report *r,
 	if (ep->shutdown_reported)
 		return false;
 	ep->shutdown_reported = true;
+	ibv_ep_set_ended(ep);
 	r->kind = kind;
 	r->err = err;
 	return true;
@@ -610,6 +658,30 @@ static bool ibv_ep_removed(struct ibv_ep *ep, struct rdma_cm_id *id,
 	return destroy;
 }
 
+/*
+ * An event on the request of a passive endpoint not yet accepted (IDLE or
+ * ENABLED): one that ends the request (ibv_connreq_errno()) is kept for
+ * fi_accept() to answer, without an EQ entry, as nothing was asked of the
+ * endpoint yet; device removal frees an IDLE endpoint's resources here
+ * (*@destroy: rdma_cm destroys @id), an ENABLED one's as for any endpoint
+ * (returns false: handled by the caller).  Returns true if handled.
+ * Context: rdma_cm handler, @ep->mutex held; may sleep (the release).
+ */
+static bool ibv_ep_req_event(struct ibv_ep *ep, struct rdma_cm_id *id,
+			     struct rdma_cm_event *ev, bool *destroy)
+{
+	int err = ibv_connreq_errno(ev->event);
+
+	if (err && !ep->req_err)
+		ep->req_err = err;
+	if (ev->event != RDMA_CM_EVENT_DEVICE_REMOVAL)
+		return true;
+	if (ep->state != IBV_EP_IDLE)
+		return false;
+	*destroy = ibv_ep_release(ep) == id;
+	return true;
+}
+
 /* Write what ibv_ep_event() decided; the EQ stays bound while @ep exists. */
 static void ibv_ep_report(struct ibv_ep *ep, const struct ibv_ep_report *r,
 			  int status)
@@ -641,7 +713,11 @@ static int ibv_ep_event(struct ibv_ep *ep, struct rdma_cm_id *id,
 	mutex_lock(&ep->mutex);
 	if (ep->cm_id != id || ep->state == IBV_EP_DEAD)
 		goto out;
-	if (ep->state == IBV_EP_IDLE) {
+	if (ep->passive && ep->state <= IBV_EP_ENABLED) {
+		/* The request of a passive endpoint not yet accepted. */
+		if (ibv_ep_req_event(ep, id, ev, &destroy))
+			goto out;
+	} else if (ep->state == IBV_EP_IDLE) {
 		ibv_ep_enable_resolved(ep, ev);
 		goto out;
 	}
@@ -729,6 +805,9 @@ static int ibv_ep_connect(struct fid_ep *fep, const void *addr,
 		      ep->state >= IBV_EP_CONNECTING ? -EISCONN : -EINVAL;
 		goto out;
 	}
+	ret = -EIO;
+	if (atomic_read(&ep->qp_event))		/* the QP failed */
+		goto out;
 	ret = ibv_cm_data_build(ep->conn_data, param, paramlen, ep->cm_raw,
 				IBV_CM_RAW_REQ_MAX);
 	if (ret < 0)
@@ -776,6 +855,12 @@ static int ibv_ep_accept(struct fid_ep *fep, const void *param,
 		ret = -EINVAL;
 		goto out;
 	}
+	/* The peer withdrew the request, or the QP failed. */
+	ret = ep->req_err;
+	if (!ret && atomic_read(&ep->qp_event))
+		ret = -EIO;
+	if (ret)
+		goto out;
 	ret = ibv_cm_data_build(ep->conn_data, param, paramlen, ep->cm_raw,
 				IBV_CM_RAW_REP_MAX);
 	if (ret < 0)
@@ -807,6 +892,8 @@ static int ibv_ep_shutdown(struct fid_ep *fep, u64 flags)
 	rdma_disconnect(ep->cm_id);
 	report = !ep->shutdown_reported;
 	ep->shutdown_reported = true;
+	if (report)
+		ibv_ep_set_ended(ep);
 	mutex_unlock(&ep->mutex);
 	if (report)
 		kofi_eq_write_cm(kofi_ep_eq(&ep->ep), FI_SHUTDOWN, &ep->ep.fid, NULL, NULL,

@@ -94,7 +94,8 @@ void ibv_req_unmap(struct ibv_ep *ep, struct ibv_req *req)
  * A work request failed on a connected QP (the QP is now in the error
  * state): the peer stopped answering (retries exhausted: ETIMEDOUT), the
  * local port failed, or a registration timed out.  Posting stops, and the
- * EQ gets an error entry, once.  Callers write it before the failed
+ * EQ gets an error entry, once (none if a failed QP, ibv_ep_qp_failed(),
+ * reported the end first).  Callers write it before the failed
  * operation's error completion, so a ULP that reads the EQ on an error
  * completion finds it there.
  *
@@ -105,12 +106,57 @@ void ibv_ep_conn_lost(struct ibv_ep *ep, int err)
 	bool report;
 
 	spin_lock_bh(&ep->lock);
-	report = ep->can_send;
+	report = ep->can_send && !ep->eq_ended;
 	ep->can_send = false;
+	if (report)
+		ep->eq_ended = true;
 	spin_unlock_bh(&ep->lock);
 	if (report && kofi_ep_eq(&ep->ep))
 		kofi_eq_write_err(kofi_ep_eq(&ep->ep), &ep->ep.fid, ep->ep.fid.context,
 				  err, 0, NULL, 0);
+}
+
+/**
+ * ibv_ep_qp_failed() - report that the endpoint's QP failed
+ * @ep: the endpoint; ibv_qp_event() set @ep->qp_event
+ *
+ * An asynchronous event said the QP is unusable (QP_FATAL, QP_REQ_ERR,
+ * QP_ACCESS_ERR): posting stops and the EQ gets an error entry (EIO,
+ * prov_errno the event), once, unless the endpoint's end is reported
+ * already or its QP is gone.  Called by the endpoint's QP work before it
+ * flushes the QP, and by the completion of every operation flushed once
+ * the event came, before that operation's error completion: the EQ entry
+ * comes first, whichever runs first.
+ *
+ * Context: softirq or process context; does not sleep.
+ */
+void ibv_ep_qp_failed(struct ibv_ep *ep)
+{
+	int event = atomic_read(&ep->qp_event);
+	bool report;
+
+	spin_lock_bh(&ep->lock);
+	report = ep->can_recv && !ep->eq_ended;
+	ep->can_send = false;
+	if (report)
+		ep->eq_ended = true;
+	spin_unlock_bh(&ep->lock);
+	if (report && kofi_ep_eq(&ep->ep))
+		kofi_eq_write_err(kofi_ep_eq(&ep->ep), &ep->ep.fid,
+				  ep->ep.fid.context, ibv_qp_errno(event), event,
+				  NULL, 0);
+}
+
+/*
+ * A failed completion: the EQ entry that explains it, if any, first.
+ * Context: softirq; does not sleep.
+ */
+static void ibv_ep_wc_failed(struct ibv_ep *ep, int err)
+{
+	if (err != -ECANCELED)
+		ibv_ep_conn_lost(ep, err);
+	else if (atomic_read(&ep->qp_event))
+		ibv_ep_qp_failed(ep);
 }
 
 /**
@@ -152,8 +198,7 @@ void ibv_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 		return;
 	}
 	/* The EQ entry first: a reader woken by the completion finds it. */
-	if (err != -ECANCELED)
-		ibv_ep_conn_lost(ep, err);
+	ibv_ep_wc_failed(ep, err);
 	if (ucq)
 		kofi_cq_write_err(ucq, context, flags, err, wc->status, 0, 0);
 }
@@ -187,8 +232,7 @@ void ibv_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	if (!ucq)
 		return;
 	if (err) {
-		if (err != -ECANCELED)
-			ibv_ep_conn_lost(ep, err);
+		ibv_ep_wc_failed(ep, err);
 		kofi_cq_write_err(ucq, context, flags, err, wc->status, 0, 0);
 		return;
 	}

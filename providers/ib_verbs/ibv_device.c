@@ -198,22 +198,25 @@ struct ib_device *ibv_ibdev_by_netdev(struct net_device *ndev)
 
 /**
  * ibv_dev_netdev() - the network device of an RDMA device's port
+ * @net: the network namespace to look in
  * @ibdev: the RDMA device
  * @port: the port (ignored for single-port devices)
  *
- * Finds the first network device of the initial namespace that is bound
- * to @ibdev.  IB devices without a bound netdev (IPoIB) return NULL.
+ * Finds the first network device of @net that is bound to @ibdev.  IB
+ * devices without a bound netdev (IPoIB), and devices whose network
+ * device is in another namespace, return NULL.
  *
  * Context: process context.
  * Return: the network device, held with dev_hold(), or NULL.
  */
-struct net_device *ibv_dev_netdev(struct ib_device *ibdev, u32 port)
+struct net_device *ibv_dev_netdev(struct net *net, struct ib_device *ibdev,
+				  u32 port)
 {
 	struct net_device *nd, *found = NULL;
 	struct ib_device *d;
 
 	rcu_read_lock();
-	for_each_netdev_rcu(&init_net, nd) {
+	for_each_netdev_rcu(net, nd) {
 		d = ibv_ibdev_by_netdev(nd);
 		if (!d)
 			continue;

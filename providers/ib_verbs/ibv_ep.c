@@ -7,16 +7,112 @@
  * connection request, belongs to), so receives may be posted before the
  * connection is made.  Closing the endpoint disconnects it, drains the QP
  * (outstanding operations complete with ECANCELED) and frees everything.
+ *
+ * Asynchronous events of the QP (ibv_qp_event()): COMM_EST goes to
+ * rdma_notify(); QP_FATAL, QP_REQ_ERR and QP_ACCESS_ERR end the
+ * connection: the EQ gets an error entry EIO (prov_errno: the event), the
+ * connection is disconnected and the QP moved to the error state, so
+ * that every operation outstanding completes with ECANCELED after that
+ * entry; the endpoint can then only be closed.  Other events are ignored.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/slab.h>
 #include "ibv.h"
 
+/*
+ * The QP failed (ibv_qp_event()): report it, end the connection and flush
+ * what is posted.  Nothing is freed here; closing the endpoint does that.
+ * Context: workqueue (system_wq); sleeps (takes @ep->mutex).
+ */
+static void ibv_ep_qp_work(struct work_struct *work)
+{
+	struct ibv_ep *ep = container_of(work, struct ibv_ep, qp_work);
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+	int event = atomic_read(&ep->qp_event);
+	int ret;
+
+	mutex_lock(&ep->mutex);
+	if (ep->state == IBV_EP_DEAD || !ep->qp)
+		goto out;
+	pr_info_ratelimited("QP %u failed: %s (event %d), the connection ends\n",
+			    ep->qp->qp_num, ib_event_msg(event), event);
+	/* The EQ entry before the flush: see ibv_ep_qp_failed(). */
+	ibv_ep_qp_failed(ep);
+	if (ep->state == IBV_EP_CONNECTED || ep->state == IBV_EP_CONNECTING) {
+		ibv_ep_stop(ep);
+		ep->shutdown_reported = true;
+		rdma_disconnect(ep->cm_id);
+	}
+	ret = ib_modify_qp(ep->qp, &attr, IB_QP_STATE);
+	if (ret)
+		pr_debug("QP %u to the error state: %d\n", ep->qp->qp_num,
+			 ret);
+out:
+	mutex_unlock(&ep->mutex);
+}
+
+/*
+ * An asynchronous event of the endpoint's QP.  Context: any, hardirq
+ * included (the device driver's); does not sleep, takes no lock that is
+ * not irq-safe.  The QP, and so @ep and its cm_id, exist as long as
+ * events can come.
+ */
 static void ibv_qp_event(struct ib_event *event, void *context)
 {
-	pr_debug("QP event %s\n", ib_event_msg(event->event));
+	struct ibv_ep *ep = context;
+	struct rdma_cm_id *id;
+	int ret;
+
+	switch (ibv_qp_action(event->event)) {
+	case IBV_QP_NOTIFY:
+		/* A message came before the RTU: let the IB CM establish. */
+		id = READ_ONCE(ep->cm_id);
+		ret = id ? rdma_notify(id, event->event) : -ENOTCONN;
+		pr_debug("QP event %s: rdma_notify() %d\n",
+			 ib_event_msg(event->event), ret);
+		break;
+	case IBV_QP_FAIL:
+		/* The first one counts; the work runs once for it. */
+		if (!atomic_cmpxchg(&ep->qp_event, 0, event->event))
+			queue_work(system_wq, &ep->qp_work);
+		break;
+	case IBV_QP_IGNORE:
+		pr_debug("QP event %s ignored\n", ib_event_msg(event->event));
+		break;
+	}
 }
+
+#ifdef KOFI_IBV_TEST_HOOK
+/**
+ * ibv_ep_test_qp_event() - deliver a synthesized QP event (test builds)
+ * @ep: the endpoint
+ * @event: the event
+ *
+ * Calls the QP's event handler, as a device driver would, with
+ * interrupts off.  Only in builds with the KUnit suites
+ * (CONFIG_KOFI_KUNIT_TEST), for the VM tests: soft-RoCE raises none of
+ * the events that fail a QP.
+ *
+ * Context: process context; @ep->mutex held.
+ * Return: true if @ep has a QP and got the event.
+ */
+bool ibv_ep_test_qp_event(struct ibv_ep *ep, enum ib_event_type event)
+{
+	struct ib_event ev = { .event = event };
+	unsigned long flags;
+
+	lockdep_assert_held(&ep->mutex);
+	if (!ep->qp || ep->state == IBV_EP_DEAD)
+		return false;
+	ev.device = ep->qp->device;
+	ev.element.qp = ep->qp;
+	local_irq_save(flags);
+	ep->qp->event_handler(&ev, ep->qp->qp_context);
+	local_irq_restore(flags);
+	return true;
+}
+#endif
 
 /**
  * ibv_ep_setup_qp() - create the endpoint's CQ, QP and requests
@@ -169,6 +265,11 @@ struct rdma_cm_id *ibv_ep_release(struct ibv_ep *ep)
 	ep->can_recv = false;
 	spin_unlock_bh(&ep->lock);
 	cancel_delayed_work_sync(&ep->keepalive);
+	if (ep->state == IBV_EP_IDLE) {
+		/* fi_enable() may wait for its address resolution. */
+		ep->addr_status = -ENODEV;
+		complete(&ep->addr_done);
+	}
 
 	if (ep->cm_id && ep->passive && ep->state == IBV_EP_ENABLED)
 		rdma_reject(ep->cm_id, NULL, 0, IB_CM_REJ_CONSUMER_DEFINED);
@@ -265,6 +366,23 @@ void ibv_ep_stop(struct ibv_ep *ep)
 }
 
 /**
+ * ibv_ep_set_ended() - the end of the connection is (being) reported
+ * @ep: the endpoint
+ *
+ * For the connection manager's reports (FI_SHUTDOWN, connection errors):
+ * a QP that fails later reports nothing more.
+ *
+ * Context: process context; @ep->mutex held.
+ */
+void ibv_ep_set_ended(struct ibv_ep *ep)
+{
+	lockdep_assert_held(&ep->mutex);
+	spin_lock_bh(&ep->lock);
+	ep->eq_ended = true;
+	spin_unlock_bh(&ep->lock);
+}
+
+/**
  * ibv_ep_keepalive_work() - probe the peer with a zero-length RDMA write
  * @work: the endpoint's keepalive work
  *
@@ -324,7 +442,7 @@ static int ibv_ep_enable(struct fid_ep *fep)
 		goto out;
 	}
 	if (!ep->passive) {
-		id = ibv_cm_create_id(&ep->ep.fid);
+		id = ibv_cm_create_id(ep->net, &ep->ep.fid);
 		if (IS_ERR(id)) {
 			ret = PTR_ERR(id);
 			id = NULL;
@@ -346,6 +464,12 @@ static int ibv_ep_enable(struct fid_ep *fep)
 			mutex_unlock(&ep->mutex);
 			wait_for_completion(&ep->addr_done);
 			mutex_lock(&ep->mutex);
+			if (ep->state == IBV_EP_DEAD) {
+				/* Device removal released the identifier. */
+				ret = -ENODEV;
+				id = NULL;
+				goto out;
+			}
 			ret = ep->addr_status;
 			if (ret)
 				goto err_id;
@@ -408,8 +532,11 @@ static int ibv_ep_close(struct fid *fid)
 	list_del(&ep->dom_node);
 	mutex_unlock(&ep->dom->lock);
 	cancel_delayed_work_sync(&ep->keepalive);
+	/* The QP is gone: no event queues the work again. */
+	cancel_work_sync(&ep->qp_work);
 	kfree(ep->reqs);
 	fi_freeinfo(ep->info);
+	put_net(ep->net);
 	kfree(ep);
 	return 0;
 }
@@ -543,9 +670,14 @@ static const struct fi_ops_ep ibv_ep_ops = {
  * @fep: the new endpoint
  * @context: user context
  *
+ * The endpoint lives in the network namespace of the calling task: its
+ * rdma_cm identifier is created there by fi_enable() (an endpoint opened
+ * from a connection request has the listener's).
+ *
  * Context: process context, may sleep.
  * Return: 0; -EINVAL for a bad info or a request on another device;
- * -ENODEV if the device is gone; -ENOMEM.
+ * -ENODEV if the device is gone (or the request's device went away);
+ * -ECONNABORTED if the peer withdrew the request; -ENOMEM.
  */
 int ibv_endpoint(struct fid_domain *domain, struct fi_info *info,
 		 struct fid_ep **fep, void *context)
@@ -577,11 +709,14 @@ int ibv_endpoint(struct fid_domain *domain, struct fi_info *info,
 	}
 	ep->info->handle = NULL;
 	ep->dom = dom;
+	ep->net = get_net(ibv_current_net());
 	mutex_init(&ep->mutex);
 	spin_lock_init(&ep->lock);
 	init_completion(&ep->reg_done);
 	init_completion(&ep->addr_done);
 	INIT_DELAYED_WORK(&ep->keepalive, ibv_ep_keepalive_work);
+	INIT_WORK(&ep->qp_work, ibv_ep_qp_work);
+	atomic_set(&ep->qp_event, 0);
 	ep->keepalive_ms = min(ibv_keepalive_ms, IBV_KEEPALIVE_MAX_MS);
 	ep->retry_count = min(ibv_retry_count, IBV_RETRY_COUNT_MAX);
 	ep->ack_timeout = min(ibv_ack_timeout, IBV_ACK_TIMEOUT_MAX);
@@ -608,6 +743,11 @@ int ibv_endpoint(struct fid_domain *domain, struct fi_info *info,
 		ep->peer_rd_resp = cr->responder_resources;
 		ep->cm_raw = cr->cm_raw;
 		rdma_lock_handler(id);
+		/*
+		 * Set by the request's handler if it ended the request after
+		 * the identifier was taken (under this lock: stable here).
+		 */
+		ep->req_err = READ_ONCE(cr->err);
 		id->context = &ep->ep.fid;
 		rdma_unlock_handler(id);
 		ibv_connreq_free(cr);
@@ -619,6 +759,7 @@ int ibv_endpoint(struct fid_domain *domain, struct fi_info *info,
 
 err_unlock:
 	mutex_unlock(&dom->lock);
+	put_net(ep->net);
 	fi_freeinfo(ep->info);
 	kfree(ep);
 	return ret;

@@ -13,6 +13,10 @@
  *   leaves through (IPv4 or IPv6; or that holds it, for a local address);
  * - nothing: the device of the "iface" module parameter if set, else every
  *   active device, the first active device first (the default).
+ *
+ * Addresses, routes and interfaces are those of the calling task's network
+ * namespace, and only devices that namespace may use are offered
+ * (rdma_dev_access_netns()): endpoints made from the infos live there too.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -102,13 +106,14 @@ static void ibv_addr_set_port(struct sockaddr_storage *ss, __be16 port)
 }
 
 /* The network device holding the local address @sa, held, or NULL. */
-static struct net_device *ibv_netdev_by_addr(const struct sockaddr *sa)
+static struct net_device *ibv_netdev_by_addr(struct net *net,
+					     const struct sockaddr *sa)
 {
 	struct net_device *nd = NULL;
 
 	if (sa->sa_family == AF_INET) {
 		rcu_read_lock();
-		nd = __ip_dev_find(&init_net,
+		nd = __ip_dev_find(net,
 				   ((const struct sockaddr_in *)sa)->sin_addr.s_addr,
 				   false);
 		if (nd)
@@ -117,7 +122,7 @@ static struct net_device *ibv_netdev_by_addr(const struct sockaddr *sa)
 #if IS_ENABLED(CONFIG_IPV6)
 	} else if (sa->sa_family == AF_INET6) {
 		rcu_read_lock();
-		nd = ipv6_dev_find(&init_net,
+		nd = ipv6_dev_find(net,
 				   &((const struct sockaddr_in6 *)sa)->sin6_addr,
 				   NULL);
 		if (nd)
@@ -129,7 +134,8 @@ static struct net_device *ibv_netdev_by_addr(const struct sockaddr *sa)
 }
 
 /* The device the IPv6 route to @sin6 leaves through, held, or NULL. */
-static struct net_device *ibv_netdev_by_route6(const struct sockaddr_in6 *sin6)
+static struct net_device *ibv_netdev_by_route6(struct net *net,
+					       const struct sockaddr_in6 *sin6)
 {
 #if IS_ENABLED(CONFIG_IPV6)
 	struct flowi6 fl6 = {
@@ -141,7 +147,7 @@ static struct net_device *ibv_netdev_by_route6(const struct sockaddr_in6 *sin6)
 	struct dst_entry *dst;
 
 	/* The stub works whether IPv6 is built in or a module (or absent). */
-	dst = ipv6_stub->ipv6_dst_lookup_flow(&init_net, NULL, &fl6, NULL);
+	dst = ipv6_stub->ipv6_dst_lookup_flow(net, NULL, &fl6, NULL);
 	if (IS_ERR(dst))
 		return NULL;
 	nd = dst->dev;
@@ -155,21 +161,23 @@ static struct net_device *ibv_netdev_by_route6(const struct sockaddr_in6 *sin6)
 }
 
 /* The network device the route to @sa leaves through, held, or NULL. */
-static struct net_device *ibv_netdev_by_route(const struct sockaddr *sa)
+static struct net_device *ibv_netdev_by_route(struct net *net,
+					      const struct sockaddr *sa)
 {
 	struct net_device *nd;
 	struct flowi4 fl4 = {};
 	struct rtable *rt;
 
-	nd = ibv_netdev_by_addr(sa);	/* a local destination */
+	nd = ibv_netdev_by_addr(net, sa);	/* a local destination */
 	if (nd)
 		return nd;
 	if (sa->sa_family == AF_INET6)
-		return ibv_netdev_by_route6((const struct sockaddr_in6 *)sa);
+		return ibv_netdev_by_route6(net,
+					    (const struct sockaddr_in6 *)sa);
 	if (sa->sa_family != AF_INET)
 		return NULL;
 	fl4.daddr = ((const struct sockaddr_in *)sa)->sin_addr.s_addr;
-	rt = ip_route_output_key(&init_net, &fl4);
+	rt = ip_route_output_key(net, &fl4);
 	if (IS_ERR(rt))
 		return NULL;
 	nd = rt->dst.dev;
@@ -288,20 +296,25 @@ static bool ibv_port_active(struct ib_device *ibdev, u32 port)
  * Append infos for the active ports of @dev.  @src: the source address, or
  * NULL to use the device's own address of @family with port @port.
  */
-static int ibv_add_dev(struct ibv_dev *dev, const struct sockaddr *src,
-		       int family, __be16 port, struct fi_info ***tail)
+static int ibv_add_dev(struct net *net, struct ibv_dev *dev,
+		       const struct sockaddr *src, int family, __be16 port,
+		       struct fi_info ***tail)
 {
 	struct sockaddr_storage ss;
 	struct net_device *nd;
 	struct fi_info *info;
 	u32 p;
 
+	/* A device in exclusive namespace mode, given to another namespace. */
+	if (!rdma_dev_access_netns(dev->ibdev, net))
+		return 0;
 	if (src) {
 		memcpy(&ss, src, src->sa_family == AF_INET6 ?
 		       sizeof(struct sockaddr_in6) :
 		       sizeof(struct sockaddr_in));
 	} else {
-		nd = ibv_dev_netdev(dev->ibdev, rdma_start_port(dev->ibdev));
+		nd = ibv_dev_netdev(net, dev->ibdev,
+				    rdma_start_port(dev->ibdev));
 		if (!nd)
 			return 0;
 		if (!ibv_netdev_addr(nd, family, &ss)) {
@@ -324,8 +337,9 @@ static int ibv_add_dev(struct ibv_dev *dev, const struct sockaddr *src,
 }
 
 /* Infos for the device of network device @nd, if it has one. */
-static int ibv_add_netdev(struct net_device *nd, const struct sockaddr *src,
-			  int family, __be16 port, struct fi_info ***tail)
+static int ibv_add_netdev(struct net *net, struct net_device *nd,
+			  const struct sockaddr *src, int family, __be16 port,
+			  struct fi_info ***tail)
 {
 	struct ib_device *ibdev = ibv_ibdev_by_netdev(nd);
 	struct ibv_dev *dev;
@@ -337,7 +351,7 @@ static int ibv_add_netdev(struct net_device *nd, const struct sockaddr *src,
 	ib_device_put(ibdev);
 	if (!dev)
 		return 0;
-	ret = ibv_add_dev(dev, src, family, port, tail);
+	ret = ibv_add_dev(net, dev, src, family, port, tail);
 	ibv_dev_put(dev);
 	return ret;
 }
@@ -349,8 +363,11 @@ static int ibv_add_netdev(struct net_device *nd, const struct sockaddr *src,
  * @flags: fi_getinfo() flags
  * @info: the infos
  *
+ * Addresses are resolved in the calling task's network namespace.
+ *
  * Context: process context, may sleep.
- * Return: 0; -ENODATA if no device fits; -ENOMEM.
+ * Return: 0; -ENODATA if no device fits (none reachable from the
+ * namespace, no route to the destination there); -ENOMEM.
  */
 int ibv_getinfo(u32 version, const struct fi_info *hints, u64 flags,
 		struct fi_info **info)
@@ -359,6 +376,7 @@ int ibv_getinfo(u32 version, const struct fi_info *hints, u64 flags,
 	const struct sockaddr *dst = hints->dest_addr;
 	struct fi_info *head = NULL, **tail = &head;
 	int family = ibv_family(hints->addr_format, hints);
+	struct net *net = ibv_current_net();
 	struct net_device *nd = NULL;
 	struct ibv_dev **devs;
 	int ret = 0, n, i;
@@ -371,29 +389,29 @@ int ibv_getinfo(u32 version, const struct fi_info *hints, u64 flags,
 		return -ENODATA;
 
 	if (src && !ibv_addr_is_any(src)) {
-		nd = ibv_netdev_by_addr(src);
+		nd = ibv_netdev_by_addr(net, src);
 		if (!nd)
 			return -ENODATA;
-		ret = ibv_add_netdev(nd, src, family, 0, &tail);
+		ret = ibv_add_netdev(net, nd, src, family, 0, &tail);
 	} else if (dst && !ibv_addr_is_any(dst)) {
-		nd = ibv_netdev_by_route(dst);
+		nd = ibv_netdev_by_route(net, dst);
 		if (!nd)
 			return -ENODATA;
-		ret = ibv_add_netdev(nd, NULL, family, 0, &tail);
+		ret = ibv_add_netdev(net, nd, NULL, family, 0, &tail);
 	} else if (ibv_iface && *ibv_iface) {
-		nd = dev_get_by_name(&init_net, ibv_iface);
+		nd = dev_get_by_name(net, ibv_iface);
 		if (!nd) {
 			pr_warn_once("iface=%s: no such interface\n", ibv_iface);
 			return -ENODATA;
 		}
-		ret = ibv_add_netdev(nd, NULL, family,
+		ret = ibv_add_netdev(net, nd, NULL, family,
 				     src ? ibv_addr_port(src) : 0, &tail);
 	} else {
 		n = ibv_dev_list(&devs);
 		if (n < 0)
 			return n;
 		for (i = 0; i < n && !ret; i++)
-			ret = ibv_add_dev(devs[i], NULL, family,
+			ret = ibv_add_dev(net, devs[i], NULL, family,
 					  src ? ibv_addr_port(src) : 0, &tail);
 		ibv_dev_list_put(devs, n);
 	}

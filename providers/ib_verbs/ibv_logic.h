@@ -8,7 +8,9 @@
  *
  * - send/receive queue credits: a post takes one, its completion returns
  *   it, a post without a credit is refused with -EAGAIN;
- * - the errno of an rdma_cm event that failed a connection;
+ * - the errno of an rdma_cm event that failed a connection, and of one
+ *   that invalidated a connection request not yet accepted;
+ * - what an asynchronous QP event does to the endpoint;
  * - work completion status to errno mapping;
  * - libfabric's verbs CM data format (one size byte, then the data), and
  *   raw CM data (FI_OPT_CM_DATA_RAW);
@@ -111,6 +113,83 @@ static inline int ibv_cm_errno(enum rdma_cm_event_type event, int status)
 	default:
 		return -EIO;
 	}
+}
+
+/**
+ * ibv_connreq_errno() - what an rdma_cm event does to a pending request
+ * @event: an event on the identifier of a connection request that the
+ *	user has neither accepted nor rejected
+ *
+ * The device going away makes the request answer -ENODEV; the peer
+ * giving up (its reject, a disconnect, a connection error) or the address
+ * changing makes it answer -ECONNABORTED.  Other events cannot end a
+ * request that is not accepted and leave it as it is.
+ *
+ * Return: the negative errno fi_endpoint() and fi_accept() answer from
+ * now on, or 0 if the request stays valid.
+ */
+static inline int ibv_connreq_errno(enum rdma_cm_event_type event)
+{
+	switch (event) {
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+		return -ENODEV;
+	case RDMA_CM_EVENT_REJECTED:
+	case RDMA_CM_EVENT_DISCONNECTED:
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+	case RDMA_CM_EVENT_UNREACHABLE:
+	case RDMA_CM_EVENT_ADDR_CHANGE:
+		return -ECONNABORTED;
+	default:
+		return 0;
+	}
+}
+
+/* What an endpoint does with an asynchronous event of its QP. */
+enum ibv_qp_verdict {
+	IBV_QP_IGNORE,		/* nothing (logged at debug level) */
+	IBV_QP_NOTIFY,		/* passed to rdma_notify() */
+	IBV_QP_FAIL,		/* the QP is unusable: the connection ends */
+};
+
+/**
+ * ibv_qp_action() - what the endpoint does with a QP event
+ * @event: the event
+ *
+ * COMM_EST (a message arrived before the connection's RTU) goes to
+ * rdma_notify(), which completes the connection on the IB CM; the
+ * affiliated errors (QP_FATAL, QP_REQ_ERR, QP_ACCESS_ERR) end the
+ * connection; everything else (SQ_DRAINED, LAST_WQE_REACHED, path
+ * migration) needs nothing, as the endpoint uses neither SRQs nor
+ * alternate paths.
+ *
+ * Return: the action.
+ */
+static inline enum ibv_qp_verdict ibv_qp_action(enum ib_event_type event)
+{
+	switch (event) {
+	case IB_EVENT_COMM_EST:
+		return IBV_QP_NOTIFY;
+	case IB_EVENT_QP_FATAL:
+	case IB_EVENT_QP_REQ_ERR:
+	case IB_EVENT_QP_ACCESS_ERR:
+		return IBV_QP_FAIL;
+	default:
+		return IBV_QP_IGNORE;
+	}
+}
+
+/**
+ * ibv_qp_errno() - the error a failed QP reports on the endpoint's EQ
+ * @event: an event for which ibv_qp_action() is IBV_QP_FAIL
+ *
+ * EIO for all three (the error entry's prov_errno is the event, which
+ * tells them apart).
+ *
+ * Return: the negative errno, or 0 for an event that does not fail the QP.
+ */
+static inline int ibv_qp_errno(enum ib_event_type event)
+{
+	return ibv_qp_action(event) == IBV_QP_FAIL ? -EIO : 0;
 }
 
 /**

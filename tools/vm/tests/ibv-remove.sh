@@ -5,7 +5,11 @@
 # kOFI server; guest 0 deletes its rxe0 mid-traffic.  The removal must
 # return, the server must learn ENODEV from its EQ, the client must see
 # its connection end, and every module must unload.  Then rxe0 comes back
-# and a new connection works over it.
+# and a new connection works over it.  Last, rxe0 goes away while guest
+# 0's server holds a connection request it has not accepted (hold_ms):
+# the request's identifier is destroyed with the device, the server's
+# late attempt to accept it fails with ENODEV, nothing leaks; rxe0 comes
+# back for the tests that follow.
 . ./lib.sh
 
 M=/kofi/modules
@@ -20,6 +24,8 @@ rp_done() {
 	done
 	return 1
 }
+# held_since LINE: the server has held a request since kernel log line LINE.
+held_since() { dmesg | tail -n +"$(($1 + 1))" | grep -q 'connection request held'; }
 # The sample is still in its module init, pinging.
 pings_running() { [ -d /sys/module/kofi_sample_rping ] && ! dmesg | grep -q 'kofi_sample_rping: client'; }
 
@@ -51,6 +57,21 @@ if [ "$KOFI_HOST" = 0 ]; then
 	wait "$pid"
 	check "server: 5 pings over the new rxe0" rp_done 0
 	rmmod kofi_sample_rping
+
+	from=$(dmesg | wc -l)
+	insmod $M/kofi_sample_rping.ko server=1 addr="$KOFI_SELF" port=7182 \
+		hold_ms="$(scaled 5000 10000)" > /tmp/s.out 2>&1 &
+	pid=$!
+	check "server listens on 7182" wait_for 30 listening 7182
+	barrier pending
+	check "server holds the connection request" wait_for 30 held_since "$from"
+	check "rdma link delete rxe0 returns with a request pending" timeout 60 rdma link delete rxe0
+	wait "$pid"
+	check_output "held request: accepting it fails with ENODEV" 'result -19' rp_done -19
+	check "rmmod kofi_sample_rping (held request)" rmmod kofi_sample_rping
+	check "rdma link add rxe0 once more" rdma link add rxe0 type rxe netdev "$KOFI_DEV"
+	check_output "rxe0 is ACTIVE once more" 'rxe0.*ACTIVE' rdma link show
+	barrier pending-done
 else
 	barrier start
 	insmod $M/kofi_sample_rping.ko addr="$KOFI_PEER" port=7180 count=0 size=4096 \
@@ -71,6 +92,14 @@ else
 		sh -c "insmod $M/kofi_sample_rping.ko addr=$KOFI_PEER port=7181 count=5 && \
 		       [ \$(cat /sys/module/kofi_sample_rping/parameters/result) = 0 ]"
 	rmmod kofi_sample_rping
+
+	barrier pending
+	# Rejected by the destroyed request, or no answer at all.
+	check_output "client: its request to the vanishing device fails" 'result -' \
+		sh -c "insmod $M/kofi_sample_rping.ko addr=$KOFI_PEER port=7182 timeout_ms=$(scaled 8000 15000) && \
+		       cat /sys/module/kofi_sample_rping/parameters/result | sed 's/^/result /'"
+	rmmod kofi_sample_rping
+	barrier pending-done
 fi
 check "rmmod kofi_ib_verbs" rmmod kofi_ib_verbs
 check "rmmod kofi" rmmod kofi
