@@ -58,7 +58,7 @@ event() { echo "$1" > $HOOK; }
 check "link to the peer" wait_for 180 ping -c 1 -W 1 "$KOFI_PEER"
 check "insmod kofi" insmod $M/kofi.ko
 check "insmod kofi_ib_verbs" insmod $M/kofi_ib_verbs.ko
-hold=$(scaled 6000 12000)
+hold=$(scaled 4000 8000)
 netns=1
 unshare -n true 2> /dev/null || netns=0
 give_up=$(scaled 2000 4000)
