@@ -196,6 +196,7 @@ static int rr_names(struct rr_ctx *r, struct socket *ctrl, bool client)
 	ret = kernel_getsockname(r->sock, (struct sockaddr *)&self);
 	if (ret < 0)
 		return ret;
+	ret = 0;	/* the address's length */
 	if (!client)
 		ret = fipp_send(ctrl, &self, sizeof(self));
 	if (!ret)

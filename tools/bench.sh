@@ -71,7 +71,7 @@ else
 		fi
 		# A provider is compared with a baseline of its own part only.
 		echo "part $part" >> "$out"
-		grep -o 'bench [^ ]* [^ ]* [0-9.]* [^ ]*$' "$log" >> "$out"
+		grep -o 'bench [^ ]* [^ ]* [0-9][0-9.]* [^ ]*$' "$log" >> "$out"
 		# Parts with their own baselines (kstream) print "ratio ..." lines.
 		grep -o 'ratio [^ ]* [^ ]* .*$' "$log" >> "$out.ratios"
 	done
