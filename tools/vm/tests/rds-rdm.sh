@@ -37,6 +37,10 @@ pp "rdm pingpong, tagged" 7574 $peer $RDM mode=tagged \
 	sizes=0,255,256,1048552 iters=$(scaled 4 1)
 pair kofi_sample_bandwidth "rdm bandwidth, tagged" 7575 $peer $RDM \
 	mode=tagged sizes=1,1048552 iters=$(scaled 8 2)
+pair kofi_sample_rdsraw "raw RDS pingpong" 7576 $peer mode=pingpong \
+	sizes=0,64,1048576 iters=$(scaled 4 1)
+pair kofi_sample_rdsraw "raw RDS bandwidth" 7577 $peer mode=bandwidth \
+	sizes=65536,1048576 iters=$(scaled 8 2)
 
 rds_unload
 finish
