@@ -214,7 +214,7 @@ static_assert(sizeof(struct rxm_cm_req) == 24);
 static_assert(sizeof(struct rxm_cm_accept) == 16);
 static_assert(sizeof(struct rxm_cm_reject) == 2);
 static_assert(sizeof(struct rxm_hdr) == 64);
-static_assert(RXM_PKT_MAX == sizeof(struct rxm_hdr) + RXM_EAGER_LIMIT);
+static_assert(sizeof(struct rxm_hdr) + RXM_EAGER_LIMIT == RXM_PKT_MAX);
 
 /**
  * rxm_cm_req_fill() - the CM data of our connection request
