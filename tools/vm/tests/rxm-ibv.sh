@@ -11,11 +11,13 @@
 # libfabric's rxm over verbs sends messages of 16 KiB to 128 KiB as
 # segments by default, which rxm does not take: fi_pingpong runs with
 # FI_OFI_RXM_SAR_LIMIT=16384 (segments off, rendezvous above the eager
-# limit).  On the debug kernel -m tagged only, as rxm-ksocket.
+# limit), and FI_UNIVERSE_SIZE=16: rxm sizes its verbs CQ for that many
+# peers (default 256: a CQ soft-RoCE refuses, fi_enable() fails with
+# EINVAL).  On the debug kernel -m tagged only, as rxm-ksocket.
 . ./lib.sh
 CORE=ib_verbs
 FIPROV="verbs;ofi_rxm"
-FIPP_ENV="FI_VERBS_IFACE=$KOFI_DEV FI_OFI_RXM_SAR_LIMIT=16384"
+FIPP_ENV="FI_VERBS_IFACE=$KOFI_DEV FI_OFI_RXM_SAR_LIMIT=16384 FI_UNIVERSE_SIZE=16"
 FIPP_MODES=$(scaled "msg tagged" tagged)
 . ./rxm-lib.sh
 
@@ -26,5 +28,6 @@ rxm_kernel 7621
 # above (vmalloc'd), 128 KiB here, which kmalloc gives at boot.
 pp "pingpong rendezvous, small buffer" 7629 $peer $RXM \
 	sizes=16385,65536 iters=$(scaled 4 1)
+rxm_fipp
 rxm_unload
 finish
