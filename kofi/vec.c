@@ -112,3 +112,55 @@ void kofi_vec_iter(const struct kofi_vec *v, unsigned int dir, bool hdr,
 		iov_iter_kvec(it, dir, v->kv + from, v->count - from, len);
 }
 EXPORT_SYMBOL_GPL(kofi_vec_iter);
+
+/**
+ * kofi_kvec_pageable() - is a kernel buffer made of pages a device can map?
+ * @base: the buffer's first byte
+ * @len: its bytes
+ *
+ * A provider that registers memory with an RDMA device, or maps it for
+ * DMA page by page, reaches a kvec buffer through its pages: those of the
+ * linear map (kmalloc'd, or pages of the page allocator) or of vmalloc
+ * space (vmalloc'd, kvmalloc'd, vmap'd).  Other kernel addresses (a
+ * module's static data, ioremapped memory) have no page a provider
+ * looks for.
+ *
+ * Context: any context.
+ * Return: true if every byte of [@base, @base + @len) is in the linear
+ * map or in vmalloc space (true for @len 0).
+ */
+bool kofi_kvec_pageable(const void *base, size_t len)
+{
+	const u8 *last;
+
+	if (!len)
+		return true;
+	if (len - 1 > ULONG_MAX - (unsigned long)base)
+		return false;
+	last = (const u8 *)base + len - 1;
+	if (is_vmalloc_addr(base))
+		return is_vmalloc_addr(last);
+	return virt_addr_valid(base) && virt_addr_valid(last);
+}
+EXPORT_SYMBOL_GPL(kofi_kvec_pageable);
+
+/**
+ * kofi_vec_pageable() - are a vector's buffers made of pages?
+ * @v: the vector (the header entry in front, if any, is not looked at)
+ *
+ * Context: any context.
+ * Return: true for bio_vecs (pages already), and for kvecs whose every
+ * entry is kofi_kvec_pageable().
+ */
+bool kofi_vec_pageable(const struct kofi_vec *v)
+{
+	unsigned int i;
+
+	if (v->type != FI_IOV_KVEC)
+		return true;
+	for (i = v->first; i < v->count; i++)
+		if (!kofi_kvec_pageable(v->kv[i].iov_base, v->kv[i].iov_len))
+			return false;
+	return true;
+}
+EXPORT_SYMBOL_GPL(kofi_vec_pageable);

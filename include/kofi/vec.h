@@ -46,5 +46,7 @@ int kofi_vec_set(struct kofi_vec *v, enum fi_iov_type type, const void *iov,
 void kofi_vec_hdr(struct kofi_vec *v, void *hdr, size_t len);
 void kofi_vec_iter(const struct kofi_vec *v, unsigned int dir, bool hdr,
 		   struct iov_iter *it);
+bool kofi_kvec_pageable(const void *base, size_t len);
+bool kofi_vec_pageable(const struct kofi_vec *v);
 
 #endif /* _KOFI_VEC_H */

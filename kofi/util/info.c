@@ -218,6 +218,8 @@ static int kofi_util_core_lookup(const struct kofi_util_prov *util,
 	util->core_hints(h);
 	h->addr_format = info->addr_format;
 	ret = -ENOMEM;
+	/* the user's names, not what core_hints() may have put there */
+	kfree(h->fabric_attr->prov_name);
 	h->fabric_attr->prov_name = kstrdup(fa->prov_name, GFP_KERNEL);
 	if (!h->fabric_attr->prov_name)
 		goto out;

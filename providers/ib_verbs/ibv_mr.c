@@ -40,6 +40,7 @@
 #include <linux/slab.h>
 #include <linux/uio.h>
 #include <linux/vmalloc.h>
+#include <kofi/vec.h>
 #include "ibv.h"
 
 /* Make @wr signal @req, whose completion completes @done. */
@@ -337,9 +338,7 @@ static int ibv_mr_seg(const struct fi_mr_attr *attr, size_t i,
 		s->addr = (unsigned long)attr->mr_iov[i].iov_base;
 		s->off = offset_in_page(s->addr);
 		s->len = attr->mr_iov[i].iov_len;
-		if (!is_vmalloc_addr((void *)s->addr) &&
-		    (!virt_addr_valid(s->addr) || !s->len ||
-		     !virt_addr_valid(s->addr + s->len - 1)))
+		if (!s->len || !kofi_kvec_pageable((void *)s->addr, s->len))
 			return -EINVAL;
 		return 0;
 	case FI_IOV_BVEC:

@@ -9,7 +9,9 @@
  * opened by the first send to that peer.  A message up to the eager limit
  * is one packet (the 64-byte header and the payload in one core send); a
  * larger one is a rendezvous request the receiver answers by reading the
- * message with the core's RMA.  Packets arrive in bounce buffers posted
+ * message with the core's RMA (over a core that registers memory by its
+ * pages, ib_verbs, both sides register the message's buffers for it).
+ * Packets arrive in bounce buffers posted
  * on each connection and are matched to the posted receives by kofi.ko's
  * receive matching.  Over a core that carries tags itself (ksocket,
  * FI_OPT_TAGGED_RX) a tagged message up to the eager limit goes without
@@ -53,8 +55,6 @@
 
 /* A packet: the header and at most the eager limit of payload. */
 #define RXM_BUF_SIZE		(sizeof(struct rxm_hdr) + RXM_EAGER_LIMIT)
-/* Largest message over a core with RMA (rendezvous); else the eager limit. */
-#define RXM_MAX_MSG_SIZE	SZ_1G
 #define RXM_INJECT_SIZE		256
 #define RXM_IOV_LIMIT		4
 #define RXM_TX_SIZE		256
@@ -153,7 +153,7 @@ struct rxm_comp {
 
 /**
  * struct rxm_rd - a receive reading a rendezvous message
- * @cqe: the core read's context
+ * @cqe: the context of the core reads
  * @ep: its endpoint
  * @conn: the connection the request came on
  * @rx: the receive
@@ -163,6 +163,15 @@ struct rxm_comp {
  * @local: where the message goes
  * @rma: where it is read from
  * @nrma: entries of @rma
+ * @node: on &rxm_ep.rd_list, for the work to register @local and post
+ *	the reads, or to close the registrations and complete
+ * @posted: the work has registered (or tried to): next time it finishes
+ * @pending: the reads in flight, and one for the posting
+ * @err: the first error (positive errno)
+ * @mr: the registrations of @local's entries (a core that registers
+ *	pages), NULL for an empty entry
+ * @desc: their descriptors, for the reads
+ * @nmr: entries of @mr and @desc used; 0 without registrations
  */
 struct rxm_rd {
 	struct fi_cqe cqe;
@@ -175,6 +184,13 @@ struct rxm_rd {
 	struct kofi_vec local;
 	struct fi_rma_iov rma[RXM_RNDV_IOV_MAX];
 	unsigned int nrma;
+	struct list_head node;
+	bool posted;
+	atomic_t pending;
+	int err;
+	struct fid_mr *mr[KOFI_VEC_MAX + 1];
+	void *desc[KOFI_VEC_MAX + 1];
+	unsigned int nmr;
 };
 
 /**
@@ -336,10 +352,17 @@ enum rxm_ep_state {
  * @rndv_ok: the core has RMA: messages above the eager limit go by
  *	rendezvous
  * @virt_addr: the core's registrations are addressed by virtual address
+ * @reg_pages: the core registers memory by its pages (FI_MR_ALLOCATED,
+ *	ib_verbs): a rendezvous send takes only memory with pages
+ *	(kofi_vec_pageable()), and the receiver registers where it reads to
+ * @rma_iov_limit: remote segments one core RMA operation takes
  * @rndv: rendezvous sends waiting for their RXM_RNDV_RD_DONE, by msg_id
  * @tx_list: rendezvous sends for @tx_work to post or to complete
- * @tx_work: registers and posts rendezvous requests, completes them
- *	(process context, rxm_wq)
+ * @tx_work: registers and posts rendezvous requests, completes them;
+ *	registers and posts the reads of @rd_list, completes them (process
+ *	context, rxm_wq)
+ * @rd_list: rendezvous reads for @tx_work to register and post, or to
+ *	complete (over a core that registers pages)
  * @av_watch: tells of the peers removed from the AV
  * @connect_timeout_ms: FI_OPT_CONNECT_TIMEOUT_MS, passed to the core
  *	endpoint of each connection we open
@@ -369,9 +392,12 @@ struct rxm_ep {
 	atomic_t tx_out;
 	bool rndv_ok;
 	bool virt_addr;
+	bool reg_pages;
+	size_t rma_iov_limit;
 	struct xarray rndv;
 	struct list_head tx_list;
 	struct work_struct tx_work;
+	struct list_head rd_list;
 	struct kofi_av_watch av_watch;
 	size_t connect_timeout_ms;
 };
@@ -395,8 +421,8 @@ void rxm_av_removed(struct kofi_av_watch *watch, fi_addr_t fi_addr,
 extern const struct fi_ops_msg rxm_msg_ops;
 extern const struct fi_ops_tagged rxm_tagged_ops;
 extern struct kmem_cache *rxm_tx_cache;
-void rxm_vec_slice(const struct kofi_vec *src, size_t off, size_t n,
-		   struct kofi_vec *dst);
+unsigned int rxm_vec_slice(const struct kofi_vec *src, size_t off, size_t n,
+			   struct kofi_vec *dst);
 struct rxm_buf *rxm_buf_alloc(struct rxm_conn *conn, gfp_t gfp);
 void rxm_buf_free(struct rxm_buf *buf);
 int rxm_buf_post(struct rxm_conn *conn, struct rxm_buf *buf);

@@ -191,7 +191,10 @@ static int rxm_ep_close(struct fid *fid)
 		kofi_av_watch_del(kofi_ep_av(&ep->ep), &ep->av_watch);
 	cancel_work_sync(&ep->cm_work);
 	rxm_ep_close_core(ep);
-	/* the rendezvous sends the closed connections failed */
+	/*
+	 * the rendezvous sends the closed connections failed, and the reads
+	 * they ended whose registrations the work closes
+	 */
 	flush_work(&ep->tx_work);
 	rxm_rx_flush(ep);
 	rxm_ep_free(ep);
@@ -238,6 +241,7 @@ int rxm_ep_open(struct fid_domain *domain, struct fi_info *info,
 	xa_init(&ep->table);
 	xa_init_flags(&ep->rndv, XA_FLAGS_ALLOC);
 	INIT_LIST_HEAD(&ep->tx_list);
+	INIT_LIST_HEAD(&ep->rd_list);
 	INIT_WORK(&ep->tx_work, rxm_tx_work);
 	INIT_WORK(&ep->cm_work, rxm_cm_work);
 	INIT_LIST_HEAD(&ep->av_watch.node);
@@ -266,6 +270,9 @@ int rxm_ep_open(struct fid_domain *domain, struct fi_info *info,
 	ep->rndv_ok = (ep->core_info->caps & FI_RMA) &&
 		      ep->info->ep_attr->max_msg_size > RXM_EAGER_LIMIT;
 	ep->virt_addr = dom->core_attr.mr_mode & FI_MR_VIRT_ADDR;
+	ep->reg_pages = dom->core_attr.mr_mode & FI_MR_ALLOCATED;
+	ep->rma_iov_limit = max_t(size_t, ep->core_info->tx_attr->rma_iov_limit,
+				  1);
 	kofi_fid_init(&ep->ep.fid, FI_CLASS_EP, &rxm_ep_fi_ops, context);
 	ep->ep.ops = &rxm_ep_ops;
 	ep->ep.cm = &rxm_cm_ops;

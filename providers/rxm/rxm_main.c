@@ -3,13 +3,14 @@
  * rxm: module, module parameters, registration, fi_getinfo(), fabric and
  * domain objects.
  *
- * rxm's infos ("ksocket;rxm") are ksocket's IPv4 FI_EP_MSG infos with
- * FI_MSG and FI_RMA, turned into FI_EP_RDM infos.  The machinery would
- * take any core provider; ib_verbs is left out until rxm's rendezvous
- * over it (registration of the ULP's buffers, libfabric verbs' CM data)
- * is done.  Its
- * fabric and domain are the utility objects of <kofi/util.h>, which own
- * the core's; the domain adds the shared address vector and CQ.
+ * rxm's infos ("ksocket;rxm", "ib_verbs;rxm") are the IPv4 FI_EP_MSG
+ * infos of ksocket and ib_verbs with FI_MSG, FI_RMA and remote CQ data
+ * (ib_verbs on an iWARP device has none, and no receiver-not-ready retry
+ * either: it is left out), turned into FI_EP_RDM infos.  Over ib_verbs,
+ * which registers memory by its pages, messages are at most 1 MiB and
+ * remote CQ data of RMA writes is 4 bytes (rxm_proto.h).  Its fabric and
+ * domain are the utility objects of <kofi/util.h>, which own the core's;
+ * the domain adds the shared address vector and CQ.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -31,19 +32,35 @@ module_param_named(connect_timeout_ms, rxm_connect_timeout_ms, uint, 0644);
 MODULE_PARM_DESC(connect_timeout_ms,
 		 "a connection to a peer not up within this many ms fails with ETIMEDOUT, for endpoints opened later (0 = never; at most 86400000; default 10000; fi_setopt(FI_OPT_CONNECT_TIMEOUT_MS) per endpoint)");
 
-/* The core providers rxm runs over. */
-#define RXM_CORE_NAMES	"ksocket;" RXM_PROV_NAME
+/* The core providers rxm runs over, as prov_name entries. */
+#define RXM_CORE_KSOCKET	"ksocket;" RXM_PROV_NAME
+#define RXM_CORE_IB_VERBS	"ib_verbs;" RXM_PROV_NAME
+#define RXM_CORE_NAMES		RXM_CORE_KSOCKET "," RXM_CORE_IB_VERBS
 
-/* Hints for the core query: ksocket's IPv4 FI_EP_MSG endpoints. */
+/* Does a prov_name hint name one of rxm's layerings? */
+static bool rxm_names_core(const char *spec)
+{
+	return spec && (strstr(spec, RXM_CORE_KSOCKET) ||
+			strstr(spec, RXM_CORE_IB_VERBS));
+}
+
+/*
+ * Hints for the core query: the IPv4 FI_EP_MSG endpoints of ksocket and
+ * ib_verbs, or of the one the user named ("ib_verbs;rxm": the core query
+ * matches "core;rxm" against the user's prov_name).
+ */
 static void rxm_core_hints(struct fi_info *h)
 {
-	char *name = kstrdup(RXM_CORE_NAMES, GFP_KERNEL);
+	char *name = NULL;
 
-	kfree(h->fabric_attr->prov_name);
-	h->fabric_attr->prov_name = name;
-	h->caps = FI_MSG | FI_RMA;
+	if (!rxm_names_core(h->fabric_attr->prov_name)) {
+		name = kstrdup(RXM_CORE_NAMES, GFP_KERNEL);
+		kfree(h->fabric_attr->prov_name);
+		h->fabric_attr->prov_name = name;
+	}
+	h->caps = FI_MSG | FI_RMA | FI_REMOTE_CQ_DATA;
 	/* out of memory: ask for what no core has, so that nothing is found */
-	if (!name)
+	if (!h->fabric_attr->prov_name)
 		h->caps = ~0ULL;
 	h->addr_format = FI_SOCKADDR_IN;
 	h->ep_attr->type = FI_EP_MSG;
@@ -85,18 +102,19 @@ static struct fi_info *rxm_info_from_core(const struct fi_info *core)
 	info->ep_attr->type = FI_EP_RDM;
 	info->ep_attr->protocol_version = RXM_CTRL_VERSION;
 	/* above the eager limit by rendezvous, which reads with the core's RMA */
-	info->ep_attr->max_msg_size = RXM_EAGER_LIMIT;
-	if (core->caps & FI_RMA)
-		info->ep_attr->max_msg_size =
-			clamp_t(size_t, core->ep_attr->max_msg_size,
-				RXM_EAGER_LIMIT, RXM_MAX_MSG_SIZE);
+	info->ep_attr->max_msg_size =
+		rxm_max_msg_size(core->ep_attr->max_msg_size,
+				 core->caps & FI_RMA,
+				 core->domain_attr->mr_mode & FI_MR_ALLOCATED);
 	info->ep_attr->tx_ctx_cnt = 1;
 	info->ep_attr->rx_ctx_cnt = 1;
 	info->domain_attr->threading = FI_THREAD_SAFE;
 	info->domain_attr->control_progress = FI_PROGRESS_AUTO;
 	info->domain_attr->data_progress = FI_PROGRESS_AUTO;
 	info->domain_attr->resource_mgmt = FI_RM_ENABLED;
-	info->domain_attr->cq_data_size = sizeof(u64);
+	info->domain_attr->cq_data_size =
+		rxm_cq_data_size(core->domain_attr->cq_data_size,
+				 core->caps & FI_RMA);
 	/* the domain's regions are the core's (kofi_util_domain_mr()) */
 	if (core->caps & FI_RMA) {
 		info->tx_attr->rma_iov_limit = core->tx_attr->rma_iov_limit;
@@ -130,7 +148,7 @@ static int rxm_getinfo(u32 version, const struct fi_info *hints, u64 flags,
 	/* a core named must be one rxm runs over */
 	if (hints->fabric_attr->prov_name &&
 	    strchr(hints->fabric_attr->prov_name, ';') &&
-	    !strstr(hints->fabric_attr->prov_name, RXM_CORE_NAMES))
+	    !rxm_names_core(hints->fabric_attr->prov_name))
 		return -ENODATA;
 	if (hints->addr_format != FI_FORMAT_UNSPEC &&
 	    hints->addr_format != FI_SOCKADDR_IN)

@@ -50,11 +50,13 @@ struct kmem_cache *rxm_tx_cache;
  * @dst: filled in
  *
  * Context: any context.
+ * Return: the index in @src of the entry @dst starts in (entries of @dst
+ * are the ones of @src from there on, in order).
  */
-void rxm_vec_slice(const struct kofi_vec *src, size_t off, size_t n,
-		   struct kofi_vec *dst)
+unsigned int rxm_vec_slice(const struct kofi_vec *src, size_t off, size_t n,
+			   struct kofi_vec *dst)
 {
-	unsigned int i;
+	unsigned int i, start = src->count;
 
 	dst->type = src->type;
 	dst->first = 0;
@@ -71,6 +73,8 @@ void rxm_vec_slice(const struct kofi_vec *src, size_t off, size_t n,
 			continue;
 		}
 		take = min(l - off, n - dst->len);
+		if (!dst->count)
+			start = i;
 		if (src->type == FI_IOV_BVEC) {
 			dst->bv[dst->count] = src->bv[i];
 			dst->bv[dst->count].bv_offset += off;
@@ -84,6 +88,7 @@ void rxm_vec_slice(const struct kofi_vec *src, size_t off, size_t n,
 		dst->len += take;
 		off = 0;
 	}
+	return start;
 }
 
 /* ---- sends ---- */

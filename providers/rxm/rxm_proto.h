@@ -17,6 +17,8 @@
 #include <linux/build_bug.h>
 #include <linux/errno.h>
 #include <linux/in.h>
+#include <linux/minmax.h>
+#include <linux/sizes.h>
 #include <linux/string.h>
 #include <linux/types.h>
 #include <asm/byteorder.h>
@@ -28,6 +30,17 @@
 #define RXM_OP_VERSION_HDR	2	/* what every header says */
 #define RXM_EAGER_LIMIT		16384
 #define RXM_MAX_SEGMENTS	8
+/* A packet at most: the header and the eager limit of payload (16448). */
+#define RXM_PKT_MAX		(64 + RXM_EAGER_LIMIT)
+/* Largest message over a core with RMA (rendezvous). */
+#define RXM_MAX_MSG_SIZE	SZ_1G
+/*
+ * Largest message over a core that registers memory by its pages
+ * (FI_MR_ALLOCATED: ib_verbs): each kvec entry of a rendezvous is one
+ * registration on each side, which a device maps with one page list
+ * (rxe: 512 pages); 1 MiB spans at most 257 pages at any alignment.
+ */
+#define RXM_MAX_MSG_SIZE_REG	SZ_1M
 
 /* Connection request flow control (credits over verbs). */
 enum rxm_flow_ctrl {
@@ -201,6 +214,7 @@ static_assert(sizeof(struct rxm_cm_req) == 24);
 static_assert(sizeof(struct rxm_cm_accept) == 16);
 static_assert(sizeof(struct rxm_cm_reject) == 2);
 static_assert(sizeof(struct rxm_hdr) == 64);
+static_assert(sizeof(struct rxm_hdr) + RXM_EAGER_LIMIT == RXM_PKT_MAX);
 
 /**
  * rxm_cm_req_fill() - the CM data of our connection request
@@ -406,6 +420,57 @@ static inline int rxm_rndv_check(const void *buf, size_t len)
 		total += l;
 	}
 	return total == le64_to_cpu(hdr->size) ? 0 : -EPROTO;
+}
+
+/**
+ * rxm_max_msg_size() - an rxm info's max_msg_size over a core
+ * @core_max: the core's max_msg_size
+ * @rma: the core has FI_RMA: messages above the eager limit go by
+ *	rendezvous, read with the core's RMA
+ * @reg_pages: the core registers memory by its pages (FI_MR_ALLOCATED,
+ *	ib_verbs): a rendezvous registers each kvec entry on both sides
+ *
+ * Return: the eager limit without RMA; else the core's largest message,
+ * at least the eager limit and at most RXM_MAX_MSG_SIZE
+ * (RXM_MAX_MSG_SIZE_REG over a core that registers pages).
+ */
+static inline u64 rxm_max_msg_size(u64 core_max, bool rma, bool reg_pages)
+{
+	u64 cap = reg_pages ? RXM_MAX_MSG_SIZE_REG : RXM_MAX_MSG_SIZE;
+
+	if (!rma)
+		return RXM_EAGER_LIMIT;
+	return clamp_t(u64, core_max, RXM_EAGER_LIMIT, cap);
+}
+
+/**
+ * rxm_cq_data_size() - an rxm info's cq_data_size over a core
+ * @core: the core's cq_data_size
+ * @rma: the core has FI_RMA
+ *
+ * Messages carry 8 bytes of remote CQ data in rxm's header; an RMA write
+ * with remote CQ data is the core's, with the core's (ib_verbs: the 4
+ * bytes of an RDMA write's immediate data).
+ *
+ * Return: 8, or the core's if it has RMA and less.
+ */
+static inline size_t rxm_cq_data_size(size_t core, bool rma)
+{
+	return rma ? min_t(size_t, core, sizeof(u64)) : sizeof(u64);
+}
+
+/**
+ * rxm_rd_per_read() - remote segments of a rendezvous one core read takes
+ * @nrma: the segments to read
+ * @core_limit: the core's rma_iov_limit (ib_verbs: 1)
+ *
+ * Return: @nrma, all in one read, if the core takes that many at once;
+ * else 1: one read per segment.
+ */
+static inline unsigned int rxm_rd_per_read(unsigned int nrma,
+					   size_t core_limit)
+{
+	return core_limit >= nrma ? nrma : 1;
 }
 
 #endif /* _RXM_PROTO_H */

@@ -15,6 +15,15 @@
  * when the peer left the address vector, the core's error), ECONNRESET
  * if none is known.
  *
+ * Over a core that registers memory by its pages (FI_MR_ALLOCATED:
+ * ib_verbs, whose RDMA devices reach only registered memory) a send's
+ * kvec entries must be memory with pages - the linear map or vmalloc
+ * space (kofi_vec_pageable()) - or the send answers -EFAULT, and the
+ * receiver registers each kvec entry it reads into as well, in the work:
+ * an RDMA READ of a vmalloc'd buffer unregistered would take one SGE per
+ * page.  The core's RMA takes rma_iov_limit remote segments at once
+ * (ib_verbs: one): a request with more is read with one read per segment.
+ *
  * A sent request is found again by its msg_id in the endpoint's
  * rendezvous table, never by anything the peer sends but that index; an
  * answer for an id the table does not hold for that connection is
@@ -59,7 +68,8 @@ static bool rxm_rndv_take_locked(struct rxm_ep *ep, struct rxm_tx *tx,
  * Context: any context; does not sleep.
  * Return: 0 (the work posts the request); -EMSGSIZE if the core has no
  * RMA, the message is larger than max_msg_size, or not a kvec array;
- * -EAGAIN if no msg_id is free.
+ * -EFAULT over a core that registers pages for an entry that is neither
+ * in the linear map nor in vmalloc space; -EAGAIN if no msg_id is free.
  */
 int rxm_rndv_send(struct rxm_ep *ep, struct rxm_conn *conn, struct rxm_tx *tx)
 {
@@ -70,6 +80,8 @@ int rxm_rndv_send(struct rxm_ep *ep, struct rxm_conn *conn, struct rxm_tx *tx)
 	if (!ep->rndv_ok || tx->len > ep->info->ep_attr->max_msg_size ||
 	    tx->vec.type != FI_IOV_KVEC)
 		return -EMSGSIZE;
+	if (ep->reg_pages && !kofi_vec_pageable(&tx->vec))
+		return -EFAULT;
 	tx->rndv = true;
 	tx->conn = conn;
 	tx->err = 0;
@@ -253,8 +265,11 @@ static void rxm_rndv_finish(struct rxm_ep *ep, struct rxm_tx *tx)
 		kofi_cq_write(cq, context, flags, len, NULL, 0);
 }
 
+static void rxm_rd_work(struct rxm_rd *rd);
+
 /**
- * rxm_tx_work() - post new rendezvous requests, complete answered ones
+ * rxm_tx_work() - post new rendezvous requests, complete answered ones;
+ *	register and post rendezvous reads, complete them
  * @work: &rxm_ep.tx_work
  *
  * Context: process context (rxm_wq); sleeps.
@@ -263,6 +278,7 @@ void rxm_tx_work(struct work_struct *work)
 {
 	struct rxm_ep *ep = container_of(work, struct rxm_ep, tx_work);
 	struct rxm_tx *tx;
+	struct rxm_rd *rd;
 	unsigned long flags;
 
 	for (;;) {
@@ -271,7 +287,15 @@ void rxm_tx_work(struct work_struct *work)
 					      node);
 		if (tx)
 			list_del_init(&tx->node);
+		rd = tx ? NULL : list_first_entry_or_null(&ep->rd_list,
+							  struct rxm_rd, node);
+		if (rd)
+			list_del_init(&rd->node);
 		spin_unlock_irqrestore(&ep->lock, flags);
+		if (rd) {
+			rxm_rd_work(rd);
+			continue;
+		}
 		if (!tx)
 			return;
 		if (tx->posted)
@@ -330,27 +354,190 @@ fail:
 	rxm_conn_fail(conn);
 }
 
-/* The read ended: answer the sender, complete the receive. */
-static void rxm_rd_finish(struct rxm_rd *rd, int err)
+/* Queue @rd for the work. */
+static void rxm_rd_queue(struct rxm_rd *rd)
 {
 	struct rxm_ep *ep = rd->ep;
+	unsigned long flags;
 
-	if (!err)
-		rxm_rndv_ack(ep, rd->conn, rd->msg_id);
+	spin_lock_irqsave(&ep->lock, flags);
+	list_add_tail(&rd->node, &ep->rd_list);
+	spin_unlock_irqrestore(&ep->lock, flags);
+	queue_work(rxm_wq, &ep->tx_work);
+}
+
+/*
+ * Complete the receive and free @rd; its registrations, if any, are
+ * closed first (process context then).
+ */
+static void rxm_rd_complete(struct rxm_rd *rd)
+{
+	struct rxm_ep *ep = rd->ep;
+	unsigned int i;
+
+	for (i = 0; i < rd->nmr; i++)
+		kofi_util_close_core(rd->mr[i] ? &rd->mr[i]->fid : NULL);
 	if (rd->released)
 		rxm_rx_free(ep, rd->rx);
-	if (err)
+	if (rd->err)
 		kofi_cq_write_err(kofi_ep_cq(&ep->ep, FI_RECV, NULL),
-				  rd->c.context, rd->c.flags, err, 0, 0, 0);
+				  rd->c.context, rd->c.flags, rd->err, 0, 0, 0);
 	else
 		rxm_comp_write(ep, &rd->c);
 	kfree(rd);
 }
 
+/*
+ * The reads ended: answer the sender (on @rd->conn, which the core's
+ * completion or the poster keeps alive), then complete the receive - in
+ * the work if registrations are to be closed.
+ */
+static void rxm_rd_end(struct rxm_rd *rd)
+{
+	if (!rd->err)
+		rxm_rndv_ack(rd->ep, rd->conn, rd->msg_id);
+	if (rd->nmr) {
+		rd->posted = true;
+		rxm_rd_queue(rd);
+		return;
+	}
+	rxm_rd_complete(rd);
+}
+
+/* Keep the first error of @rd. */
+static void rxm_rd_error(struct rxm_rd *rd, int err)
+{
+	if (err)
+		cmpxchg(&rd->err, 0, err);
+}
+
+/* One read (or the posting) of @rd ended. */
+static void rxm_rd_put(struct rxm_rd *rd)
+{
+	if (atomic_dec_and_test(&rd->pending))
+		rxm_rd_end(rd);
+}
+
+/* The read ended before any was posted, with @err (0: nothing to read). */
+static void rxm_rd_finish(struct rxm_rd *rd, int err)
+{
+	rxm_rd_error(rd, err);
+	rxm_rd_end(rd);
+}
+
 static void rxm_rd_done(struct fid_cq *cq, struct fi_cqe *cqe,
 			const struct fi_cq_err_entry *comp)
 {
-	rxm_rd_finish(container_of(cqe, struct rxm_rd, cqe), comp->err);
+	struct rxm_rd *rd = container_of(cqe, struct rxm_rd, cqe);
+
+	rxm_rd_error(rd, comp->err);
+	rxm_rd_put(rd);
+}
+
+/*
+ * Post @rd's reads on its connection, which the caller holds: all its
+ * segments in one, or one per segment over a core that takes fewer at
+ * once.  A read the core refuses ends the connection: the sender would
+ * wait for an answer that does not come.
+ */
+static void rxm_rd_post(struct rxm_rd *rd)
+{
+	unsigned int per = rxm_rd_per_read(rd->nrma, rd->ep->rma_iov_limit);
+	struct kofi_vec piece;
+	unsigned int i, j, first;
+	size_t off = 0, len;
+	int ret = 0;
+
+	atomic_set(&rd->pending, 1);
+	for (i = 0; i < rd->nrma && !ret; i += per) {
+		struct fi_msg_rma msg = {
+			.addr = FI_ADDR_UNSPEC,
+			.rma_iov = &rd->rma[i],
+			.rma_iov_count = per,
+			.context = &rd->cqe,
+		};
+
+		for (j = i, len = 0; j < i + per; j++)
+			len += rd->rma[j].len;
+		if (!len)
+			continue;
+		first = rxm_vec_slice(&rd->local, off, len, &piece);
+		off += len;
+		msg.iov_type = piece.type;
+		if (piece.type == FI_IOV_BVEC)
+			msg.msg_bvec = piece.bv;
+		else
+			msg.msg_iov = piece.kv;
+		msg.iov_count = piece.count;
+		msg.desc = rd->nmr ? &rd->desc[first] : NULL;
+		atomic_inc(&rd->pending);
+		ret = fi_readmsg(rd->conn->core, &msg, FI_COMPLETION);
+		if (ret)
+			atomic_dec(&rd->pending);
+	}
+	if (ret) {
+		rxm_conn_fail(rd->conn);
+		rxm_rd_error(rd, -ret);
+	}
+	rxm_rd_put(rd);
+}
+
+/* Register @rd's kvec entries with the core domain, for the reads. */
+static int rxm_rd_register(struct rxm_rd *rd)
+{
+	struct rxm_ep *ep = rd->ep;
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < rd->local.count; i++, rd->nmr = i) {
+		struct fi_mr_attr attr = {
+			.iov_type = FI_IOV_KVEC,
+			.mr_iov = &rd->local.kv[i],
+			.iov_count = 1,
+			.access = FI_READ,
+		};
+
+		rd->mr[i] = NULL;
+		if (!rd->local.kv[i].iov_len)
+			continue;
+		if (!kofi_kvec_pageable(rd->local.kv[i].iov_base,
+					rd->local.kv[i].iov_len))
+			return -EFAULT;
+		ret = fi_mr_regattr(ep->dom->core, &attr, 0, &rd->mr[i]);
+		if (ret) {
+			rd->mr[i] = NULL;
+			return ret;
+		}
+		rd->desc[i] = fi_mr_desc(rd->mr[i]);
+	}
+	return 0;
+}
+
+/*
+ * The work's part of a read over a core that registers pages: register
+ * and post, the connection held by rxm_rndv_read(); or, posted, close the
+ * registrations and complete.
+ */
+static void rxm_rd_work(struct rxm_rd *rd)
+{
+	struct rxm_conn *conn = rd->conn;
+	int ret;
+
+	if (rd->posted) {
+		rxm_rd_complete(rd);
+		return;
+	}
+	rd->posted = true;
+	ret = rxm_rd_register(rd);
+	if (!ret) {
+		rxm_rd_post(rd);
+	} else {
+		pr_debug("registering a rendezvous read from %pISpc: %d\n",
+			 &conn->peer, ret);
+		rxm_conn_fail(conn);
+		rxm_rd_finish(rd, -ret);
+	}
+	rxm_conn_put(conn);
 }
 
 /**
@@ -366,11 +553,9 @@ void rxm_rndv_read(struct rxm_ep *ep, struct rxm_rx *rx, struct rxm_buf *buf)
 	const struct rxm_hdr *hdr = (const void *)buf->pkt;
 	const struct rxm_rndv *r = (const void *)(hdr + 1);
 	struct rxm_conn *conn = buf->conn;
-	struct fi_msg_rma msg = { .addr = FI_ADDR_UNSPEC };
 	struct rxm_rd *rd;
 	unsigned int i;
 	size_t left;
-	int ret;
 
 	rd = kzalloc(sizeof(*rd), GFP_ATOMIC);
 	if (!rd) {
@@ -407,22 +592,16 @@ void rxm_rndv_read(struct rxm_ep *ep, struct rxm_rx *rx, struct rxm_buf *buf)
 		rxm_rd_finish(rd, 0);
 		return;
 	}
-	msg.iov_type = rd->local.type;
-	if (rd->local.type == FI_IOV_BVEC)
-		msg.msg_bvec = rd->local.bv;
-	else
-		msg.msg_iov = rd->local.kv;
-	msg.iov_count = rd->local.count;
-	msg.rma_iov = rd->rma;
-	msg.rma_iov_count = rd->nrma;
-	msg.context = &rd->cqe;
-	ret = -ECONNRESET;
-	if (rxm_conn_hold(conn)) {
-		ret = fi_readmsg(conn->core, &msg, FI_COMPLETION);
-		rxm_conn_put(conn);
-	}
-	if (ret) {
+	if (!rxm_conn_hold(conn)) {
 		rxm_conn_fail(conn);
-		rxm_rd_finish(rd, -ret);
+		rxm_rd_finish(rd, ECONNRESET);
+		return;
 	}
+	/* registration sleeps: the work registers, posts and lets go */
+	if (ep->reg_pages && rd->local.type == FI_IOV_KVEC) {
+		rxm_rd_queue(rd);
+		return;
+	}
+	rxm_rd_post(rd);
+	rxm_conn_put(conn);
 }

@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # The rxm utility provider over one core provider (CORE), between the two
-# guests, every transfer verified.  The caller (rxm-ksocket.sh) sets CORE,
+# guests, every transfer verified.  The caller (rxm-ksocket.sh,
+# rxm-ibv.sh) sets CORE,
 # FIPROV (fi_pingpong's -p), FIPP_ENV (its environment) and FIPP_MODES
 # (the -m modes fi_pingpong runs in against the kernel).
 #

@@ -1,0 +1,33 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# The rxm utility provider over ib_verbs ("ib_verbs;rxm") between the two
+# guests' soft-RoCE devices: kernel to kernel (rxm-lib.sh rxm_kernel:
+# eager messages, rendezvous by RDMA READ from registered buffers, tagged
+# and untagged, RMA, remote CQ data; rendezvous from vmalloc'd and from
+# kmalloc'd buffers), and Debian's
+# fi_pingpong -p "verbs;ofi_rxm" -e rdm (libfabric's ofi_rxm over its
+# verbs provider) against the kernel, both roles, untagged and tagged,
+# with fi_pingpong's default sizes (64 KiB and 1 MiB by rendezvous).
+# libfabric's rxm over verbs sends messages of 16 KiB to 128 KiB as
+# segments by default, which rxm does not take: fi_pingpong runs with
+# FI_OFI_RXM_SAR_LIMIT=16384 (segments off, rendezvous above the eager
+# limit), and FI_UNIVERSE_SIZE=16: rxm sizes its verbs CQ for that many
+# peers (default 256: a CQ soft-RoCE refuses, fi_enable() fails with
+# EINVAL).  On the debug kernel -m tagged only, as rxm-ksocket.
+. ./lib.sh
+CORE=ib_verbs
+FIPROV="verbs;ofi_rxm"
+FIPP_ENV="FI_VERBS_IFACE=$KOFI_DEV FI_OFI_RXM_SAR_LIMIT=16384 FI_UNIVERSE_SIZE=16"
+FIPP_MODES=$(scaled "msg tagged" tagged)
+. ./rxm-lib.sh
+
+check_output "rxe0 is ACTIVE" 'rxe0.*ACTIVE' rdma link show
+rxm_load
+rxm_kernel 7621
+# The samples' buffer is kvzalloc'd, twice the largest size: 2 MiB
+# above (vmalloc'd), 128 KiB here, which kmalloc gives at boot.
+pp "pingpong rendezvous, small buffer" 7629 $peer $RXM \
+	sizes=16385,65536 iters=$(scaled 4 1)
+rxm_fipp
+rxm_unload
+finish
