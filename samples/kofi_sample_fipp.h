@@ -296,7 +296,10 @@ static inline int fipp_ctrl_end(struct socket *ctrl)
 	return ret;
 }
 
-/* Both sides, at the end: "fin\0" with transmit complete, and the peer's. */
+/*
+ * Both sides, at the end: "fin\0" with transmit complete, and the peer's
+ * (which decides if ours was flushed by the peer's disconnect).
+ */
 static inline int fipp_finish(struct ks_conn *c)
 {
 	struct kvec kv = { .iov_base = ks_tx(c), .iov_len = 4 };
@@ -333,7 +336,13 @@ static inline int fipp_finish(struct ks_conn *c)
 	}
 	if (!ret)
 		ret = ks_cq_wait(c, c->txcq, &e);
-	if (!ret)
+	/*
+	 * A connected peer that has our "fin" may disconnect before its
+	 * acknowledgement reaches us, and over RC the send is then flushed
+	 * (ECANCELED).  The peer's own "fin", sent before it waits for
+	 * ours, says that it reached the end.
+	 */
+	if (!ret || ret == -ECANCELED)
 		ret = ks_cq_wait(c, c->rxcq, &e);
 	return ret;
 }
