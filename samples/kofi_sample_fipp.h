@@ -338,7 +338,7 @@ static inline int fipp_finish(struct ks_conn *c)
 		ret = ks_cq_wait(c, c->txcq, &e);
 	/*
 	 * A connected peer that has our "fin" may disconnect before its
-	 * acknowledgement reaches us, and over RC the send is then flushed
+	 * acknowledgment reaches us, and over RC the send is then flushed
 	 * (ECANCELED).  The peer's own "fin", sent before it waits for
 	 * ours, says that it reached the end.
 	 */
