@@ -16,16 +16,6 @@
 . ./lib.sh
 
 M=/kofi/modules
-rp_result() { cat /sys/module/kofi_sample_rping/parameters/result; }
-# rp_is RESULT...: the sample finished with one of the results.
-rp_is() {
-	r=$(rp_result) || return 1
-	echo "result $r"
-	for want in "$@"; do
-		[ "$r" = "$want" ] && return 0
-	done
-	return 1
-}
 # client EXPECTED... -- ARGS...: run the client, check its result, unload.
 client() {
 	c_want=

@@ -23,16 +23,6 @@
 M=/kofi/modules
 HOOK=/sys/module/kofi_ib_verbs/parameters/test_qp_event
 
-rp_result() { cat /sys/module/kofi_sample_rping/parameters/result; }
-# rp_is RESULT...: the sample finished with one of the results.
-rp_is() {
-	r=$(rp_result) || return 1
-	echo "result $r"
-	for want in "$@"; do
-		[ "$r" = "$want" ] && return 0
-	done
-	return 1
-}
 # in_netns ARGS...: the sample, loaded from a fresh network namespace,
 # must fail with ENODATA; the module is unloaded from this one.
 in_netns() {

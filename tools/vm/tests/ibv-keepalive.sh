@@ -13,8 +13,6 @@
 
 M=/kofi/modules
 
-rp_result() { cat /sys/module/kofi_sample_rping/parameters/result; }
-
 check "link to the peer" wait_for 180 ping -c 1 -W 1 "$KOFI_PEER"
 check "insmod kofi" insmod $M/kofi.ko
 if [ "$KOFI_HOST" = 0 ]; then

@@ -14,16 +14,6 @@
 
 M=/kofi/modules
 
-rp_result() { cat /sys/module/kofi_sample_rping/parameters/result; }
-# rp_done RESULT...: the sample finished with one of the results.
-rp_done() {
-	r=$(rp_result) || return 1
-	echo "result $r"
-	for want in "$@"; do
-		[ "$r" = "$want" ] && return 0
-	done
-	return 1
-}
 # held_since LINE: the server has held a request since kernel log line LINE.
 held_since() { dmesg | tail -n +"$(($1 + 1))" | grep -q 'connection request held'; }
 # The sample is still in its module init, pinging.
@@ -44,7 +34,7 @@ if [ "$KOFI_HOST" = 0 ]; then
 	check "rdma link delete rxe0 returns while traffic runs" timeout 60 rdma link delete rxe0
 	check_output "the provider dropped rxe0" 'device rxe0 removed' dmesg
 	wait "$pid"
-	check_output "server: EQ error ENODEV" 'result -19' rp_done -19
+	check_output "server: EQ error ENODEV" 'result -19' rp_is -19
 	check_output "server logged the device loss" 'connection error 19' dmesg
 	check "rmmod kofi_sample_rping (server)" rmmod kofi_sample_rping
 	check "rdma link add rxe0 again" rdma link add rxe0 type rxe netdev "$KOFI_DEV"
@@ -55,7 +45,7 @@ if [ "$KOFI_HOST" = 0 ]; then
 	check "server listens on the new rxe0" wait_for 30 listening 7181
 	barrier again
 	wait "$pid"
-	check "server: 5 pings over the new rxe0" rp_done 0
+	check "server: 5 pings over the new rxe0" rp_is 0
 	rmmod kofi_sample_rping
 
 	from=$(dmesg | wc -l)
@@ -67,7 +57,7 @@ if [ "$KOFI_HOST" = 0 ]; then
 	check "server holds the connection request" wait_for 30 held_since "$from"
 	check "rdma link delete rxe0 returns with a request pending" timeout 60 rdma link delete rxe0
 	wait "$pid"
-	check_output "held request: accepting it fails with ENODEV" 'result -19' rp_done -19
+	check_output "held request: accepting it fails with ENODEV" 'result -19' rp_is -19
 	check "rmmod kofi_sample_rping (held request)" rmmod kofi_sample_rping
 	check "rdma link add rxe0 once more" rdma link add rxe0 type rxe netdev "$KOFI_DEV"
 	check_output "rxe0 is ACTIVE once more" 'rxe0.*ACTIVE' rdma link show
@@ -83,7 +73,7 @@ else
 	wait "$pid"
 	# The peer's device vanished: a disconnect, a flush, a timeout, or a
 	# post refused because the endpoint already knew it was disconnected.
-	check_output "client: connection ended with an error" 'result -' rp_done -104 -125 -110 -19 -107
+	check_output "client: connection ended with an error" 'result -' rp_is -104 -125 -110 -19 -107
 	check_output "client logged how the connection ended" \
 		'connection (shut down|error)|completion error' dmesg
 	check "rmmod kofi_sample_rping (client)" rmmod kofi_sample_rping

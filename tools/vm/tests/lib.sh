@@ -149,6 +149,18 @@ result_ok() {
 		[ "$_kofi_r" = 0 ]
 }
 
+# rp_result: the result the rping sample reports.
+rp_result() { result_of kofi_sample_rping; }
+# rp_is RESULT...: the rping sample finished with one of the results.
+rp_is() {
+	_kofi_r=$(rp_result) || return 1
+	echo "result $_kofi_r"
+	for _kofi_want in "$@"; do
+		[ "$_kofi_r" = "$_kofi_want" ] && return 0
+	done
+	return 1
+}
+
 # rows FROM PATTERN: show the kernel log lines after line FROM that match
 # PATTERN (a sample's rows of results), without their time stamps.
 rows() {
