@@ -187,8 +187,6 @@ MODULE_PARM_DESC(eagain, "-EAGAIN answers to sends in the burst, the fan-in or t
 #define SR_HOLD_MAX	SR_CQ_SIZE
 /* hold=1: senders that may be opening their connections at once */
 #define SR_HOLD_WINDOW	32
-/* The pattern repeats every this many bytes (ks_pattern()'s alphabet). */
-#define SR_PERIOD	62
 
 struct sr_ctx {
 	struct ks_conn c;
@@ -671,7 +669,7 @@ static int sr_run_fanin_send(struct sr_ctx *ss, const u8 *pat)
 		for (e = 0; e < eps; e++) {
 			struct sr_ctx *s = &ss[e];
 			const u8 *buf = pat +
-				(sr_fanin_seq(e, s->next) * 7) % SR_PERIOD;
+				ks_phase(sr_fanin_seq(e, s->next));
 
 			if (s->next == burst) {
 				done++;
@@ -768,7 +766,7 @@ static int sr_run_hold_send(struct sr_ctx *s, const u8 *pat)
 			if (k == burst)
 				continue;
 			ret = fi_send(s->eps[e],
-				      pat + (sr_fanin_seq(e, k) * 7) % SR_PERIOD,
+				      pat + ks_phase(sr_fanin_seq(e, k)),
 				      burst_size, NULL, s->peer_addr,
 				      &s->eps[e]);
 			ret = sr_fanin_sent(ret, e, k);
@@ -1020,12 +1018,12 @@ static int sr_hold_send(u16 base)
 	s->rx_size = 1;
 	s->rx = kvmalloc(s->rx_size, GFP_KERNEL);
 	/* the pattern of message 0 and a period more (sr_run_fanin_send()) */
-	s->ring[0] = kvmalloc(burst_size + SR_PERIOD, GFP_KERNEL);
+	s->ring[0] = kvmalloc(burst_size + KS_PERIOD, GFP_KERNEL);
 	s->eps = kcalloc(eps, sizeof(*s->eps), GFP_KERNEL);
 	s->sent = kcalloc(eps, sizeof(*s->sent), GFP_KERNEL);
 	if (!s->rx || !s->ring[0] || !s->eps || !s->sent)
 		return -ENOMEM;
-	ks_fill(s->ring[0], burst_size + SR_PERIOD, 0);
+	ks_fill(s->ring[0], burst_size + KS_PERIOD, 0);
 	snprintf(service, sizeof(service), "%u", base);
 	ret = sr_open_queues(s, service, SR_FANIN_TX_DEPTH);
 	if (!ret)
@@ -1063,11 +1061,11 @@ static int sr_fanin_send(void)
 	if (sr_hold)
 		return sr_hold_send(base);
 	ss = kcalloc(eps, sizeof(*ss), GFP_KERNEL);
-	pat = kvmalloc(burst_size + SR_PERIOD, GFP_KERNEL);
+	pat = kvmalloc(burst_size + KS_PERIOD, GFP_KERNEL);
 	ret = -ENOMEM;
 	if (!ss || !pat)
 		goto out;
-	ks_fill(pat, burst_size + SR_PERIOD, 0);
+	ks_fill(pat, burst_size + KS_PERIOD, 0);
 	ret = sr_open_eps(ss, base, 1, false, SR_FANIN_TX_DEPTH, false);
 	if (!ret) {
 		sr_fanin_send_log(&ss[0], base);
