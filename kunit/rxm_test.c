@@ -16,7 +16,8 @@
  *
  * Faults: a raw kernel TCP socket plays a misbehaving peer - it speaks
  * ksocket's frames and rxm's CM data and packets itself - and writes
- * malformed packets and CM data to endpoint 0, or listens and never
+ * segmented messages as libfabric's rxm sends them over verbs, malformed
+ * packets and CM data to endpoint 0, or listens and never
  * answers; each must end that peer's connection (or attempt) with an
  * error while endpoint 1 is still served.  Sends to addresses the AV does
  * not hold, and the removal of a peer with traffic in flight.
@@ -1576,6 +1577,154 @@ static void rxm_raw_peer_test(struct kunit *test)
 	rt_teardown(test, &t);
 }
 
+/* ---- segmented messages, as libfabric's rxm sends them over verbs ---- */
+
+#define RT_SAR_SIZE	(2 * RT_EAGER + 100)	/* three segments */
+
+/* Send segment @seg_no of the message @data of @size bytes. */
+static void rt_raw_seg_send(struct kunit *test, struct rt_raw *r, u8 op,
+			    u64 msg_id, const u8 *data, size_t size,
+			    u32 seg_no, u64 tag)
+{
+	size_t off = seg_no * RT_EAGER, len = min_t(size_t, size - off,
+						    RT_EAGER);
+	struct rxm_hdr *hdr;
+	u8 pos;
+
+	hdr = kunit_kmalloc(test, sizeof(*hdr) + len, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, hdr);
+	pos = !seg_no ? RXM_SEG_FIRST :
+	      off + len == size ? RXM_SEG_LAST : RXM_SEG_MIDDLE;
+	rxm_hdr_fill(hdr, RXM_SEGMENT, op, r->conn_id, msg_id, size, 0, 0,
+		     tag);
+	hdr->seg_size = cpu_to_le16(len);
+	hdr->seg_no = cpu_to_le32(seg_no);
+	hdr->ctrl_data = cpu_to_le64(pos);
+	memcpy(hdr + 1, data + off, len);
+	rt_raw_pkt_send(test, r->sock, hdr, sizeof(*hdr) + len);
+	kunit_kfree(test, hdr);
+}
+
+/*
+ * The raw peer's eager message with @tag, received by endpoint 0: what it
+ * sent before has arrived too (a connection keeps its order).
+ */
+static void rt_raw_sentinel(struct kunit *test, struct rt *t,
+			    struct rt_raw *r, u64 tag)
+{
+	struct {
+		struct rxm_hdr hdr;
+		char data[8];
+	} __packed pkt;
+	struct fi_cq_tagged_entry e;
+	char got[8] = {};
+	int ctx;
+
+	KUNIT_ASSERT_EQ(test, fi_trecv(t->ep[0], got, sizeof(got), NULL,
+				       FI_ADDR_UNSPEC, tag, 0, &ctx), 0);
+	rxm_hdr_fill(&pkt.hdr, RXM_EAGER, RXM_OP_TAGGED, r->conn_id, 0,
+		     sizeof(pkt.data), 0, 0, tag);
+	memcpy(pkt.data, "in line", 8);
+	rt_raw_pkt_send(test, r->sock, &pkt, sizeof(pkt));
+	KUNIT_ASSERT_EQ(test, rt_comp(t->rx[0], &e, NULL, NULL), 1);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)&ctx);
+	KUNIT_EXPECT_STREQ(test, got, "in line");
+}
+
+/*
+ * Segmented messages from the raw peer: into a posted receive; tagged and
+ * waiting unexpected (peeked at their whole size) while segments are
+ * still to come; cut off by a short receive; discarded while still
+ * arriving, the connection going on; and cut by the connection's end.
+ */
+static void rxm_sar_test(struct kunit *test)
+{
+	u8 *msg = kunit_kmalloc(test, RT_SAR_SIZE, GFP_KERNEL);
+	struct fi_msg_tagged m = {};
+	struct fi_cq_tagged_entry e;
+	struct fi_cq_err_entry err;
+	struct rt_raw r = {};
+	fi_addr_t src;
+	struct rt t;
+	int i, ctx;
+
+	KUNIT_ASSERT_NOT_NULL(test, msg);
+	rt_fill(msg, RT_SAR_SIZE, 3);
+	rt_setup(test, &t, FI_MSG | FI_TAGGED | FI_SOURCE);
+	rt_raw_join(test, &t, &r);
+
+	/* into a posted receive, segment by segment */
+	KUNIT_ASSERT_EQ(test, fi_recv(t.ep[0], t.buf[0], RT_BIG, NULL,
+				      FI_ADDR_UNSPEC, &ctx), 0);
+	for (i = 0; i < 3; i++)
+		rt_raw_seg_send(test, &r, RXM_OP_MSG, 1, msg, RT_SAR_SIZE, i,
+				0);
+	KUNIT_ASSERT_EQ(test, rt_comp(t.rx[0], &e, &src, NULL), 1);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)&ctx);
+	KUNIT_EXPECT_EQ(test, e.len, RT_SAR_SIZE);
+	KUNIT_EXPECT_EQ(test, src, r.fi_addr);
+	KUNIT_EXPECT_EQ(test, memcmp(t.buf[0], msg, RT_SAR_SIZE), 0);
+
+	/* tagged, two segments waiting: peeked, taken, the last goes on */
+	memset(t.buf[0], 0, RT_SAR_SIZE);
+	for (i = 0; i < 2; i++)
+		rt_raw_seg_send(test, &r, RXM_OP_TAGGED, 2, msg, RT_SAR_SIZE,
+				i, 77);
+	rt_raw_sentinel(test, &t, &r, 90);
+	m.addr = FI_ADDR_UNSPEC;
+	m.tag = 77;
+	m.context = &ctx;
+	KUNIT_ASSERT_EQ(test, fi_trecvmsg(t.ep[0], &m, FI_PEEK), 0);
+	KUNIT_ASSERT_EQ(test, rt_comp(t.rx[0], &e, NULL, NULL), 1);
+	KUNIT_EXPECT_EQ(test, e.len, RT_SAR_SIZE);
+	KUNIT_ASSERT_EQ(test, fi_trecv(t.ep[0], t.buf[0], RT_BIG, NULL,
+				       FI_ADDR_UNSPEC, 77, 0, &ctx), 0);
+	KUNIT_EXPECT_EQ(test, fi_cq_read(t.rx[0], &e, 1), -EAGAIN);
+	rt_raw_seg_send(test, &r, RXM_OP_TAGGED, 2, msg, RT_SAR_SIZE, 2, 77);
+	KUNIT_ASSERT_EQ(test, rt_comp(t.rx[0], &e, &src, NULL), 1);
+	KUNIT_EXPECT_EQ(test, e.len, RT_SAR_SIZE);
+	KUNIT_EXPECT_EQ(test, e.tag, 77);
+	KUNIT_EXPECT_EQ(test, src, r.fi_addr);
+	KUNIT_EXPECT_EQ(test, memcmp(t.buf[0], msg, RT_SAR_SIZE), 0);
+
+	/* all of it waiting, taken by a receive too short for it */
+	for (i = 0; i < 3; i++)
+		rt_raw_seg_send(test, &r, RXM_OP_TAGGED, 3, msg, RT_SAR_SIZE,
+				i, 78);
+	rt_raw_sentinel(test, &t, &r, 91);
+	memset(t.buf[0], 0, RT_SAR_SIZE);
+	KUNIT_ASSERT_EQ(test, fi_trecv(t.ep[0], t.buf[0], RT_EAGER + 10, NULL,
+				       FI_ADDR_UNSPEC, 78, 0, &ctx), 0);
+	KUNIT_ASSERT_EQ(test, rt_comp(t.rx[0], &e, NULL, &err), -EMSGSIZE);
+	KUNIT_EXPECT_EQ(test, err.olen, RT_SAR_SIZE - (RT_EAGER + 10));
+	KUNIT_EXPECT_EQ(test, memcmp(t.buf[0], msg, RT_EAGER + 10), 0);
+	KUNIT_EXPECT_EQ(test, t.buf[0][RT_EAGER + 10], 0);
+
+	/* discarded with a segment still to come: the next message is read */
+	for (i = 0; i < 2; i++)
+		rt_raw_seg_send(test, &r, RXM_OP_TAGGED, 4, msg, RT_SAR_SIZE,
+				i, 79);
+	rt_raw_sentinel(test, &t, &r, 92);
+	m.tag = 79;
+	KUNIT_ASSERT_EQ(test, fi_trecvmsg(t.ep[0], &m, FI_PEEK | FI_DISCARD),
+			0);
+	KUNIT_ASSERT_EQ(test, rt_comp(t.rx[0], &e, NULL, NULL), 1);
+	KUNIT_EXPECT_EQ(test, e.len, 0);
+	rt_raw_seg_send(test, &r, RXM_OP_TAGGED, 4, msg, RT_SAR_SIZE, 2, 79);
+	rt_raw_sentinel(test, &t, &r, 93);
+	KUNIT_EXPECT_EQ(test, fi_cq_read(t.rx[0], &e, 1), -EAGAIN);
+
+	/* the connection ends after the first segment: ECONNRESET */
+	KUNIT_ASSERT_EQ(test, fi_trecv(t.ep[0], t.buf[0], RT_BIG, NULL,
+				       FI_ADDR_UNSPEC, 81, 0, &ctx), 0);
+	rt_raw_seg_send(test, &r, RXM_OP_TAGGED, 5, msg, RT_SAR_SIZE, 0, 81);
+	rt_raw_sentinel(test, &t, &r, 94);
+	rt_raw_leave(&r);
+	KUNIT_EXPECT_EQ(test, rt_comp(t.rx[0], &e, NULL, &err), -ECONNRESET);
+	KUNIT_EXPECT_PTR_EQ(test, err.op_context, (void *)&ctx);
+	rt_teardown(test, &t);
+}
+
 /* A malformed packet; every field left 0 takes its valid value. */
 struct rt_bad {
 	const char *name;
@@ -1593,6 +1742,7 @@ struct rt_bad {
 	int msg_id;		/* read done: 0 the raw peer's request's,
 				 * 1 unknown, 2 endpoint 1's
 				 */
+	u64 ctrl_data;		/* segment: its position */
 };
 
 static const struct rt_bad rt_bad_cases[] = {
@@ -1600,7 +1750,14 @@ static const struct rt_bad rt_bad_cases[] = {
 	{ .name = "op version 3", .op_version = 3, .payload = 8 },
 	{ .name = "type 9", .type = 9, .payload = 8 },
 	{ .name = "type 255", .type = 255 },
-	{ .name = "segment", .type = RXM_SEGMENT, .payload = 8 },
+	{ .name = "segment, no position", .type = RXM_SEGMENT, .payload = 8 },
+	{ .name = "segment, first as large as its message",
+	  .type = RXM_SEGMENT, .payload = 8, .ctrl_data = RXM_SEG_FIRST },
+	{ .name = "segment, middle without a first", .type = RXM_SEGMENT,
+	  .payload = 8, .size_delta = 100, .ctrl_data = RXM_SEG_MIDDLE },
+	{ .name = "segment, nine segments", .type = RXM_SEGMENT,
+	  .payload = 8, .size_delta = 8 * RXM_EAGER_LIMIT,
+	  .ctrl_data = RXM_SEG_FIRST },
 	{ .name = "atomic", .type = RXM_ATOMIC, .op = RXM_OP_ATOMIC,
 	  .payload = 8 },
 	{ .name = "credit", .type = RXM_CREDIT },
@@ -1669,6 +1826,10 @@ static size_t rt_bad_build(const struct rt_bad *c, const struct rt_raw *r,
 		hdr->ctrl_version = c->ctrl_version;
 	if (c->op_version)
 		hdr->op_version = c->op_version;
+	if (c->type == RXM_SEGMENT) {
+		hdr->seg_size = cpu_to_le16(payload);
+		hdr->ctrl_data = cpu_to_le64(c->ctrl_data);
+	}
 	return c->sent ? c->sent : sizeof(*hdr) + payload;
 }
 
@@ -1963,6 +2124,7 @@ static struct kunit_case rxm_cases[] = {
 	KUNIT_CASE(rxm_bad_addr_test),
 	KUNIT_CASE(rxm_av_remove_test),
 	KUNIT_CASE(rxm_raw_peer_test),
+	KUNIT_CASE(rxm_sar_test),
 	KUNIT_CASE_PARAM(rxm_malformed_test, rt_bad_gen_params),
 	KUNIT_CASE(rxm_bad_cm_test),
 	KUNIT_CASE(rxm_bad_accept_test),

@@ -894,7 +894,7 @@ static int sr_run_fanin_recv(struct sr_ctx *s, const fi_addr_t *from,
 	fi_addr_t src;
 	ssize_t len;
 	u64 tag = 0;
-	int ret, k;
+	int ret = 0, k;
 	u8 *buf;
 
 	for (n = 0; n < total && !ret; n++) {

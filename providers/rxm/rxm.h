@@ -201,8 +201,11 @@ struct rxm_rd {
  * @ep: the endpoint
  * @conn: its connection; NULL once the connection is gone while the
  *	message waits (the buffer is then freed when it is received)
- * @node: a copy's place on &rxm_conn.copies while @conn is set
- * @held: the message waits on a match queue (not posted on the core)
+ * @node: a copy's place on &rxm_conn.copies while @conn is set; a
+ *	segment's on &rxm_sar.segs
+ * @held: not posted on the core: the message waits on a match queue (or
+ *	with its first segment), or is being delivered; cleared by
+ *	rxm_buf_recycle()
  * @copy: a rendezvous request's copy (rxm_buf_copy()), never posted
  * @raw: the core's tagged message, without rxm's header: @pkt holds the
  *	payload only, @hdr what the core said of it
@@ -210,6 +213,8 @@ struct rxm_rd {
  * @pkt: the packet, RXM_BUF_SIZE bytes of whole pages (a copy: the
  *	request's bytes, after the structure)
  * @hdr: the header of a @raw message, made up from the core's completion
+ * @sar: a segment's message
+ * @seg_off: where a segment's payload goes in its message
  */
 struct rxm_buf {
 	struct fi_cqe cqe;
@@ -223,6 +228,40 @@ struct rxm_buf {
 	size_t len;
 	u8 *pkt;
 	struct rxm_hdr hdr;
+	struct rxm_sar *sar;
+	size_t seg_off;
+};
+
+/**
+ * struct rxm_sar - a segmented message being received (rxm_sar.c)
+ * @node: on &rxm_conn.sars while segments are still to come
+ * @msg_id: the sender's id of it, in every segment
+ * @next_seg: the number of the segment expected next
+ * @got: payload bytes arrived
+ * @size: the message's size; cut to @got if its connection ends first
+ * @placed: bytes copied into @rx (or cut off) so far
+ * @segs: segments after the first that arrived before a receive took it
+ * @rx: the receive that took it, or NULL
+ * @me: its match entry as @rx took it (offset, length, flags)
+ * @hdr: the first segment's header (operation, tag, CQ data)
+ * @discard: FI_DISCARD dropped it: segments still to come are dropped
+ * @err: positive errno: its connection ended before the last segment
+ *
+ * Under the endpoint's lock.
+ */
+struct rxm_sar {
+	struct list_head node;
+	u64 msg_id;
+	u32 next_seg;
+	size_t got;
+	size_t size;
+	size_t placed;
+	struct list_head segs;
+	struct rxm_rx *rx;
+	struct kofi_match_entry me;
+	struct rxm_hdr hdr;
+	bool discard;
+	int err;
 };
 
 /* The header of @buf's message. */
@@ -292,6 +331,7 @@ enum rxm_conn_state {
  *	waits as unexpected in a bounce buffer, up to @maxbufs (ep->lock)
  * @maxbufs: the connection's conn_rx_bufs
  * @copies: copies of its rendezvous requests that wait for a receive
+ * @sars: its segmented messages whose segments are still to come
  */
 struct rxm_conn {
 	struct list_head node;
@@ -314,6 +354,7 @@ struct rxm_conn {
 	unsigned int nbufs;
 	unsigned int maxbufs;
 	struct list_head copies;
+	struct list_head sars;
 };
 
 /* Endpoint states. */
@@ -410,6 +451,7 @@ int rxm_ep_open(struct fid_domain *domain, struct fi_info *info,
 void rxm_cm_work(struct work_struct *work);
 struct rxm_conn *rxm_conn_get(struct rxm_ep *ep, fi_addr_t addr, int *err);
 bool rxm_conn_hold(struct rxm_conn *conn);
+bool rxm_conn_hold_locked(struct rxm_conn *conn);
 void rxm_conn_put(struct rxm_conn *conn);
 void rxm_conn_fail(struct rxm_conn *conn);
 void rxm_conn_fail_err(struct rxm_conn *conn, int err);
@@ -437,8 +479,11 @@ int rxm_tx_posted(struct rxm_tx *tx, struct rxm_conn *conn, int ret);
 void rxm_tx_done(struct fid_cq *cq, struct fi_cqe *cqe,
 		 const struct fi_cq_err_entry *comp);
 void rxm_rx_free(struct rxm_ep *ep, struct rxm_rx *rx);
-bool rxm_rx_released(const struct rxm_rx *rx, const struct rxm_buf *buf);
-size_t rxm_rx_room(const struct rxm_rx *rx, const struct rxm_buf *buf);
+bool rxm_rx_released(const struct rxm_rx *rx,
+		     const struct kofi_match_entry *msg);
+size_t rxm_rx_room(const struct rxm_rx *rx,
+		   const struct kofi_match_entry *msg);
+void rxm_buf_grow(struct rxm_conn *conn);
 void rxm_comp_fill(const struct rxm_rx *rx,
 		   const struct kofi_match_entry *msg,
 		   const struct rxm_hdr *hdr, size_t len, struct rxm_comp *c);
@@ -446,6 +491,16 @@ void rxm_comp_write(struct rxm_ep *ep, const struct rxm_comp *c);
 void rxm_buf_recycle(struct rxm_buf *buf);
 extern const struct fi_tagged_rx rxm_trx_ops;
 void rxm_trx_init(struct rxm_conn *conn);
+
+/* rxm_sar.c */
+int rxm_sar_first(struct rxm_conn *conn, struct rxm_buf *buf);
+int rxm_sar_next(struct rxm_conn *conn, struct rxm_buf *buf);
+void rxm_sar_deliver(struct rxm_ep *ep, struct rxm_rx *rx,
+		     struct rxm_buf *first);
+void rxm_sar_discard(struct rxm_ep *ep, struct rxm_buf *first);
+void rxm_sar_free(struct rxm_buf *first);
+void rxm_sar_conn_gone_locked(struct rxm_conn *conn, struct list_head *ended);
+void rxm_sar_ended(struct rxm_ep *ep, struct list_head *ended);
 
 /* rxm_rndv.c */
 int rxm_rndv_send(struct rxm_ep *ep, struct rxm_conn *conn,

@@ -50,6 +50,7 @@ static struct rxm_conn *rxm_conn_alloc(struct rxm_ep *ep, gfp_t gfp)
 	conn->state = RXM_CONN_IDLE;
 	atomic_set(&conn->users, 0);
 	INIT_LIST_HEAD(&conn->copies);
+	INIT_LIST_HEAD(&conn->sars);
 	conn->id = atomic_inc_return(&ep->next_id);
 	rxm_trx_init(conn);
 	return conn;
@@ -195,12 +196,26 @@ bool rxm_conn_hold(struct rxm_conn *conn)
 	bool up;
 
 	spin_lock_irqsave(&ep->lock, flags);
-	up = conn->state == RXM_CONN_CONNECTED ||
-	     conn->state == RXM_CONN_CONNECTING ||
-	     conn->state == RXM_CONN_ACCEPTING;
+	up = rxm_conn_hold_locked(conn);
+	spin_unlock_irqrestore(&ep->lock, flags);
+	return up;
+}
+
+/**
+ * rxm_conn_hold_locked() - rxm_conn_hold() with the endpoint's lock held
+ * @conn: the connection
+ *
+ * Context: the endpoint's lock held.
+ * Return: true if @conn is connected (then rxm_conn_put() it).
+ */
+bool rxm_conn_hold_locked(struct rxm_conn *conn)
+{
+	bool up = conn->state == RXM_CONN_CONNECTED ||
+		  conn->state == RXM_CONN_CONNECTING ||
+		  conn->state == RXM_CONN_ACCEPTING;
+
 	if (up)
 		atomic_inc(&conn->users);
-	spin_unlock_irqrestore(&ep->lock, flags);
 	return up;
 }
 
@@ -281,15 +296,17 @@ static void rxm_conn_unhold_locked(struct rxm_conn *conn)
 
 /*
  * Close @conn's core endpoint and EQ.  The core completes what was in
- * flight with errors; bounce buffers whose messages wait as unexpected,
- * and copies of rendezvous requests, are left to the match queues, the
- * others freed.
+ * flight with errors; bounce buffers whose messages wait as unexpected
+ * (or are being delivered), and copies of rendezvous requests, are left
+ * to the match queues and their receives, the others freed; segmented
+ * messages whose last segment never came end (rxm_sar.c).
  */
 static void rxm_conn_close_core(struct rxm_conn *conn)
 {
 	struct rxm_ep *ep = conn->ep;
 	struct rxm_buf *buf, *next;
 	unsigned long flags;
+	LIST_HEAD(ended);
 	unsigned int i;
 
 	/* no retry picks it while it closes */
@@ -305,6 +322,7 @@ static void rxm_conn_close_core(struct rxm_conn *conn)
 	conn->eq = NULL;
 	spin_lock_irqsave(&ep->lock, flags);
 	rxm_conn_unhold_locked(conn);
+	rxm_sar_conn_gone_locked(conn, &ended);
 	for (i = 0; i < conn->nbufs; i++) {
 		if (conn->bufs[i]->held)
 			conn->bufs[i]->conn = NULL;
@@ -316,6 +334,7 @@ static void rxm_conn_close_core(struct rxm_conn *conn)
 		buf->conn = NULL;
 	}
 	spin_unlock_irqrestore(&ep->lock, flags);
+	rxm_sar_ended(ep, &ended);
 	kfree(conn->bufs);
 	conn->bufs = NULL;
 	conn->nbufs = 0;

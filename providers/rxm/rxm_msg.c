@@ -445,37 +445,53 @@ int rxm_buf_post(struct rxm_conn *conn, struct rxm_buf *buf)
  * @buf: the buffer
  *
  * Posts it again, or frees it if its connection is gone or it is a
- * rendezvous request's copy.
+ * rendezvous request's copy.  A connection that is closing frees it
+ * (rxm_conn_close_core() sees it no longer held).
  *
  * Context: any context; does not sleep.
  */
 void rxm_buf_recycle(struct rxm_buf *buf)
 {
-	struct rxm_conn *conn = buf->conn;
+	struct rxm_ep *ep = buf->ep;
+	struct rxm_conn *conn;
+	unsigned long flags;
+	bool up = false;
 
 	if (buf->copy) {
 		rxm_buf_copy_free(buf);
 		return;
 	}
+	spin_lock_irqsave(&ep->lock, flags);
+	buf->held = false;
+	buf->sar = NULL;
+	conn = buf->conn;
+	if (conn)
+		up = rxm_conn_hold_locked(conn);
+	spin_unlock_irqrestore(&ep->lock, flags);
 	if (!conn) {
 		rxm_buf_free(buf);
 		return;
 	}
-	if (!rxm_conn_hold(conn))
+	if (!up)
 		return;
 	if (rxm_buf_post(conn, buf))
 		rxm_conn_fail(conn);
 	rxm_conn_put(conn);
 }
 
-/*
+/**
+ * rxm_buf_grow() - a bounce buffer of a connection is held
+ * @conn: the connection
+ *
  * A message waits in one of @conn's bounce buffers: post one more, up to
  * conn_rx_bufs, so that the connection goes on while the ULP has not
  * taken it.  A connection that never has an unexpected message keeps the
  * one it started with.  Without memory it does not grow: the core holds
  * the peer back until a buffer is free again.
+ *
+ * Context: any context; does not sleep.
  */
-static void rxm_buf_grow(struct rxm_conn *conn)
+void rxm_buf_grow(struct rxm_conn *conn)
 {
 	struct rxm_ep *ep = conn->ep;
 	struct rxm_buf *buf;
@@ -531,26 +547,20 @@ void rxm_comp_fill(const struct rxm_rx *rx,
 	c->src = msg->addr;
 }
 
-/* Bytes of the message @msg that fit in the receive @rx taking it. */
-static size_t rxm_room(const struct rxm_rx *rx,
-		       const struct kofi_match_entry *msg)
-{
-	size_t off = msg->offset;
-
-	return min(msg->len, rx->vec.len > off ? rx->vec.len - off : 0);
-}
-
 /**
  * rxm_rx_room() - bytes of a message that fit in the receive taking it
  * @rx: the receive
- * @buf: the message
+ * @msg: the message's matching entry
  *
  * Context: any context.
  * Return: at most the message's length.
  */
-size_t rxm_rx_room(const struct rxm_rx *rx, const struct rxm_buf *buf)
+size_t rxm_rx_room(const struct rxm_rx *rx,
+		   const struct kofi_match_entry *msg)
 {
-	return rxm_room(rx, &buf->me);
+	size_t off = msg->offset;
+
+	return min(msg->len, rx->vec.len > off ? rx->vec.len - off : 0);
 }
 
 /* Copy @buf's eager payload into @rx and describe the completion. */
@@ -562,7 +572,7 @@ static void rxm_copy(struct rxm_rx *rx, struct rxm_buf *buf,
 
 	kofi_vec_iter(&rx->vec, ITER_DEST, false, &it);
 	iov_iter_advance(&it, buf->me.offset);
-	n = copy_to_iter(rxm_buf_payload(buf), rxm_rx_room(rx, buf), &it);
+	n = copy_to_iter(rxm_buf_payload(buf), rxm_rx_room(rx, &buf->me), &it);
 	rxm_comp_fill(rx, &buf->me, rxm_buf_hdr(buf), n, c);
 }
 
@@ -585,24 +595,18 @@ void rxm_comp_write(struct rxm_ep *ep, const struct rxm_comp *c)
 				     c->data, c->tag, c->src);
 }
 
-/* Is @rx used up once the message @msg is in it? */
-static bool rxm_released(const struct rxm_rx *rx,
-			 const struct kofi_match_entry *msg)
-{
-	return !(rx->me.flags & FI_MULTI_RECV) || (msg->flags & FI_MULTI_RECV);
-}
-
 /**
  * rxm_rx_released() - is a receive used up once a message is in it?
  * @rx: the receive
- * @buf: the message
+ * @msg: the message's matching entry
  *
  * Context: any context.
  * Return: true for a plain receive, or the multi-receive buffer's last.
  */
-bool rxm_rx_released(const struct rxm_rx *rx, const struct rxm_buf *buf)
+bool rxm_rx_released(const struct rxm_rx *rx,
+		     const struct kofi_match_entry *msg)
 {
-	return rxm_released(rx, &buf->me);
+	return !(rx->me.flags & FI_MULTI_RECV) || (msg->flags & FI_MULTI_RECV);
 }
 
 /**
@@ -631,8 +635,12 @@ static void rxm_deliver(struct rxm_ep *ep, struct rxm_rx *rx,
 		rxm_rndv_read(ep, rx, buf);
 		return;
 	}
+	if (rxm_buf_hdr(buf)->type == RXM_SEGMENT) {
+		rxm_sar_deliver(ep, rx, buf);
+		return;
+	}
 	rxm_copy(rx, buf, &c);
-	if (rxm_rx_released(rx, buf))
+	if (rxm_rx_released(rx, &buf->me))
 		rxm_rx_free(ep, rx);
 	rxm_buf_recycle(buf);
 	rxm_comp_write(ep, &c);
@@ -671,6 +679,7 @@ void rxm_buf_done(struct fid_cq *cq, struct fi_cqe *cqe,
 	struct kofi_match_entry *me;
 	struct rxm_buf *copy;
 	unsigned long flags;
+	int ret;
 
 	/*
 	 * Flushed: the connection is closing.  Any other error (a packet
@@ -686,6 +695,7 @@ void rxm_buf_done(struct fid_cq *cq, struct fi_cqe *cqe,
 		return;
 	}
 	buf->len = comp->len;
+	buf->sar = NULL;
 	buf->raw = comp->flags & FI_TAGGED;
 	if (buf->raw)
 		rxm_buf_raw_hdr(buf, comp);
@@ -694,6 +704,21 @@ void rxm_buf_done(struct fid_cq *cq, struct fi_cqe *cqe,
 	hdr = rxm_buf_hdr(buf);
 	switch (hdr->type) {
 	case RXM_EAGER:
+		break;
+	case RXM_SEGMENT:
+		if ((le64_to_cpu(hdr->ctrl_data) & RXM_SEG_POS_MASK) !=
+		    RXM_SEG_FIRST) {
+			if (rxm_sar_next(conn, buf))
+				goto bad;
+			return;
+		}
+		ret = rxm_sar_first(conn, buf);
+		if (ret == -ENOMEM) {
+			rxm_conn_fail_err(conn, ENOMEM);
+			return;
+		}
+		if (ret)
+			goto bad;
 		break;
 	case RXM_RNDV_REQ:
 		if (!ep->rndv_ok || rxm_rndv_check(buf->pkt, buf->len) ||
@@ -776,12 +801,12 @@ static void rxm_trx_place(struct rxm_conn *conn, struct rxm_rx *rx,
 	struct rxm_trx *t = &conn->trx;
 	bool data = f->flags & FI_REMOTE_CQ_DATA;
 	struct rxm_hdr hdr;
-	size_t room = rxm_room(rx, msg);
+	size_t room = rxm_rx_room(rx, msg);
 
 	rxm_hdr_fill(&hdr, RXM_EAGER, RXM_OP_TAGGED, 0, 0, f->len,
 		     data ? RXM_FLAG_CQ_DATA : 0, data ? f->data : 0, f->tag);
 	rxm_comp_fill(rx, msg, &hdr, room, &t->c);
-	t->rx = rxm_released(rx, msg) ? rx : NULL;
+	t->rx = rxm_rx_released(rx, msg) ? rx : NULL;
 	rxm_vec_slice(&rx->vec, msg->offset, room, &t->dst);
 	d->iov_type = t->dst.type;
 	if (t->dst.type == FI_IOV_BVEC)
@@ -948,8 +973,6 @@ static void rxm_rx_post(struct rxm_ep *ep, struct kofi_match_queue *q,
 
 	spin_lock_irqsave(&ep->lock, flags);
 	kofi_match_post(q, &rx->me, &taken);
-	list_for_each_entry(me, &taken, node)
-		container_of(me, struct rxm_buf, me)->held = false;
 	retry = q == &ep->tagq && ep->trx_held;
 	spin_unlock_irqrestore(&ep->lock, flags);
 	list_for_each_entry_safe(me, next, &taken, node) {
@@ -997,6 +1020,8 @@ static void rxm_discard(struct rxm_ep *ep, struct rxm_buf *buf,
 	/* a rendezvous sender is told its message went */
 	if (hdr->type == RXM_RNDV_REQ && buf->conn)
 		rxm_rndv_ack(ep, buf->conn, le64_to_cpu(hdr->msg_id));
+	if (hdr->type == RXM_SEGMENT)
+		rxm_sar_discard(ep, buf);
 	rxm_buf_recycle(buf);
 	kofi_cq_write_tagged(cq, context, FI_RECV | FI_TAGGED, 0, NULL, 0, tag,
 			     src);
@@ -1032,8 +1057,6 @@ static ssize_t rxm_peek(struct rxm_ep *ep, const struct fi_msg_tagged *r,
 			c.flags = FI_REMOTE_CQ_DATA;
 			c.data = le64_to_cpu(hdr->data);
 		}
-		if (flags & FI_DISCARD)
-			buf->held = false;
 	}
 	spin_unlock_irqrestore(&ep->lock, irq);
 	if (!me)
@@ -1062,8 +1085,6 @@ static ssize_t rxm_claim(struct rxm_ep *ep, const struct fi_msg_tagged *r,
 	if (flags & FI_DISCARD) {
 		spin_lock_irqsave(&ep->lock, irq);
 		me = kofi_match_claim(&ep->tagq, r->context);
-		if (me)
-			container_of(me, struct rxm_buf, me)->held = false;
 		spin_unlock_irqrestore(&ep->lock, irq);
 		if (!me)
 			return -ENOMSG;
@@ -1076,8 +1097,6 @@ static ssize_t rxm_claim(struct rxm_ep *ep, const struct fi_msg_tagged *r,
 		return ret;
 	spin_lock_irqsave(&ep->lock, irq);
 	me = kofi_match_claim(&ep->tagq, r->context);
-	if (me)
-		container_of(me, struct rxm_buf, me)->held = false;
 	spin_unlock_irqrestore(&ep->lock, irq);
 	if (!me) {
 		rxm_rx_free(ep, rx);
@@ -1149,6 +1168,7 @@ ssize_t rxm_cancel(struct fid *fid, void *context)
 static void rxm_q_flush(struct rxm_ep *ep, struct kofi_match_queue *q)
 {
 	struct kofi_match_entry *me;
+	struct rxm_buf *buf;
 
 	while (!list_empty(&q->posted)) {
 		struct rxm_rx *rx;
@@ -1166,7 +1186,11 @@ static void rxm_q_flush(struct rxm_ep *ep, struct kofi_match_queue *q)
 				      node);
 		list_del_init(&me->node);
 		q->nr_unexpected--;
-		rxm_buf_free(container_of(me, struct rxm_buf, me));
+		buf = container_of(me, struct rxm_buf, me);
+		if (buf->sar)
+			rxm_sar_free(buf);
+		else
+			rxm_buf_free(buf);
 	}
 }
 

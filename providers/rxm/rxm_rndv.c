@@ -559,7 +559,7 @@ void rxm_rndv_read(struct rxm_ep *ep, struct rxm_rx *rx, struct rxm_buf *buf)
 
 	rd = kzalloc(sizeof(*rd), GFP_ATOMIC);
 	if (!rd) {
-		if (rxm_rx_released(rx, buf))
+		if (rxm_rx_released(rx, &buf->me))
 			rxm_rx_free(ep, rx);
 		kofi_cq_write_err(kofi_ep_cq(&ep->ep, FI_RECV, NULL),
 				  rx->me.context, rx->flags, ENOMEM, 0, 0, 0);
@@ -572,9 +572,9 @@ void rxm_rndv_read(struct rxm_ep *ep, struct rxm_rx *rx, struct rxm_buf *buf)
 	rd->ep = ep;
 	rd->conn = conn;
 	rd->rx = rx;
-	rd->released = rxm_rx_released(rx, buf);
+	rd->released = rxm_rx_released(rx, &buf->me);
 	rd->msg_id = le64_to_cpu(hdr->msg_id);
-	rxm_comp_fill(rx, &buf->me, hdr, rxm_rx_room(rx, buf), &rd->c);
+	rxm_comp_fill(rx, &buf->me, hdr, rxm_rx_room(rx, &buf->me), &rd->c);
 	for (i = 0, left = rd->c.len; i < r->count && left; i++) {
 		rd->rma[i].addr = le64_to_cpu(r->iov[i].addr);
 		rd->rma[i].len = min_t(u64, le64_to_cpu(r->iov[i].len), left);

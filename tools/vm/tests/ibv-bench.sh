@@ -21,40 +21,23 @@ check_output "rxe0 is ACTIVE" 'rxe0.*ACTIVE' rdma link show
 check "insmod kofi" insmod $KS_M/kofi.ko
 check "insmod kofi_ib_verbs" insmod $KS_M/kofi_ib_verbs.ko
 
-LAT="sizes=64 iters=$LAT_ITERS verify=0"
-BW="sizes=65536 iters=$BW_ITERS verify=0"
 verbs_lat() {
-	ks_pair "verbs lat $round" kofi_sample_verbs 7490 addr="$srv" \
-		mode=pingpong $LAT
-	[ "$KOFI_HOST" = 1 ] && say "bench verbs lat64 $(ks_column 64 7) usec"
+	ks_bench_lat verbs kofi_sample_verbs 7490 \
+		addr="$srv" mode=pingpong verify=0
 }
 kofi_lat() {
-	ks_pair "ib_verbs lat $round" kofi_sample_pingpong 7491 prov=ib_verbs \
-		addr="$srv" op=msg $LAT
-	[ "$KOFI_HOST" = 1 ] && say "bench ib_verbs lat64 $(ks_column 64 7) usec"
+	ks_bench_lat ib_verbs kofi_sample_pingpong 7491 \
+		prov=ib_verbs addr="$srv" op=msg verify=0
 }
 verbs_bw() {
-	ks_pair "verbs bw $round" kofi_sample_verbs 7492 addr="$srv" \
-		mode=bandwidth $BW
-	[ "$KOFI_HOST" = 1 ] && say "bench verbs bw64k $(ks_column 65536 6) MB/s"
+	ks_bench_bw verbs kofi_sample_verbs 7492 \
+		addr="$srv" mode=bandwidth verify=0
 }
 kofi_bw() {
-	ks_pair "ib_verbs bw $round" kofi_sample_bandwidth 7493 prov=ib_verbs \
-		addr="$srv" op=msg $BW
-	[ "$KOFI_HOST" = 1 ] && say "bench ib_verbs bw64k $(ks_column 65536 6) MB/s"
+	ks_bench_bw ib_verbs kofi_sample_bandwidth 7493 \
+		prov=ib_verbs addr="$srv" op=msg verify=0
 }
-# ROUNDS rounds, each measuring kOFI next to the baseline, the order
-# alternating, so that drift in the VMs hits both alike; tools/bench.sh
-# takes the median of the per-round ratios.
-round=1
-while [ $round -le $ROUNDS ]; do
-	if [ $((round % 2)) = 1 ]; then
-		verbs_lat; kofi_lat; verbs_bw; kofi_bw
-	else
-		kofi_lat; verbs_lat; kofi_bw; verbs_bw
-	fi
-	round=$((round + 1))
-done
+ks_bench_rounds verbs_lat kofi_lat verbs_bw kofi_bw
 # Receiver-not-ready NAKs (a send that found no receive posted) cost the
 # sender the peer's RNR timer each (min_rnr_timer, both samples alike).
 say "rxe0: $(rdma statistic show link rxe0/1 2>&1 |

@@ -18,39 +18,17 @@ check "insmod kofi" insmod $KS_M/kofi.ko
 check "insmod kofi_ksocket" insmod $KS_M/kofi_ksocket.ko
 [ "$KOFI_HOST" = 0 ] && to="" || to="addr=$KOFI_PEER"
 
-tcp_lat() {
-	ks_pair "tcp lat $round" kofi_sample_tcp 7480 $to mode=pingpong \
-		sizes=64 iters=$LAT_ITERS
-	[ "$KOFI_HOST" = 1 ] && say "bench tcp lat64 $(ks_column 64 7) usec"
-}
+tcp_lat() { ks_bench_lat tcp kofi_sample_tcp 7480 $to mode=pingpong; }
 kofi_lat() {
-	ks_pair "ksocket lat $round" kofi_sample_pingpong 7481 $to op=msg \
-		sizes=64 iters=$LAT_ITERS verify=0
-	[ "$KOFI_HOST" = 1 ] && say "bench ksocket lat64 $(ks_column 64 7) usec"
+	ks_bench_lat ksocket kofi_sample_pingpong 7481 \
+		$to op=msg verify=0
 }
-tcp_bw() {
-	ks_pair "tcp bw $round" kofi_sample_tcp 7482 $to mode=bandwidth \
-		sizes=65536 iters=$BW_ITERS
-	[ "$KOFI_HOST" = 1 ] && say "bench tcp bw64k $(ks_column 65536 6) MB/s"
-}
+tcp_bw() { ks_bench_bw tcp kofi_sample_tcp 7482 $to mode=bandwidth; }
 kofi_bw() {
-	ks_pair "ksocket bw $round" kofi_sample_bandwidth 7483 $to op=msg \
-		sizes=65536 iters=$BW_ITERS verify=0
-	[ "$KOFI_HOST" = 1 ] && say "bench ksocket bw64k $(ks_column 65536 6) MB/s"
+	ks_bench_bw ksocket kofi_sample_bandwidth 7483 \
+		$to op=msg verify=0
 }
-
-# ROUNDS rounds, each measuring ksocket next to the baseline, the order
-# alternating, so that drift in the VMs hits both alike; tools/bench.sh
-# takes the median of the per-round ratios.
-round=1
-while [ $round -le $ROUNDS ]; do
-	if [ $((round % 2)) = 1 ]; then
-		tcp_lat; kofi_lat; tcp_bw; kofi_bw
-	else
-		kofi_lat; tcp_lat; kofi_bw; tcp_bw
-	fi
-	round=$((round + 1))
-done
+ks_bench_rounds tcp_lat kofi_lat tcp_bw kofi_bw
 
 check "rmmod kofi_ksocket" rmmod kofi_ksocket
 check "rmmod kofi" rmmod kofi

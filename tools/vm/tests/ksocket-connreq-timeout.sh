@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# kofi-link-mtu: 9000
 # ksocket: a listener drops a TCP connection whose kOFI connection request
 # never comes.  Guest 0 loads kofi_ksocket with connreq_timeout_ms=3000 and
 # serves the pingpong sample; guest 1 opens a TCP connection to it with nc

@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# kofi-link-mtu: 9000
 # Interoperability with userspace libfabric: Debian's fi_pingpong over its
 # tcp provider against the kernel pingpong sample over ksocket (fi_pingpong
 # mode), data verified on both sides (-c / verify=1).  First userspace

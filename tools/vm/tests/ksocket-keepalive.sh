@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# kofi-link-mtu: 9000
 # ksocket: a peer that vanishes is reported within the configured time.
 # Guest 0 loads kofi_ksocket with keepalive_ms=1000, guest 1 with 60000;
 # guest 1's pingpong client asks for 1000 ms with
@@ -15,8 +16,6 @@
 
 M=/kofi/modules
 PORT=7491
-
-rp_result() { cat /sys/module/kofi_sample_pingpong/parameters/result; }
 
 check "link to the peer" wait_for 180 ping -c 1 -W 1 "$KOFI_PEER"
 check "insmod kofi" insmod $M/kofi.ko
@@ -47,7 +46,7 @@ if [ "$KOFI_HOST" = 0 ]; then
 	# Its own keepalive gives the client up (ETIMEDOUT, or an unreachable
 	# network while its link is down).
 	check_output "server: connection ended with an error" \
-		'^-(110|101|113)$' rp_result
+		'^-(110|101|113)$' result_of kofi_sample_pingpong
 	rmmod kofi_sample_pingpong
 	check "link back up" wait_for 60 ping -c 1 -W 1 "$KOFI_PEER"
 	barrier done
@@ -63,7 +62,8 @@ else
 	wait "$pid"
 	check_output "client: endpoint keepalive set by fi_setopt" \
 		'endpoint keepalive 1000 ms' new_dmesg
-	check_output "client: peer lost, ETIMEDOUT" '^-110$' rp_result
+	check_output "client: peer lost, ETIMEDOUT" '^-110$' \
+		result_of kofi_sample_pingpong
 	check_output "client: reported 4-12 s into the idle time" 'ended after' \
 		idle_within 4000 12000
 	rmmod kofi_sample_pingpong

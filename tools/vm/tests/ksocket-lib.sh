@@ -48,3 +48,49 @@ ks_show() { while IFS= read -r l; do say "$l"; done < /tmp/ks_rows; }
 ks_column() {
 	awk -v s="$1" -v n="$2" '$2 == s && $NF ~ /^[0-9.]+$/ { v = $n } END { print v }' /tmp/ks_rows
 }
+
+# The benchmark parts (*-bench.sh), which set LAT_ITERS, BW_ITERS and
+# ROUNDS.  ks_bench_lat NAME MODULE PORT ARGS...: sample MODULE's 64-byte
+# pingpong between the guests, LAT_ITERS round trips; guest 1 says
+# "bench NAME lat64 USEC usec" (half a round trip).  ks_bench_bw NAME
+# MODULE PORT ARGS...: its 64 KiB one-way bandwidth, BW_ITERS messages;
+# guest 1 says "bench NAME bw64k RATE MB/s".
+ks_bench_lat() {
+	ks_bn=$1
+	shift
+	ks_pair "$(echo "$ks_bn" | tr ';' -) lat $round" "$@" sizes=64 \
+		iters="$LAT_ITERS"
+	[ "$KOFI_HOST" = 1 ] || return 0
+	say "bench $ks_bn lat64 $(ks_column 64 7) usec"
+}
+ks_bench_bw() {
+	ks_bn=$1
+	shift
+	ks_pair "$(echo "$ks_bn" | tr ';' -) bw $round" "$@" sizes=65536 \
+		iters="$BW_ITERS"
+	[ "$KOFI_HOST" = 1 ] || return 0
+	say "bench $ks_bn bw64k $(ks_column 65536 6) MB/s"
+}
+
+# ks_bench_rounds RUN...: ROUNDS rounds of the RUNs (shell functions),
+# in this order in odd rounds and in the reverse in even ones, so that
+# drift in the VMs hits them alike; tools/bench.sh takes the median of
+# the per-round ratios.
+ks_bench_rounds() {
+	ks_rev=
+	for ks_r in "$@"; do
+		ks_rev="$ks_r $ks_rev"
+	done
+	round=1
+	while [ "$round" -le "$ROUNDS" ]; do
+		if [ $((round % 2)) = 1 ]; then
+			ks_runs="$*"
+		else
+			ks_runs=$ks_rev
+		fi
+		for ks_r in $ks_runs; do
+			"$ks_r"
+		done
+		round=$((round + 1))
+	done
+}

@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# kofi-link-mtu: 9000
 # ksocket across the two-guest link: the pingpong sample (guest 0 serving,
 # guest 1 connecting) over IPv4 and IPv6, with messages, RMA writes and RMA
 # reads, every transfer verified; the sample sets FI_OPT_DATA_MAY_SLEEP

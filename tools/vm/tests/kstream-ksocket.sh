@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# kofi-link-mtu: 9000
 # kstream over ksocket across the two-guest link, on the socket-like
 # calls: the stream echo server (guest 0) and the throughput client
 # (guest 1) over IPv4 and IPv6, echoed and one-way, with small buffers

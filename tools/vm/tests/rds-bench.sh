@@ -10,10 +10,10 @@
 # weighed against each other.  Each side of every run finds its peer over
 # a TCP control connection; 64-byte sends of the samples are injected.
 # A round measures all three, the order reversed from one round to the
-# next so that drift hits them alike.  Guest 1 prints "bench PROVIDER
-# METRIC VALUE UNIT" lines, which tools/bench.sh turns into ratios
-# against "rds-raw".  Timing is reported, never checked: the checks only
-# say that every run completed.
+# next so that drift hits them alike (ks_bench_rounds).  Guest 1 prints
+# "bench PROVIDER METRIC VALUE UNIT" lines, which tools/bench.sh turns
+# into ratios against "rds-raw".  Timing is reported, never checked: the
+# checks only say that every run completed.
 . ./lib.sh
 . ./ksocket-lib.sh
 . ./rds-lib.sh
@@ -30,46 +30,13 @@ check "insmod kofi_ksocket" insmod $KS_M/kofi_ksocket.ko
 check "insmod kofi_rxm" insmod $KS_M/kofi_rxm.ko
 [ "$KOFI_HOST" = 0 ] && to="" || to="addr=$KOFI_PEER"
 
-raw_lat() {
-	ks_pair "raw lat $round" kofi_sample_rdsraw 7591 $to mode=pingpong \
-		sizes=64 iters=$LAT_ITERS
-	[ "$KOFI_HOST" = 1 ] && say "bench rds-raw lat64 $(ks_column 64 7) usec"
-}
-rds_lat() {
-	ks_pair "rds lat $round" kofi_sample_pingpong 7592 $to $RDS \
-		sizes=64 iters=$LAT_ITERS
-	[ "$KOFI_HOST" = 1 ] && say "bench rds lat64 $(ks_column 64 7) usec"
-}
-rxm_lat() {
-	ks_pair "rxm lat $round" kofi_sample_pingpong 7593 $to $RXM \
-		sizes=64 iters=$LAT_ITERS
-	[ "$KOFI_HOST" = 1 ] && say "bench ksocket;rxm lat64 $(ks_column 64 7) usec"
-}
-raw_bw() {
-	ks_pair "raw bw $round" kofi_sample_rdsraw 7594 $to mode=bandwidth \
-		sizes=65536 iters=$BW_ITERS
-	[ "$KOFI_HOST" = 1 ] && say "bench rds-raw bw64k $(ks_column 65536 6) MB/s"
-}
-rds_bw() {
-	ks_pair "rds bw $round" kofi_sample_bandwidth 7595 $to $RDS \
-		sizes=65536 iters=$BW_ITERS
-	[ "$KOFI_HOST" = 1 ] && say "bench rds bw64k $(ks_column 65536 6) MB/s"
-}
-rxm_bw() {
-	ks_pair "rxm bw $round" kofi_sample_bandwidth 7596 $to $RXM \
-		sizes=65536 iters=$BW_ITERS
-	[ "$KOFI_HOST" = 1 ] && say "bench ksocket;rxm bw64k $(ks_column 65536 6) MB/s"
-}
-
-round=1
-while [ $round -le $ROUNDS ]; do
-	if [ $((round % 2)) = 1 ]; then
-		raw_lat; rds_lat; rxm_lat; raw_bw; rds_bw; rxm_bw
-	else
-		rxm_lat; rds_lat; raw_lat; rxm_bw; rds_bw; raw_bw
-	fi
-	round=$((round + 1))
-done
+raw_lat() { ks_bench_lat rds-raw kofi_sample_rdsraw 7591 $to mode=pingpong; }
+rds_lat() { ks_bench_lat rds kofi_sample_pingpong 7592 $to $RDS; }
+rxm_lat() { ks_bench_lat "ksocket;rxm" kofi_sample_pingpong 7593 $to $RXM; }
+raw_bw() { ks_bench_bw rds-raw kofi_sample_rdsraw 7594 $to mode=bandwidth; }
+rds_bw() { ks_bench_bw rds kofi_sample_bandwidth 7595 $to $RDS; }
+rxm_bw() { ks_bench_bw "ksocket;rxm" kofi_sample_bandwidth 7596 $to $RXM; }
+ks_bench_rounds raw_lat rds_lat rxm_lat raw_bw rds_bw rxm_bw
 
 check "rmmod kofi_rxm" rmmod kofi_rxm
 check "rmmod kofi_ksocket" rmmod kofi_ksocket

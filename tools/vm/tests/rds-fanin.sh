@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# kofi-link-mtu: 9000
 # Fan-in over RDS/TCP: eight endpoints of the rds sample on guest 1
 # (role=fanin-send) send 24 messages of 64 KiB each, all at once, to one
 # endpoint on guest 0 (role=fanin-recv), which checks every message's

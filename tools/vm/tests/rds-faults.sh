@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# kofi-link-mtu: 9000
 # Faults of the rds provider over RDS/TCP across the two-guest link.
 #
 # The peer vanishes: guest 1's endpoint exchanges messages with guest 0's
@@ -33,22 +34,8 @@ dropped() {
 		[ "$n" -gt "$drops_before" ]
 }
 
-# result_is MODULE ERRNO: MODULE reports the result ERRNO.
-result_is() {
-	r=$(result_of "$1") && echo "result $r (want $2)" && [ "$r" = "$2" ]
-}
-
 # logged PATTERN: the kernel log since line $from matches PATTERN.
 logged() { dmesg | tail -n +"$((from + 1))" | grep -q -E "$1"; }
-
-# unreferenced MODULE: MODULE is loaded and nothing holds it.
-unreferenced() {
-	n=$(cat "/sys/module/$1/refcnt") && echo "$1 refcnt $n" &&
-		[ "$n" = 0 ]
-}
-
-# refused_rmmod MODULE: rmmod MODULE fails and MODULE stays loaded.
-refused_rmmod() { ! rmmod "$1" && module_loaded "$1"; }
 
 check "link to the peer" wait_for 180 ping -c 1 -W 1 "$KOFI_PEER"
 rds_load rds_tcp

@@ -5,7 +5,10 @@
 # to 1 MiB and a back-to-back burst with rds-peer -T ib in both
 # directions; every message's length, data and source are checked, and
 # rxe0's packet counter shows that RDS/IB carried them.  An
-# address no RDMA device has gets no "ib" info.  Then the modules unload.
+# address no RDMA device has gets no "ib" info.  rmmod rds_rdma is
+# refused while an endpoint uses it and works once none does; fi_getinfo()
+# then has no ib info (the guests load no module on demand: an RDS/IB
+# socket cannot be made).  Then the modules unload.
 #
 # Not on the debug kernel: there lockdep reports recursive locking of
 # rdma_cm's handler_mutex whenever RDS/IB accepts a connection (RDS
@@ -54,6 +57,8 @@ check "rxe0's packet counter readable" test -n "$ib_before"
 if [ "$KOFI_HOST" = 0 ]; then
 	check "sample endpoint bound over ib" sample_echo domain=ib \
 		port=18101 peer_port=18102 $SCHED
+	check "rmmod rds_rdma refused while an endpoint uses it" \
+		refused_rmmod rds_rdma
 	barrier "ib: user to kernel"
 	check "sample echoed rds-peer's messages over ib, all verified" \
 		echo_done
@@ -87,5 +92,15 @@ barrier "ib: kernel to user: done"
 
 check "RDS/IB carried the messages" ib_received
 check "no ib info for an address without an RDMA device" no_ib_info
+
+# rds_rdma once no endpoint uses it.
+check "rds_rdma unreferenced once the endpoints closed" \
+	unreferenced rds_rdma
+check "rmmod rds_rdma while idle" rmmod rds_rdma
+check_output "rds still registered" rds cat /sys/kernel/debug/kofi/providers
+insmod $M/kofi_sample_rds.ko role=echo domain=ib addr="$KOFI_SELF" \
+	peer="$KOFI_PEER" port=18121 peer_port=18121 timeout_ms=1000
+check "no ib info without rds_rdma: -ENODATA" result_is kofi_sample_rds -61
+unload_sample
 rds_unload
 finish

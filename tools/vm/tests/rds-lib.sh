@@ -65,6 +65,20 @@ sample_send() { sample_run send "$@"; }
 
 unload_sample() { rmmod kofi_sample_rds 2> /dev/null; }
 
+# refused_rmmod MODULE: rmmod MODULE fails and MODULE stays loaded.
+refused_rmmod() { ! rmmod "$1" && module_loaded "$1"; }
+
+# result_is MODULE ERRNO: MODULE reports the result ERRNO.
+result_is() {
+	r=$(result_of "$1") && echo "result $r (want $2)" && [ "$r" = "$2" ]
+}
+
+# unreferenced MODULE: MODULE is loaded and nothing holds it.
+unreferenced() {
+	n=$(cat "/sys/module/$1/refcnt") && echo "$1 refcnt $n" &&
+		[ "$n" = 0 ]
+}
+
 # rds_counter NAME: RDS's counter NAME of this host (transport counters
 # of loaded transports included).
 rds_counter() { n=$(rds-peer -c "$1") && echo "${n#* }"; }

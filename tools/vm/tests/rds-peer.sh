@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# kofi-link-mtu: 9000
 # The rds provider across the two-guest link over RDS/TCP: the rds sample
 # (samples/kofi_sample_rds.c) exchanges verified messages of 0 B to 1 MiB
 # and a back-to-back burst with the userspace AF_RDS peer rds-peer in both

@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# kofi-link-mtu: 9000
 # The pingpong and bandwidth samples over FI_EP_RDM endpoints of the rds
 # provider (ep_type=rdm), kernel to kernel across the two-guest link over
 # RDS/TCP, every transfer verified: the samples' own exchange (names

@@ -28,29 +28,19 @@ check "insmod kofi_rxm" insmod $KS_M/kofi_rxm.ko
 [ "$KOFI_HOST" = 0 ] && to="" || to="addr=$KOFI_PEER"
 
 msg_lat() {
-	ks_pair "msg lat $round" kofi_sample_pingpong 7621 $to op=msg \
-		sizes=64 iters=$LAT_ITERS verify=0
-	[ "$KOFI_HOST" = 1 ] && say "bench ksocket-msg lat64 $(ks_column 64 7) usec"
+	ks_bench_lat ksocket-msg kofi_sample_pingpong 7621 \
+		$to op=msg verify=0
 }
 rdm_lat() {
-	ks_pair "rdm lat $round" kofi_sample_pingpong 7622 $to $RDM \
-		sizes=64 iters=$LAT_ITERS
-	if [ "$KOFI_HOST" = 1 ]; then
-		v=$(ks_column 64 7)
-		say "bench ksocket;rxm lat64 $v usec"
-		say "bench kofi-rdm lat64 $v usec"
-	fi
+	ks_bench_lat "ksocket;rxm" kofi_sample_pingpong 7622 $to $RDM
+	[ "$KOFI_HOST" = 1 ] || return 0
+	say "bench kofi-rdm lat64 $(ks_column 64 7) usec"
 }
 msg_bw() {
-	ks_pair "msg bw $round" kofi_sample_bandwidth 7623 $to op=msg \
-		sizes=65536 iters=$BW_ITERS verify=0
-	[ "$KOFI_HOST" = 1 ] && say "bench ksocket-msg bw64k $(ks_column 65536 6) MB/s"
+	ks_bench_bw ksocket-msg kofi_sample_bandwidth 7623 \
+		$to op=msg verify=0
 }
-rdm_bw() {
-	ks_pair "rdm bw $round" kofi_sample_bandwidth 7624 $to $RDM \
-		sizes=65536 iters=$BW_ITERS
-	[ "$KOFI_HOST" = 1 ] && say "bench ksocket;rxm bw64k $(ks_column 65536 6) MB/s"
-}
+rdm_bw() { ks_bench_bw "ksocket;rxm" kofi_sample_bandwidth 7624 $to $RDM; }
 # fi_pingpong's row for 64 bytes: bytes #sent #ack total time MB/sec
 # usec/xfer Mxfers/sec (usec/xfer is half a round trip, as the sample's).
 user_lat() {
@@ -71,15 +61,7 @@ user_lat() {
 	barrier "user lat $round: done"
 }
 
-round=1
-while [ $round -le $ROUNDS ]; do
-	if [ $((round % 2)) = 1 ]; then
-		msg_lat; rdm_lat; user_lat; msg_bw; rdm_bw
-	else
-		user_lat; rdm_lat; msg_lat; rdm_bw; msg_bw
-	fi
-	round=$((round + 1))
-done
+ks_bench_rounds msg_lat rdm_lat user_lat msg_bw rdm_bw
 
 check "rmmod kofi_rxm" rmmod kofi_rxm
 check "rmmod kofi_ksocket" rmmod kofi_ksocket

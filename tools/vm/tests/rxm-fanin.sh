@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# kofi-link-mtu: 9000
 # rxm's connections under load, over ksocket;rxm, with the reliable-
 # datagram sample (kofi_sample_rds prov=ksocket;rxm).
 #

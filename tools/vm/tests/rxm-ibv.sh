@@ -7,17 +7,15 @@
 # kmalloc'd buffers), and Debian's
 # fi_pingpong -p "verbs;ofi_rxm" -e rdm (libfabric's ofi_rxm over its
 # verbs provider) against the kernel, both roles, untagged and tagged,
-# with fi_pingpong's default sizes (64 KiB and 1 MiB by rendezvous).
-# libfabric's rxm over verbs sends messages of 16 KiB to 128 KiB as
-# segments by default, which rxm does not take: fi_pingpong runs with
-# FI_OFI_RXM_SAR_LIMIT=16384 (segments off, rendezvous above the eager
-# limit), and FI_UNIVERSE_SIZE=16: rxm sizes its verbs CQ for that many
-# peers (default 256: a CQ soft-RoCE refuses, fi_enable() fails with
-# EINVAL).  On the debug kernel -m tagged only, as rxm-ksocket.
+# with fi_pingpong's default sizes: libfabric sends 64 KiB as segments
+# (its rxm over verbs does so from 16 KiB to 128 KiB), the kernel by
+# rendezvous, as both do 1 MiB.  FI_UNIVERSE_SIZE=16: libfabric's rxm
+# sizes its verbs CQ for that many peers (default 256: a CQ soft-RoCE
+# refuses, fi_enable() fails with EINVAL).
 . ./lib.sh
 CORE=ib_verbs
 FIPROV="verbs;ofi_rxm"
-FIPP_ENV="FI_VERBS_IFACE=$KOFI_DEV FI_OFI_RXM_SAR_LIMIT=16384 FI_UNIVERSE_SIZE=16"
+FIPP_ENV="FI_VERBS_IFACE=$KOFI_DEV FI_UNIVERSE_SIZE=16"
 # fi_pingpong's two modes split between Debian's kernels: msg on 6.1,
 # tagged on 6.12; none on the sanitizer kernel, where the kernel-to-kernel
 # runs cover the same code.

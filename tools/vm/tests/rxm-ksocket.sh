@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# kofi-link-mtu: 9000
 # The rxm utility provider over ksocket ("ksocket;rxm") between the two
 # guests: kernel to kernel (rxm-lib.sh rxm_kernel), and Debian's
 # fi_pingpong -p tcp -e rdm (libfabric's ofi_rxm over its tcp provider)

@@ -15,7 +15,8 @@
 # kernel to kernel; here the real fi_pingpong is the peer.)
 # rxm_fipp: Debian's fi_pingpong -e rdm against the kernel pingpong in
 # fi_pingpong mode, both roles, for each mode of FIPP_MODES, with
-# fi_pingpong's default sizes, 64 B to 1 MiB (above 16 KiB: rendezvous).
+# fi_pingpong's default sizes, 64 B to 1 MiB (above 16 KiB: rendezvous;
+# libfabric's rxm over verbs sends 64 KiB as segments).
 
 M=/kofi/modules
 RXM="prov=$CORE;rxm ep_type=rdm verify=1"

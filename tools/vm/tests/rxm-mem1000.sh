@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# kofi-link-mtu: 9000
 # What an idle rxm connection costs, measured with 1000 of them in one
 # guest, over ksocket;rxm with the reliable-datagram sample's fan-in
 # (kofi_sample_rds prov=ksocket;rxm hold=1, Documentation/rxm.rst).
