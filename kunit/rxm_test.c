@@ -1635,12 +1635,17 @@ static void rt_raw_sentinel(struct kunit *test, struct rt *t,
  * Segmented messages from the raw peer: into a posted receive; tagged and
  * waiting unexpected (peeked at their whole size) while segments are
  * still to come; cut off by a short receive; discarded while still
- * arriving, the connection going on; and cut by the connection's end.
+ * arriving, the connection going on; into a multi-receive buffer
+ * cancelled meanwhile (the buffer completes after the message); and cut
+ * by the connection's end.
  */
 static void rxm_sar_test(struct kunit *test)
 {
 	u8 *msg = kunit_kmalloc(test, RT_SAR_SIZE, GFP_KERNEL);
 	struct fi_msg_tagged m = {};
+	struct fi_msg mm = {};
+	struct kvec kv;
+	int mctx;
 	struct fi_cq_tagged_entry e;
 	struct fi_cq_err_entry err;
 	struct rt_raw r = {};
@@ -1650,7 +1655,7 @@ static void rxm_sar_test(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, msg);
 	rt_fill(msg, RT_SAR_SIZE, 3);
-	rt_setup(test, &t, FI_MSG | FI_TAGGED | FI_SOURCE);
+	rt_setup(test, &t, FI_MSG | FI_TAGGED | FI_SOURCE | FI_MULTI_RECV);
 	rt_raw_join(test, &t, &r);
 
 	/* into a posted receive, segment by segment */
@@ -1713,6 +1718,35 @@ static void rxm_sar_test(struct kunit *test)
 	rt_raw_seg_send(test, &r, RXM_OP_TAGGED, 4, msg, RT_SAR_SIZE, 2, 79);
 	rt_raw_sentinel(test, &t, &r, 93);
 	KUNIT_EXPECT_EQ(test, fi_cq_read(t.rx[0], &e, 1), -EAGAIN);
+
+	/*
+	 * a multi-receive buffer cancelled while a message is still coming
+	 * into it: the message completes there, then the buffer ECANCELED
+	 */
+	kv.iov_base = t.buf[0];
+	kv.iov_len = 4 * RT_SAR_SIZE;
+	mm.iov_type = FI_IOV_KVEC;
+	mm.msg_iov = &kv;
+	mm.iov_count = 1;
+	mm.addr = FI_ADDR_UNSPEC;
+	mm.context = &mctx;
+	memset(t.buf[0], 0, RT_SAR_SIZE);
+	KUNIT_ASSERT_EQ(test, fi_recvmsg(t.ep[0], &mm, FI_MULTI_RECV), 0);
+	rt_raw_seg_send(test, &r, RXM_OP_MSG, 6, msg, RT_SAR_SIZE, 0, 0);
+	rt_raw_sentinel(test, &t, &r, 95);
+	KUNIT_ASSERT_EQ(test, fi_cancel(&t.ep[0]->fid, &mctx), 0);
+	KUNIT_EXPECT_EQ(test, fi_cq_read(t.rx[0], &e, 1), -EAGAIN);
+	for (i = 1; i < 3; i++)
+		rt_raw_seg_send(test, &r, RXM_OP_MSG, 6, msg, RT_SAR_SIZE, i,
+				0);
+	KUNIT_ASSERT_EQ(test, rt_comp(t.rx[0], &e, NULL, NULL), 1);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)&mctx);
+	KUNIT_EXPECT_EQ(test, e.len, RT_SAR_SIZE);
+	KUNIT_EXPECT_PTR_EQ(test, e.buf, (void *)t.buf[0]);
+	KUNIT_EXPECT_EQ(test, memcmp(t.buf[0], msg, RT_SAR_SIZE), 0);
+	KUNIT_EXPECT_EQ(test, rt_comp(t.rx[0], &e, NULL, &err), -ECANCELED);
+	KUNIT_EXPECT_PTR_EQ(test, err.op_context, (void *)&mctx);
+	KUNIT_EXPECT_TRUE(test, err.flags & FI_MULTI_RECV);
 
 	/* the connection ends after the first segment: ECONNRESET */
 	KUNIT_ASSERT_EQ(test, fi_trecv(t.ep[0], t.buf[0], RT_BIG, NULL,

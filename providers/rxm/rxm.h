@@ -76,6 +76,15 @@ extern unsigned int rxm_connect_timeout_ms;
  * @all: on the endpoint's list of every entry it allocated
  * @flags: FI_MSG or FI_TAGGED, with FI_RECV
  * @vec: where the data goes
+ * @busy: a multi-receive buffer's messages being placed into it
+ * @used_up: a multi-receive buffer took its last message
+ * @cancelled: a multi-receive buffer was taken off its queue
+ *	(fi_cancel() ...) while @busy: it completes with ECANCELED once the
+ *	last of them is in
+ *
+ * @busy, @used_up and @cancelled are under the endpoint's lock; a
+ * multi-receive buffer is free again once it is used up or cancelled
+ * and no message is being placed into it.
  */
 struct rxm_rx {
 	struct kofi_match_entry me;
@@ -83,6 +92,9 @@ struct rxm_rx {
 	struct list_head all;
 	u64 flags;
 	struct kofi_vec vec;
+	unsigned int busy;
+	bool used_up;
+	bool cancelled;
 };
 
 /**
@@ -157,7 +169,6 @@ struct rxm_comp {
  * @ep: its endpoint
  * @conn: the connection the request came on
  * @rx: the receive
- * @released: @rx is used up once the message is in it
  * @msg_id: the request's msg_id, echoed in RXM_RNDV_RD_DONE
  * @c: the receive's completion
  * @local: where the message goes
@@ -178,7 +189,6 @@ struct rxm_rd {
 	struct rxm_ep *ep;
 	struct rxm_conn *conn;
 	struct rxm_rx *rx;
-	bool released;
 	u64 msg_id;
 	struct rxm_comp c;
 	struct kofi_vec local;
@@ -280,7 +290,7 @@ static inline const u8 *rxm_buf_payload(const struct rxm_buf *buf)
  * struct rxm_trx - a tagged message the core places in a receive
  * @cqe: the core's completion of it
  * @ep: its endpoint
- * @rx: the receive, if the message uses it up (freed on completion)
+ * @rx: the receive (rxm_rx_placed() on completion)
  * @c: the receive's completion
  * @dst: the part of the receive's buffer it goes to
  */
@@ -479,6 +489,12 @@ int rxm_tx_posted(struct rxm_tx *tx, struct rxm_conn *conn, int ret);
 void rxm_tx_done(struct fid_cq *cq, struct fi_cqe *cqe,
 		 const struct fi_cq_err_entry *comp);
 void rxm_rx_free(struct rxm_ep *ep, struct rxm_rx *rx);
+void rxm_rx_busy_locked(struct rxm_rx *rx,
+			const struct kofi_match_entry *msg);
+bool rxm_rx_placed(struct rxm_ep *ep, struct rxm_rx *rx,
+		   struct rxm_comp *cancel);
+void rxm_rx_cancel_write(struct rxm_ep *ep, const struct rxm_comp *cancel);
+void rxm_rx_cancelled(struct rxm_ep *ep, struct rxm_rx *rx);
 bool rxm_rx_released(const struct rxm_rx *rx,
 		     const struct kofi_match_entry *msg);
 size_t rxm_rx_room(const struct rxm_rx *rx,

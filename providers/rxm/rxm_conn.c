@@ -777,17 +777,11 @@ void rxm_conn_close_all(struct rxm_ep *ep)
 /* Complete the receives taken off the match queues with ECANCELED. */
 static void rxm_rx_cancel_all(struct rxm_ep *ep, struct list_head *rxs)
 {
-	struct fid_cq *cq = kofi_ep_cq(&ep->ep, FI_RECV, NULL);
 	struct kofi_match_entry *me, *next;
 
 	list_for_each_entry_safe(me, next, rxs, node) {
-		struct rxm_rx *rx = container_of(me, struct rxm_rx, me);
-		void *context = me->context;
-		u64 flags = rx->flags | (me->flags & FI_MULTI_RECV);
-
 		list_del_init(&me->node);
-		rxm_rx_free(ep, rx);
-		kofi_cq_write_err(cq, context, flags, ECANCELED, 0, 0, 0);
+		rxm_rx_cancelled(ep, container_of(me, struct rxm_rx, me));
 	}
 }
 

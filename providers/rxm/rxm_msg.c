@@ -625,11 +625,113 @@ void rxm_rx_free(struct rxm_ep *ep, struct rxm_rx *rx)
 	spin_unlock_irqrestore(&ep->lock, flags);
 }
 
+/**
+ * rxm_rx_busy_locked() - a receive took a message
+ * @rx: the receive
+ * @msg: the message's matching entry
+ *
+ * A multi-receive buffer counts the message until it is placed
+ * (rxm_rx_placed()): until then the buffer stays in use, even if it is
+ * used up or cancelled meanwhile.
+ *
+ * Context: the endpoint's lock held.
+ */
+void rxm_rx_busy_locked(struct rxm_rx *rx, const struct kofi_match_entry *msg)
+{
+	if (!(rx->me.flags & FI_MULTI_RECV))
+		return;
+	rx->busy++;
+	if (rxm_rx_released(rx, msg))
+		rx->used_up = true;
+}
+
+/**
+ * rxm_rx_placed() - a message is in the receive that took it
+ * @ep: the endpoint
+ * @rx: the receive
+ * @cancel: the cancelled buffer's completion, if it is to be written
+ *
+ * Call before writing the message's completion.  Frees a plain receive,
+ * and a multi-receive buffer used up or cancelled once no message is
+ * being placed into it.
+ *
+ * Context: any context; no rxm lock held.
+ * Return: true if @rx was a cancelled multi-receive buffer that is now
+ * free: write @cancel (rxm_rx_cancel_write()) after the message's
+ * completion.
+ */
+bool rxm_rx_placed(struct rxm_ep *ep, struct rxm_rx *rx,
+		   struct rxm_comp *cancel)
+{
+	unsigned long flags;
+	bool last, end;
+
+	if (!(rx->me.flags & FI_MULTI_RECV)) {
+		rxm_rx_free(ep, rx);
+		return false;
+	}
+	spin_lock_irqsave(&ep->lock, flags);
+	last = !--rx->busy && (rx->used_up || rx->cancelled);
+	end = last && rx->cancelled;
+	if (end) {
+		cancel->context = rx->me.context;
+		cancel->flags = rx->flags | FI_MULTI_RECV;
+	}
+	if (last)
+		list_add(&rx->node, &ep->rx_free);
+	spin_unlock_irqrestore(&ep->lock, flags);
+	return end;
+}
+
+/**
+ * rxm_rx_cancel_write() - complete a cancelled receive
+ * @ep: the endpoint
+ * @cancel: its context and flags
+ *
+ * Context: any context; no rxm lock held.
+ */
+void rxm_rx_cancel_write(struct rxm_ep *ep, const struct rxm_comp *cancel)
+{
+	kofi_cq_write_err(kofi_ep_cq(&ep->ep, FI_RECV, NULL), cancel->context,
+			  cancel->flags, ECANCELED, 0, 0, 0);
+}
+
+/**
+ * rxm_rx_cancelled() - a posted receive was taken off its queue
+ * @ep: the endpoint
+ * @rx: the receive (fi_cancel(), its source's removal, the endpoint's
+ *	close)
+ *
+ * It completes with ECANCELED: now, or once the messages being placed
+ * into it are in - its buffer is the ULP's again only then.
+ *
+ * Context: any context; no rxm lock held.
+ */
+void rxm_rx_cancelled(struct rxm_ep *ep, struct rxm_rx *rx)
+{
+	struct rxm_comp c = {
+		.context = rx->me.context,
+		.flags = rx->flags | (rx->me.flags & FI_MULTI_RECV),
+	};
+	unsigned long flags;
+	bool now;
+
+	spin_lock_irqsave(&ep->lock, flags);
+	rx->cancelled = true;
+	now = !rx->busy;
+	if (now)
+		list_add(&rx->node, &ep->rx_free);
+	spin_unlock_irqrestore(&ep->lock, flags);
+	if (now)
+		rxm_rx_cancel_write(ep, &c);
+}
+
 /* Deliver @buf's message into @rx, complete it, recycle @buf. */
 static void rxm_deliver(struct rxm_ep *ep, struct rxm_rx *rx,
 			struct rxm_buf *buf)
 {
-	struct rxm_comp c;
+	struct rxm_comp c, cancel;
+	bool end;
 
 	if (rxm_buf_hdr(buf)->type == RXM_RNDV_REQ) {
 		rxm_rndv_read(ep, rx, buf);
@@ -640,10 +742,11 @@ static void rxm_deliver(struct rxm_ep *ep, struct rxm_rx *rx,
 		return;
 	}
 	rxm_copy(rx, buf, &c);
-	if (rxm_rx_released(rx, &buf->me))
-		rxm_rx_free(ep, rx);
+	end = rxm_rx_placed(ep, rx, &cancel);
 	rxm_buf_recycle(buf);
 	rxm_comp_write(ep, &c);
+	if (end)
+		rxm_rx_cancel_write(ep, &cancel);
 }
 
 /*
@@ -744,6 +847,9 @@ void rxm_buf_done(struct fid_cq *cq, struct fi_cqe *cqe,
 	copy = hdr->type == RXM_RNDV_REQ ? rxm_buf_copy(buf) : NULL;
 	spin_lock_irqsave(&ep->lock, flags);
 	me = kofi_match_arrive(q, copy ? &copy->me : &buf->me);
+	if (!IS_ERR_OR_NULL(me))
+		rxm_rx_busy_locked(container_of(me, struct rxm_rx, me),
+				   copy ? &copy->me : &buf->me);
 	if (IS_ERR_OR_NULL(me)) {
 		/* waits as unexpected */
 		if (copy)
@@ -778,8 +884,11 @@ static void rxm_trx_done(struct fid_cq *cq, struct fi_cqe *cqe,
 	struct rxm_ep *ep = t->ep;
 	struct rxm_comp c = t->c;
 
+	struct rxm_comp cancel;
+	bool end = false;
+
 	if (t->rx)
-		rxm_rx_free(ep, t->rx);
+		end = rxm_rx_placed(ep, t->rx, &cancel);
 	t->rx = NULL;
 	/* a message cut off is EMSGSIZE, which c says already */
 	if (comp->err && comp->err != EMSGSIZE)
@@ -787,6 +896,8 @@ static void rxm_trx_done(struct fid_cq *cq, struct fi_cqe *cqe,
 				  c.context, c.flags, comp->err, 0, 0, 0);
 	else
 		rxm_comp_write(ep, &c);
+	if (end)
+		rxm_rx_cancel_write(ep, &cancel);
 }
 
 /*
@@ -806,7 +917,8 @@ static void rxm_trx_place(struct rxm_conn *conn, struct rxm_rx *rx,
 	rxm_hdr_fill(&hdr, RXM_EAGER, RXM_OP_TAGGED, 0, 0, f->len,
 		     data ? RXM_FLAG_CQ_DATA : 0, data ? f->data : 0, f->tag);
 	rxm_comp_fill(rx, msg, &hdr, room, &t->c);
-	t->rx = rxm_rx_released(rx, msg) ? rx : NULL;
+	rxm_rx_busy_locked(rx, msg);
+	t->rx = rx;
 	rxm_vec_slice(&rx->vec, msg->offset, room, &t->dst);
 	d->iov_type = t->dst.type;
 	if (t->dst.type == FI_IOV_BVEC)
@@ -952,6 +1064,9 @@ static struct rxm_rx *rxm_rx_get(struct rxm_ep *ep, const struct fi_msg_tagged *
 		return NULL;
 	}
 	memset(&rx->me, 0, sizeof(rx->me));
+	rx->busy = 0;
+	rx->used_up = false;
+	rx->cancelled = false;
 	rx->me.addr = ep->msgq.directed ? r->addr : FI_ADDR_UNSPEC;
 	rx->me.tag = r->tag;
 	rx->me.ignore = r->ignore;
@@ -973,6 +1088,8 @@ static void rxm_rx_post(struct rxm_ep *ep, struct kofi_match_queue *q,
 
 	spin_lock_irqsave(&ep->lock, flags);
 	kofi_match_post(q, &rx->me, &taken);
+	list_for_each_entry(me, &taken, node)
+		rxm_rx_busy_locked(rx, me);
 	retry = q == &ep->tagq && ep->trx_held;
 	spin_unlock_irqrestore(&ep->lock, flags);
 	list_for_each_entry_safe(me, next, &taken, node) {
@@ -1145,9 +1262,7 @@ ssize_t rxm_cancel(struct fid *fid, void *context)
 {
 	struct rxm_ep *ep = container_of(fid, struct rxm_ep, ep.fid);
 	struct kofi_match_entry *me;
-	struct rxm_rx *rx;
 	unsigned long irq;
-	u64 flags;
 
 	spin_lock_irqsave(&ep->lock, irq);
 	me = kofi_match_cancel(&ep->msgq, context);
@@ -1156,11 +1271,7 @@ ssize_t rxm_cancel(struct fid *fid, void *context)
 	spin_unlock_irqrestore(&ep->lock, irq);
 	if (!me)
 		return -ENOENT;
-	rx = container_of(me, struct rxm_rx, me);
-	flags = rx->flags | (rx->me.flags & FI_MULTI_RECV);
-	rxm_rx_free(ep, rx);
-	kofi_cq_write_err(kofi_ep_cq(&ep->ep, FI_RECV, NULL), context, flags,
-			  ECANCELED, 0, 0, 0);
+	rxm_rx_cancelled(ep, container_of(me, struct rxm_rx, me));
 	return 0;
 }
 
@@ -1171,15 +1282,10 @@ static void rxm_q_flush(struct rxm_ep *ep, struct kofi_match_queue *q)
 	struct rxm_buf *buf;
 
 	while (!list_empty(&q->posted)) {
-		struct rxm_rx *rx;
-
 		me = list_first_entry(&q->posted, struct kofi_match_entry,
 				      node);
 		list_del_init(&me->node);
-		rx = container_of(me, struct rxm_rx, me);
-		kofi_cq_write_err(kofi_ep_cq(&ep->ep, FI_RECV, NULL),
-				  rx->me.context, rx->flags, ECANCELED, 0, 0,
-				  0);
+		rxm_rx_cancelled(ep, container_of(me, struct rxm_rx, me));
 	}
 	while (!list_empty(&q->unexpected)) {
 		me = list_first_entry(&q->unexpected, struct kofi_match_entry,

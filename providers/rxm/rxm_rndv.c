@@ -373,17 +373,20 @@ static void rxm_rd_queue(struct rxm_rd *rd)
 static void rxm_rd_complete(struct rxm_rd *rd)
 {
 	struct rxm_ep *ep = rd->ep;
+	struct rxm_comp cancel;
 	unsigned int i;
+	bool end;
 
 	for (i = 0; i < rd->nmr; i++)
 		kofi_util_close_core(rd->mr[i] ? &rd->mr[i]->fid : NULL);
-	if (rd->released)
-		rxm_rx_free(ep, rd->rx);
+	end = rxm_rx_placed(ep, rd->rx, &cancel);
 	if (rd->err)
 		kofi_cq_write_err(kofi_ep_cq(&ep->ep, FI_RECV, NULL),
 				  rd->c.context, rd->c.flags, rd->err, 0, 0, 0);
 	else
 		rxm_comp_write(ep, &rd->c);
+	if (end)
+		rxm_rx_cancel_write(ep, &cancel);
 	kfree(rd);
 }
 
@@ -559,10 +562,16 @@ void rxm_rndv_read(struct rxm_ep *ep, struct rxm_rx *rx, struct rxm_buf *buf)
 
 	rd = kzalloc(sizeof(*rd), GFP_ATOMIC);
 	if (!rd) {
-		if (rxm_rx_released(rx, &buf->me))
-			rxm_rx_free(ep, rx);
-		kofi_cq_write_err(kofi_ep_cq(&ep->ep, FI_RECV, NULL),
-				  rx->me.context, rx->flags, ENOMEM, 0, 0, 0);
+		void *context = rx->me.context;
+		u64 flags = rx->flags;
+		struct rxm_comp cancel;
+		bool end;
+
+		end = rxm_rx_placed(ep, rx, &cancel);
+		kofi_cq_write_err(kofi_ep_cq(&ep->ep, FI_RECV, NULL), context,
+				  flags, ENOMEM, 0, 0, 0);
+		if (end)
+			rxm_rx_cancel_write(ep, &cancel);
 		if (conn)
 			rxm_conn_fail(conn);
 		rxm_buf_recycle(buf);
@@ -572,7 +581,6 @@ void rxm_rndv_read(struct rxm_ep *ep, struct rxm_rx *rx, struct rxm_buf *buf)
 	rd->ep = ep;
 	rd->conn = conn;
 	rd->rx = rx;
-	rd->released = rxm_rx_released(rx, &buf->me);
 	rd->msg_id = le64_to_cpu(hdr->msg_id);
 	rxm_comp_fill(rx, &buf->me, hdr, rxm_rx_room(rx, &buf->me), &rd->c);
 	for (i = 0, left = rd->c.len; i < r->count && left; i++) {

@@ -122,18 +122,20 @@ static size_t rxm_sar_copy(struct rxm_sar *sar, const struct rxm_buf *buf)
 static void rxm_sar_end(struct rxm_ep *ep, struct rxm_sar *sar)
 {
 	struct rxm_rx *rx = sar->rx;
-	struct rxm_comp c;
+	struct rxm_comp c, cancel;
 	int err = sar->err;
+	bool end;
 
 	rxm_comp_fill(rx, &sar->me, &sar->hdr, rxm_rx_room(rx, &sar->me), &c);
-	if (rxm_rx_released(rx, &sar->me))
-		rxm_rx_free(ep, rx);
+	end = rxm_rx_placed(ep, rx, &cancel);
 	kfree(sar);
 	if (err)
 		kofi_cq_write_err(kofi_ep_cq(&ep->ep, FI_RECV, NULL), c.context,
 				  c.flags, err, 0, 0, 0);
 	else
 		rxm_comp_write(ep, &c);
+	if (end)
+		rxm_rx_cancel_write(ep, &cancel);
 }
 
 /* @n more bytes of @sar are in its receive: complete it when all are. */
