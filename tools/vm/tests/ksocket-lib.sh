@@ -50,26 +50,29 @@ ks_column() {
 }
 
 # The benchmark parts (*-bench.sh), which set LAT_ITERS, BW_ITERS and
-# ROUNDS.  ks_bench_lat NAME MODULE PORT ARGS...: sample MODULE's 64-byte
-# pingpong between the guests, LAT_ITERS round trips; guest 1 says
-# "bench NAME lat64 USEC usec" (half a round trip).  ks_bench_bw NAME
-# MODULE PORT ARGS...: its 64 KiB one-way bandwidth, BW_ITERS messages;
-# guest 1 says "bench NAME bw64k RATE MB/s".
-ks_bench_lat() {
-	ks_bn=$1
-	shift
-	ks_pair "$(echo "$ks_bn" | tr ';' -) lat $round" "$@" sizes=64 \
-		iters="$LAT_ITERS"
+# ROUNDS.  ks_bench NAME METRIC SIZE ITERS FIELD UNIT MODULE PORT ARGS...:
+# one run of sample MODULE between the guests with SIZE and ITERS; guest
+# 1 says "bench NAME METRIC VALUE UNIT", VALUE field FIELD of SIZE's row.
+# ks_bench_lat NAME MODULE PORT ARGS...: the 64-byte pingpong, LAT_ITERS
+# round trips, usec (half a round trip); ks_bench_bw NAME MODULE PORT
+# ARGS...: 64 KiB one-way bandwidth, BW_ITERS messages, MB/s.
+ks_bench() {
+	ks_bn=$1 ks_bm=$2 ks_bs=$3 ks_bi=$4 ks_bf=$5 ks_bu=$6
+	shift 6
+	ks_pair "$(echo "$ks_bn" | tr ';' -) $ks_bm $round" "$@" \
+		sizes="$ks_bs" iters="$ks_bi"
 	[ "$KOFI_HOST" = 1 ] || return 0
-	say "bench $ks_bn lat64 $(ks_column 64 7) usec"
+	say "bench $ks_bn $ks_bm $(ks_column "$ks_bs" "$ks_bf") $ks_bu"
+}
+ks_bench_lat() {
+	ks_bl=$1
+	shift
+	ks_bench "$ks_bl" lat64 64 "$LAT_ITERS" 7 usec "$@"
 }
 ks_bench_bw() {
-	ks_bn=$1
+	ks_bl=$1
 	shift
-	ks_pair "$(echo "$ks_bn" | tr ';' -) bw $round" "$@" sizes=65536 \
-		iters="$BW_ITERS"
-	[ "$KOFI_HOST" = 1 ] || return 0
-	say "bench $ks_bn bw64k $(ks_column 65536 6) MB/s"
+	ks_bench "$ks_bl" bw64k 65536 "$BW_ITERS" 6 MB/s "$@"
 }
 
 # ks_bench_rounds RUN...: ROUNDS rounds of the RUNs (shell functions),
