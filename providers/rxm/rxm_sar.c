@@ -210,6 +210,25 @@ int rxm_sar_next(struct rxm_conn *conn, struct rxm_buf *buf)
 	return 0;
 }
 
+/*
+ * Recycle the segments @segs taken off @sar, copying each into @sar's
+ * receive first if @copy; the bytes copied (or cut off).
+ */
+static size_t rxm_sar_drain(struct rxm_sar *sar, struct list_head *segs,
+			    bool copy)
+{
+	struct rxm_buf *buf, *next;
+	size_t n = 0;
+
+	list_for_each_entry_safe(buf, next, segs, node) {
+		list_del_init(&buf->node);
+		if (copy)
+			n += rxm_sar_copy(sar, buf);
+		rxm_buf_recycle(buf);
+	}
+	return n;
+}
+
 /**
  * rxm_sar_deliver() - a receive took a segmented message
  * @ep: the endpoint
@@ -224,7 +243,6 @@ void rxm_sar_deliver(struct rxm_ep *ep, struct rxm_rx *rx,
 		     struct rxm_buf *first)
 {
 	struct rxm_sar *sar = first->sar;
-	struct rxm_buf *buf, *next;
 	unsigned long flags;
 	LIST_HEAD(segs);
 	size_t n;
@@ -236,11 +254,7 @@ void rxm_sar_deliver(struct rxm_ep *ep, struct rxm_rx *rx,
 	spin_unlock_irqrestore(&ep->lock, flags);
 	n = rxm_sar_copy(sar, first);
 	rxm_buf_recycle(first);
-	list_for_each_entry_safe(buf, next, &segs, node) {
-		list_del_init(&buf->node);
-		n += rxm_sar_copy(sar, buf);
-		rxm_buf_recycle(buf);
-	}
+	n += rxm_sar_drain(sar, &segs, true);
 	rxm_sar_placed(ep, sar, n);
 }
 
@@ -257,7 +271,6 @@ void rxm_sar_deliver(struct rxm_ep *ep, struct rxm_rx *rx,
 void rxm_sar_discard(struct rxm_ep *ep, struct rxm_buf *first)
 {
 	struct rxm_sar *sar = first->sar;
-	struct rxm_buf *buf, *next;
 	unsigned long flags;
 	LIST_HEAD(segs);
 	bool arrived;
@@ -268,10 +281,7 @@ void rxm_sar_discard(struct rxm_ep *ep, struct rxm_buf *first)
 	/* off its connection's list: nothing more comes */
 	arrived = list_empty(&sar->node);
 	spin_unlock_irqrestore(&ep->lock, flags);
-	list_for_each_entry_safe(buf, next, &segs, node) {
-		list_del_init(&buf->node);
-		rxm_buf_recycle(buf);
-	}
+	rxm_sar_drain(sar, &segs, false);
 	if (arrived)
 		kfree(sar);
 }
