@@ -495,8 +495,6 @@ bool rxm_rx_placed(struct rxm_ep *ep, struct rxm_rx *rx,
 		   struct rxm_comp *cancel);
 void rxm_rx_cancel_write(struct rxm_ep *ep, const struct rxm_comp *cancel);
 void rxm_rx_cancelled(struct rxm_ep *ep, struct rxm_rx *rx);
-bool rxm_rx_released(const struct rxm_rx *rx,
-		     const struct kofi_match_entry *msg);
 size_t rxm_rx_room(const struct rxm_rx *rx,
 		   const struct kofi_match_entry *msg);
 void rxm_buf_grow(struct rxm_conn *conn);

@@ -595,18 +595,10 @@ void rxm_comp_write(struct rxm_ep *ep, const struct rxm_comp *c)
 				     c->data, c->tag, c->src);
 }
 
-/**
- * rxm_rx_released() - is a receive used up once a message is in it?
- * @rx: the receive
- * @msg: the message's matching entry
- *
- * Context: any context.
- * Return: true for a plain receive, or the multi-receive buffer's last.
- */
-bool rxm_rx_released(const struct rxm_rx *rx,
-		     const struct kofi_match_entry *msg)
+/* A receive entry is free again.  Lock held. */
+static void rxm_rx_free_locked(struct rxm_ep *ep, struct rxm_rx *rx)
 {
-	return !(rx->me.flags & FI_MULTI_RECV) || (msg->flags & FI_MULTI_RECV);
+	list_add(&rx->node, &ep->rx_free);
 }
 
 /**
@@ -621,7 +613,7 @@ void rxm_rx_free(struct rxm_ep *ep, struct rxm_rx *rx)
 	unsigned long flags;
 
 	spin_lock_irqsave(&ep->lock, flags);
-	list_add(&rx->node, &ep->rx_free);
+	rxm_rx_free_locked(ep, rx);
 	spin_unlock_irqrestore(&ep->lock, flags);
 }
 
@@ -641,7 +633,8 @@ void rxm_rx_busy_locked(struct rxm_rx *rx, const struct kofi_match_entry *msg)
 	if (!(rx->me.flags & FI_MULTI_RECV))
 		return;
 	rx->busy++;
-	if (rxm_rx_released(rx, msg))
+	/* the buffer's last message carries the flag */
+	if (msg->flags & FI_MULTI_RECV)
 		rx->used_up = true;
 }
 
@@ -678,7 +671,7 @@ bool rxm_rx_placed(struct rxm_ep *ep, struct rxm_rx *rx,
 		cancel->flags = rx->flags | FI_MULTI_RECV;
 	}
 	if (last)
-		list_add(&rx->node, &ep->rx_free);
+		rxm_rx_free_locked(ep, rx);
 	spin_unlock_irqrestore(&ep->lock, flags);
 	return end;
 }
@@ -720,7 +713,7 @@ void rxm_rx_cancelled(struct rxm_ep *ep, struct rxm_rx *rx)
 	rx->cancelled = true;
 	now = !rx->busy;
 	if (now)
-		list_add(&rx->node, &ep->rx_free);
+		rxm_rx_free_locked(ep, rx);
 	spin_unlock_irqrestore(&ep->lock, flags);
 	if (now)
 		rxm_rx_cancel_write(ep, &c);
@@ -847,9 +840,6 @@ void rxm_buf_done(struct fid_cq *cq, struct fi_cqe *cqe,
 	copy = hdr->type == RXM_RNDV_REQ ? rxm_buf_copy(buf) : NULL;
 	spin_lock_irqsave(&ep->lock, flags);
 	me = kofi_match_arrive(q, copy ? &copy->me : &buf->me);
-	if (!IS_ERR_OR_NULL(me))
-		rxm_rx_busy_locked(container_of(me, struct rxm_rx, me),
-				   copy ? &copy->me : &buf->me);
 	if (IS_ERR_OR_NULL(me)) {
 		/* waits as unexpected */
 		if (copy)
@@ -863,6 +853,8 @@ void rxm_buf_done(struct fid_cq *cq, struct fi_cqe *cqe,
 			rxm_buf_grow(conn);
 		return;
 	}
+	rxm_rx_busy_locked(container_of(me, struct rxm_rx, me),
+			   copy ? &copy->me : &buf->me);
 	spin_unlock_irqrestore(&ep->lock, flags);
 	if (copy)
 		rxm_buf_recycle(buf);
