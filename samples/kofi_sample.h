@@ -128,16 +128,15 @@ static inline char ks_pattern(unsigned int k, size_t i)
 
 /*
  * Fill and check a whole period byte by byte, then the rest by copying or
- * comparing the buffer with itself one period further on: a byte loop
- * with a division per byte costs seconds per MiB on a sanitizer kernel
- * under TCG.
+ * comparing the buffer with itself one period further on (memcpy() and
+ * memcmp() rather than a division per byte).
  */
 static inline void ks_fill(u8 *buf, size_t len, unsigned int k)
 {
-	size_t i, n, off = ks_phase(k);
+	size_t i, n;
 
 	for (i = 0; i < len && i < KS_PERIOD; i++)
-		buf[i] = KS_ALPHABET[(off + i) % KS_PERIOD];
+		buf[i] = ks_pattern(k, i);
 	/* buf[0, i) is a whole number of periods: copy it, doubling */
 	for (; i < len; i += n) {
 		n = min(i, len - i);
@@ -148,10 +147,10 @@ static inline void ks_fill(u8 *buf, size_t len, unsigned int k)
 /* 0 if @buf holds message @k; else the first bad offset + 1. */
 static inline size_t ks_check(const u8 *buf, size_t len, unsigned int k)
 {
-	size_t i, off = ks_phase(k);
+	size_t i;
 
 	for (i = 0; i < len && i < KS_PERIOD; i++)
-		if (buf[i] != KS_ALPHABET[(off + i) % KS_PERIOD])
+		if (buf[i] != ks_pattern(k, i))
 			return i + 1;
 	/* the first period is right: the rest must repeat it */
 	if (len <= KS_PERIOD || !memcmp(buf + KS_PERIOD, buf, len - KS_PERIOD))
