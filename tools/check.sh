@@ -89,11 +89,19 @@ vm_group() {
 	record "vm $s $g: boots" "$p" "$f" $((secs < 0 ? 0 : secs))
 }
 
+# summary: every stage, then the failed ones again (a log's tail names
+# them), then the one line of counts.
 summary() {
 	local r
 	echo
 	echo "=== summary ($(( ($(date +%s) - start) / 60 )) min)"
 	for r in "${results[@]}"; do echo "  $r"; done
+	for r in "${results[@]}"; do
+		case $r in
+		*" 0 failed "*) ;;
+		*) echo "FAILED: $r" ;;
+		esac
+	done
 	echo "$passed passed, $failed failed"
 	[ "$failed" -eq 0 ]
 }
