@@ -47,7 +47,7 @@ key=$(cat "$0" "$peers" "$(dirname "$0")/init" "$KOFI_CACHE/kver-$series" \
 	$extras | sha1sum | cut -c 1-16)
 mkdir -p "$KOFI_CACHE/initramfs"
 find "$KOFI_CACHE/initramfs" -type f -mmin +1440 -delete
-out=$KOFI_CACHE/initramfs/$series-$key.cpio.gz
+out=$KOFI_CACHE/initramfs/$series-$key.cpio
 inputs="$kroot/.done"
 if [ -s "$out" ]; then
 	stale=0
@@ -125,6 +125,6 @@ echo "root:x:0:0:root:/root:/bin/sh" > "$work/etc/passwd"
 echo "root:x:0:" > "$work/etc/group"
 printf '127.0.0.1 localhost\n::1 localhost\n' > "$work/etc/hosts"
 
-(cd "$work" && find . | cpio -o -H newc --quiet | gzip -1) > "$out.$$"
+(cd "$work" && find . | cpio -o -H newc --quiet) > "$out.$$"
 mv "$out.$$" "$out"
 echo "$out"

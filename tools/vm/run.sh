@@ -382,8 +382,8 @@ initrd=$KOFI_CACHE/initrd/$series-$key.img
 mkdir -p "$KOFI_CACHE/initrd"
 find "$KOFI_CACHE/initrd" -type f -mmin +1440 -delete
 if [ ! -s "$initrd" ]; then
-	(cd "$work/root" && find . | cpio -o -H newc --quiet | gzip -1) > "$work/run.cpio.gz"
-	cat "$base" "$work/run.cpio.gz" > "$initrd.$$"
+	(cd "$work/root" && find . | cpio -o -H newc --quiet) > "$work/run.cpio"
+	cat "$base" "$work/run.cpio" > "$initrd.$$"
 	mv "$initrd.$$" "$initrd"
 fi
 touch "$initrd"
