@@ -12,7 +12,9 @@
 # test's section fails that test and no other, nor does one printed
 # while booting; a leak in its kmemleak scan, a failed check or exit
 # status fail it; a test that began and did not end, or never began, is
-# told apart.
+# told apart; a bystander's section (judge.sh -b: host 1 waiting while
+# host 0 runs a one-guest test) passes with no check, and still fails on
+# a report, and without -b a section with no check fails.
 # Prints one line per case and "selftest: N passed, N failed".
 
 set -uo pipefail
@@ -49,18 +51,20 @@ for log in "$here"/*.log; do
 done
 cp "$here/sections.console" "$tmp/"
 for c in "alpha 0 2 0" "bravo 1 2 1" "charlie 0 1 0" "leaky 1 1 1" \
-	 "failing 1 1 2" "hung 3 1 1" "absent 2"; do
-	read -r name want p f <<< "$c"
-	out=$("$judge" -q "$tmp/sections.console" "$name" "$tmp/$name.section")
-	expect judge "$name" $? "$want"
+	 "failing 1 1 2" "hung 3 1 1" "absent 2" "waiting 1 0 1" \
+	 "waiting 0 0 0 -b" "waitwarn 1 0 1 -b"; do
+	read -r name want p f opt <<< "$c"
+	# shellcheck disable=SC2086
+	out=$("$judge" -q ${opt:-} "$tmp/sections.console" "$name" "$tmp/$name.section")
+	expect judge "$name${opt:+ $opt}" $? "$want"
 	[ -n "${p:-}" ] || continue
 	# Its own counts: the checks of its section, plus one for each way
 	# it failed.
 	counts=$(echo "$out" | tail -n1)
 	if [ "$counts" = "$name: $p passed, $f failed" ]; then
-		expect judge "$name counts" 0 0
+		expect judge "$name${opt:+ $opt} counts" 0 0
 	else
-		echo "  FAIL judge $name counts: '$counts'"
+		echo "  FAIL judge $name${opt:+ $opt} counts: '$counts'"
 		failed=$((failed + 1))
 	fi
 done
