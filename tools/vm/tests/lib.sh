@@ -85,10 +85,12 @@ module_unloaded() { ! grep -q "^$1 " /proc/modules; }
 # wait_for SECONDS COMMAND...: retry COMMAND every 0.2 s until it
 # succeeds; give up when SECONDS have passed.
 wait_for() {
-	_kofi_end=$(($(date +%s) + $1))
+	read -r _kofi_up _ < /proc/uptime
+	_kofi_end=$((${_kofi_up%.*} + $1))
 	shift
 	until "$@" > /dev/null 2>&1; do
-		[ "$(date +%s)" -lt "$_kofi_end" ] || return 1
+		read -r _kofi_up _ < /proc/uptime
+		[ "${_kofi_up%.*}" -lt "$_kofi_end" ] || return 1
 		sleep 0.2
 	done
 }
@@ -141,12 +143,17 @@ listening() {
 
 # A sample module reports its outcome, 0 or a negative errno, in its
 # parameter "result".
+# (Shell builtins read it: on the debug kernel under TCG every program
+# started costs ~0.1 s.)
 # result_of MODULE: print the result MODULE reports.
-result_of() { cat "/sys/module/$1/parameters/result"; }
+result_of() {
+	read -r _kofi_res < "/sys/module/$1/parameters/result" &&
+		echo "$_kofi_res"
+}
 # result_ok MODULE: MODULE reports success (it stays loaded).
 result_ok() {
-	_kofi_r=$(result_of "$1") && echo "result $_kofi_r" &&
-		[ "$_kofi_r" = 0 ]
+	read -r _kofi_r < "/sys/module/$1/parameters/result" &&
+		echo "result $_kofi_r" && [ "$_kofi_r" = 0 ]
 }
 
 # rp_result: the result the rping sample reports.
@@ -164,9 +171,8 @@ rp_is() {
 # rows FROM PATTERN: show the kernel log lines after line FROM that match
 # PATTERN (a sample's rows of results), without their time stamps.
 rows() {
-	dmesg | tail -n +"$(($1 + 1))" | grep -e "$2" |
-		sed 's/^\[[^]]*\] //' |
-		while IFS= read -r _kofi_l; do say "$_kofi_l"; done
+	dmesg | awk -v from="$1" -v pat="$2" '
+	NR > from && $0 ~ pat { sub(/^\[[^]]*\] /, ""); print "KOFI-SAY: " $0 }'
 }
 
 # pair MODULE NAME PORT ARGS...: one run of the two-sided sample MODULE
@@ -177,7 +183,6 @@ rows() {
 pair() {
 	_kofi_mod=$1 _kofi_pair=$2 _kofi_port=$3
 	shift 3
-	_kofi_from=$(dmesg | wc -l)
 	if [ "$KOFI_HOST" = 0 ]; then
 		insmod "/kofi/modules/$_kofi_mod.ko" role=server \
 			port="$_kofi_port" "$@" > "/tmp/$_kofi_mod.out" 2>&1 &
@@ -187,6 +192,7 @@ pair() {
 		barrier "$_kofi_pair"
 		check "$_kofi_pair: server" pair_served
 	else
+		_kofi_from=$(dmesg | wc -l)
 		barrier "$_kofi_pair"
 		check "$_kofi_pair: client" pair_client role=client \
 			port="$_kofi_port" "$@"
@@ -202,28 +208,20 @@ pair_client() {
 # pp NAME PORT ARGS...: one run of the pingpong sample (see pair).
 pp() { pair kofi_sample_pingpong "$@"; }
 
-# barrier_send NAME: tell guest 0 that guest 1 reached barrier NAME.
-barrier_send() { echo "$1" | nc "$KOFI_PEER" 7199; }
-
-# barrier NAME: in a two-guest run, return once both guests reached the
-# barrier NAME (guest 0 listens, guest 1 connects); fails after 300 s.
+# barrier NAME [SECONDS]: in a two-guest run, return once both guests
+# reached the barrier NAME; fails after SECONDS (default 300).  Each
+# guest sends NAME to the other over the boot's control channel (fds 8
+# and 9, set up by tools/vm/init) and reads the other's: no process is
+# started.
 barrier() {
 	[ "$KOFI_HOSTS" -gt 1 ] || return 0
-	if [ "$KOFI_HOST" = 0 ]; then
-		# The token is read by a program nc runs on the connection: nc
-		# itself, with nothing on its stdin, may end before it arrives.
-		printf '#!/bin/sh\nhead -n 1 > /tmp/kofi-barrier.got\n' \
-			> /tmp/kofi-barrier-recv
-		chmod +x /tmp/kofi-barrier-recv
-		: > /tmp/kofi-barrier.got
-		timeout 300 nc -l -p 7199 -e /tmp/kofi-barrier-recv
-		_kofi_got=$(cat /tmp/kofi-barrier.got)
-		[ "$_kofi_got" = "$1" ] ||
-			{ fail "barrier $1: got '$_kofi_got'"; return 1; }
-	else
-		wait_for 300 barrier_send "$1" ||
-			{ fail "barrier $1: peer never listened"; return 1; }
+	echo "$1" >&8 || { fail "barrier $1: no control channel"; return 1; }
+	if ! read -r -t "${2:-300}" _kofi_got <&9; then
+		fail "barrier $1: the peer never came"
+		return 1
 	fi
+	[ "$_kofi_got" = "$1" ] ||
+		{ fail "barrier $1: the peer was at '$_kofi_got'"; return 1; }
 }
 
 # finish: wait for the peer (so that neither guest leaves while the other
