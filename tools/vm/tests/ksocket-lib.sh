@@ -4,14 +4,8 @@
 
 KS_M=/kofi/modules
 
-# ks_result MODULE: the sample's outcome parameter is 0.
-ks_result() {
-	r=$(cat "/sys/module/$1/parameters/result") && echo "result $r" &&
-		[ "$r" = 0 ]
-}
-
-ks_server_ok() { wait "$ks_server_pid" && ks_result "$ks_mod"; }
-ks_client_ok() { insmod "$KS_M/$ks_mod.ko" "$@" && ks_result "$ks_mod"; }
+ks_server_ok() { wait "$ks_server_pid" && result_ok "$ks_mod"; }
+ks_client_ok() { insmod "$KS_M/$ks_mod.ko" "$@" && result_ok "$ks_mod"; }
 
 # ks_pair NAME MODULE PORT ARGS...: run sample MODULE with ARGS on both
 # guests (role and port added), one check per guest; NAME is also a

@@ -9,20 +9,14 @@ KT_M=/kofi/modules
 KT_ECHO=kofi_sample_stream_echo
 KT_TPUT=kofi_sample_stream_tput
 
-# kt_result MODULE: the sample's outcome parameter is 0.
-kt_result() {
-	_kt_r=$(cat "/sys/module/$1/parameters/result") &&
-		echo "result $_kt_r" && [ "$_kt_r" = 0 ]
-}
-
-kt_echo_ok() { wait "$kt_server_pid"; kt_result $KT_ECHO; }
-kt_tput_ok() { insmod "$KT_M/$KT_TPUT.ko" "$@" && kt_result $KT_TPUT; }
+kt_echo_ok() { wait "$kt_server_pid"; result_ok $KT_ECHO; }
+kt_tput_ok() { insmod "$KT_M/$KT_TPUT.ko" "$@" && result_ok $KT_TPUT; }
 
 # kt_rows FROM MODULE: MODULE's log lines after dmesg line FROM, into
 # /tmp/kt_rows (without the timestamp).
 kt_rows() {
-	dmesg | tail -n +"$(($1 + 1))" | grep "$2:" |
-		sed 's/^\[[^]]*\] //' > /tmp/kt_rows
+	dmesg | awk -v from="$1" -v pat="$2:" '
+	NR > from && index($0, pat) { sub(/^\[[^]]*\] /, ""); print }' > /tmp/kt_rows
 }
 
 # kt_pair NAME PORT "ECHO ARGS" "TPUT ARGS": the echo sample on guest 0,
@@ -43,6 +37,7 @@ kt_pair() {
 		barrier "$_kt_name"
 		check "$_kt_name: echo server" kt_echo_ok
 		kt_rows "$_kt_from" $KT_ECHO
+		rmmod $KT_ECHO 2> /dev/null
 	else
 		_kt_to=$KOFI_PEER
 		case " $_kt_targs " in
@@ -56,9 +51,8 @@ kt_pair() {
 		check "$_kt_name: client" kt_tput_ok addr="$_kt_to" \
 			port="$_kt_port" $_kt_targs
 		kt_rows "$_kt_from" $KT_TPUT
+		rmmod $KT_TPUT 2> /dev/null
 	fi
-	rmmod $KT_ECHO 2> /dev/null
-	rmmod $KT_TPUT 2> /dev/null
 	barrier "$_kt_name: done"
 }
 

@@ -19,8 +19,8 @@ KT_ARGS="prov=ib_verbs size=$SIZE count=$COUNT iters=$ITERS verify=1"
 rio_row() { cat "$1"; grep -q -E '^custom +4k +10 +10 ' "$1"; }
 
 rio_server_ok() { wait "$rio_pid" && rio_row /tmp/riostream.out; }
-kt_io_ok() { kt_result $KT_IO; }
-kt_io_server_ok() { wait "$kt_server_pid"; kt_result $KT_IO; }
+kt_io_ok() { result_ok $KT_IO; }
+kt_io_server_ok() { wait "$kt_server_pid"; result_ok $KT_IO; }
 
 # rio_client PORT: riostream connects to guest 0 and prints its row.
 rio_client() {
