@@ -27,23 +27,10 @@
 #include <kunit/visibility.h>
 #include "kofi_core.h"
 
-struct kofi_cq_slot {
-	void *op_context;
-	u64 flags;
-	size_t len;
-	void *buf;
-	u64 data;
-	u64 tag;
-	fi_addr_t src;
-	size_t olen;
-	int err;
-	int prov_errno;
-};
-
 struct kofi_cq {
 	struct fid_cq cq_fid;
 	spinlock_t lock;	/* protects everything below */
-	struct kofi_cq_slot *ring;
+	struct kofi_comp *ring;
 	u32 size;
 	u32 head;		/* slot of the oldest entry, < size */
 	u32 count;		/* entries queued, <= size */
@@ -84,7 +71,7 @@ static_assert(sizeof(struct fi_cq_data_entry) ==
 	      offsetof(struct fi_cq_tagged_entry, tag));
 
 static void kofi_cq_copy(struct kofi_cq *cq, void *buf, size_t i,
-			 const struct kofi_cq_slot *s)
+			 const struct kofi_comp *s)
 {
 	const struct fi_cq_tagged_entry e = {
 		.op_context = s->op_context,
@@ -103,7 +90,7 @@ static ssize_t kofi_cq_readfrom(struct fid_cq *cq_fid, void *buf,
 				size_t count, fi_addr_t *src_addr)
 {
 	struct kofi_cq *cq = kofi_cq(cq_fid);
-	struct kofi_cq_slot *s;
+	struct kofi_comp *s;
 	unsigned long irqflags;
 	ssize_t n = 0;
 
@@ -134,7 +121,7 @@ static ssize_t kofi_cq_readerr(struct fid_cq *cq_fid,
 			       struct fi_cq_err_entry *buf, u64 flags)
 {
 	struct kofi_cq *cq = kofi_cq(cq_fid);
-	struct kofi_cq_slot *s;
+	struct kofi_comp *s;
 	unsigned long irqflags;
 	ssize_t ret = 1;
 
@@ -147,6 +134,7 @@ static ssize_t kofi_cq_readerr(struct fid_cq *cq_fid,
 		buf->len = s->len;
 		buf->buf = s->buf;
 		buf->data = s->data;
+		buf->tag = s->tag;
 		buf->olen = s->olen;
 		buf->err = s->err;
 		buf->prov_errno = s->prov_errno;
@@ -366,7 +354,7 @@ int kofi_cq_open_generic(struct fid_domain *domain, struct fi_cq_attr *attr,
 EXPORT_SYMBOL_GPL(kofi_cq_open_generic);
 
 /* Complete an operation of a callback CQ: no lock held, no copy kept. */
-static int kofi_cq_call(struct fid_cq *cq_fid, const struct kofi_cq_slot *s)
+static int kofi_cq_call(struct fid_cq *cq_fid, const struct kofi_comp *s)
 {
 	struct fi_cqe *cqe = s->op_context;
 	struct fi_cq_err_entry comp = {
@@ -377,7 +365,7 @@ static int kofi_cq_call(struct fid_cq *cq_fid, const struct kofi_cq_slot *s)
 		.data = s->data,
 		.tag = s->tag,
 		.olen = s->olen,
-		.err = s->err,
+		.err = abs(s->err),
 		.prov_errno = s->prov_errno,
 	};
 
@@ -389,16 +377,38 @@ static int kofi_cq_call(struct fid_cq *cq_fid, const struct kofi_cq_slot *s)
 	return 0;
 }
 
-static int kofi_cq_push(struct fid_cq *cq_fid, const struct kofi_cq_slot *s)
+/**
+ * kofi_cq_write_comp() - write a completion
+ * @cq_fid: a CQ opened by kofi_cq_open_generic()
+ * @c: the completion; an error completion if @c->err is not 0
+ *
+ * Wakes fi_cq_sread() sleepers, then calls the CQ's comp_handler in the
+ * caller's context.  On a callback CQ (FI_CQ_CALLBACK) @c->op_context is
+ * the operation's struct fi_cqe, whose done() is called instead, in the
+ * caller's context, with the completion (an error one with err set); no
+ * lock of the CQ is held, and done() may post operations to the caller's
+ * endpoint again.  fi_cq_readfrom() reports @c->src; fi_cq_readerr()
+ * every field but @c->src.
+ *
+ * Context: any context (hardirq, softirq, process; spinlocks may be held,
+ * but not ones the comp_handler or done() takes); does not sleep or
+ * allocate.
+ * Return: 0; -EOVERFLOW if the CQ was full (the loss is reported to the
+ * user by an EOVERFLOW error entry); -EINVAL if @cq_fid is not a shared
+ * CQ, or is a callback CQ and @c->op_context no struct fi_cqe with a
+ * done(), or @c->err is INT_MIN.
+ */
+int kofi_cq_write_comp(struct fid_cq *cq_fid, const struct kofi_comp *c)
 {
 	struct kofi_cq *cq;
+	struct kofi_comp *s;
 	unsigned long irqflags;
 	int ret = 0;
 
-	if (!cq_fid)
+	if (!cq_fid || c->err == INT_MIN)
 		return -EINVAL;
 	if (cq_fid->ops == &kofi_cq_cb_ops)
-		return kofi_cq_call(cq_fid, s);
+		return kofi_cq_call(cq_fid, c);
 	if (cq_fid->ops != &kofi_cq_ops)
 		return -EINVAL;
 	cq = kofi_cq(cq_fid);
@@ -408,7 +418,9 @@ static int kofi_cq_push(struct fid_cq *cq_fid, const struct kofi_cq_slot *s)
 			cq->lost++;
 		ret = -EOVERFLOW;
 	} else {
-		cq->ring[kofi_ring_slot(cq->head, cq->count, cq->size)] = *s;
+		s = &cq->ring[kofi_ring_slot(cq->head, cq->count, cq->size)];
+		*s = *c;
+		s->err = abs(c->err);
 		cq->count++;
 		if (s->err)
 			cq->nerr++;
@@ -426,6 +438,7 @@ static int kofi_cq_push(struct fid_cq *cq_fid, const struct kofi_cq_slot *s)
 		cq->handler(cq_fid, cq_fid->fid.context);
 	return ret;
 }
+EXPORT_SYMBOL_GPL(kofi_cq_write_comp);
 
 /**
  * kofi_cq_write_src() - write a successful completion with its source
@@ -438,18 +451,10 @@ static int kofi_cq_push(struct fid_cq *cq_fid, const struct kofi_cq_slot *s)
  * @data: remote CQ data
  * @src_addr: source address (FI_ADDR_NOTAVAIL if unknown)
  *
- * Wakes fi_cq_sread() sleepers, then calls the CQ's comp_handler in the
- * caller's context.  On a callback CQ (FI_CQ_CALLBACK) @op_context is the
- * operation's struct fi_cqe, whose done() is called instead, in the
- * caller's context, with the completion (err 0); no lock of the CQ is
- * held, and done() may post operations to the caller's endpoint again.
+ * As kofi_cq_write_comp() with these fields.
  *
- * Context: any context (hardirq, softirq, process; spinlocks may be held,
- * but not ones the comp_handler or done() takes); does not sleep or
- * allocate.
- * Return: 0; -EOVERFLOW if the CQ was full (the loss is reported to the
- * user by an EOVERFLOW error entry); -EINVAL if @cq is not a shared CQ, or
- * is a callback CQ and @op_context no struct fi_cqe with a done().
+ * Context: any context; does not sleep or allocate.
+ * Return: as for kofi_cq_write_comp().
  */
 int kofi_cq_write_src(struct fid_cq *cq, void *op_context, u64 flags,
 		      size_t len, void *buf, u64 data, fi_addr_t src_addr)
@@ -474,13 +479,13 @@ EXPORT_SYMBOL_GPL(kofi_cq_write_src);
  * @tag (and a callback CQ's done() gets it in its entry).
  *
  * Context: any context; does not sleep or allocate.
- * Return: as for kofi_cq_write_src().
+ * Return: as for kofi_cq_write_comp().
  */
 int kofi_cq_write_tagged(struct fid_cq *cq, void *op_context, u64 flags,
 			 size_t len, void *buf, u64 data, u64 tag,
 			 fi_addr_t src_addr)
 {
-	struct kofi_cq_slot s = {
+	struct kofi_comp s = {
 		.op_context = op_context,
 		.flags = flags,
 		.len = len,
@@ -490,7 +495,7 @@ int kofi_cq_write_tagged(struct fid_cq *cq, void *op_context, u64 flags,
 		.src = src_addr,
 	};
 
-	return kofi_cq_push(cq, &s);
+	return kofi_cq_write_comp(cq, &s);
 }
 EXPORT_SYMBOL_GPL(kofi_cq_write_tagged);
 
@@ -506,7 +511,7 @@ EXPORT_SYMBOL_GPL(kofi_cq_write_tagged);
  * As kofi_cq_write_src() with FI_ADDR_NOTAVAIL.
  *
  * Context: any context; does not sleep or allocate.
- * Return: as for kofi_cq_write_src().
+ * Return: as for kofi_cq_write_comp().
  */
 int kofi_cq_write(struct fid_cq *cq, void *op_context, u64 flags,
 		  size_t len, void *buf, u64 data)
@@ -531,12 +536,12 @@ EXPORT_SYMBOL_GPL(kofi_cq_write);
  * with the error (err positive, prov_errno, len, olen and flags set).
  *
  * Context: any context; does not sleep or allocate.
- * Return: as for kofi_cq_write_src(); -EINVAL also for @err 0.
+ * Return: as for kofi_cq_write_comp(); -EINVAL also for @err 0.
  */
 int kofi_cq_write_err(struct fid_cq *cq, void *op_context, u64 flags,
 		      int err, int prov_errno, size_t len, size_t olen)
 {
-	struct kofi_cq_slot s = {
+	struct kofi_comp s = {
 		.op_context = op_context,
 		.flags = flags,
 		.len = len,
@@ -546,9 +551,9 @@ int kofi_cq_write_err(struct fid_cq *cq, void *op_context, u64 flags,
 		.prov_errno = prov_errno,
 	};
 
-	if (!err || err == INT_MIN)
+	if (!err)
 		return -EINVAL;
-	return kofi_cq_push(cq, &s);
+	return kofi_cq_write_comp(cq, &s);
 }
 EXPORT_SYMBOL_GPL(kofi_cq_write_err);
 

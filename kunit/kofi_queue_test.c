@@ -652,6 +652,71 @@ static void kc_error_test(struct kunit *test)
 	ktp_stack_close(test, &s);
 }
 
+/*
+ * kofi_cq_write_comp(): one record, a success read with its source and
+ * tag, an error (errno stored positive) read with every field but the
+ * source; INT_MIN refused.
+ */
+static void kc_comp_test(struct kunit *test)
+{
+	struct fi_cq_attr attr = { .size = 4, .format = FI_CQ_FORMAT_TAGGED };
+	struct kofi_comp ok = {
+		.op_context = (void *)1,
+		.flags = FI_RECV | FI_TAGGED | FI_REMOTE_CQ_DATA,
+		.len = 12,
+		.buf = (void *)8,
+		.data = 0xd,
+		.tag = 0x7a9,
+		.src = 5,
+	};
+	struct kofi_comp bad = {
+		.op_context = (void *)2,
+		.flags = FI_RECV | FI_TAGGED,
+		.len = 64,
+		.data = 0xe,
+		.tag = 0x7b0,
+		.src = 6,
+		.olen = 16,
+		.err = -EMSGSIZE,
+		.prov_errno = 3,
+	};
+	struct fi_cq_tagged_entry t;
+	struct fi_cq_err_entry err;
+	struct ktp_stack s;
+	struct fid_cq *cq;
+	fi_addr_t src;
+
+	ktp_stack_open(test, &s, false);
+	KUNIT_ASSERT_EQ(test, fi_cq_open(s.domain, &attr, &cq, NULL), 0);
+	KUNIT_EXPECT_EQ(test, kofi_cq_write_comp(cq, &ok), 0);
+	KUNIT_EXPECT_EQ(test, kofi_cq_write_comp(cq, &bad), 0);
+	KUNIT_EXPECT_EQ(test, fi_cq_readfrom(cq, &t, 1, &src), 1);
+	KUNIT_EXPECT_PTR_EQ(test, t.op_context, (void *)1);
+	KUNIT_EXPECT_EQ(test, t.flags, ok.flags);
+	KUNIT_EXPECT_EQ(test, t.len, 12UL);
+	KUNIT_EXPECT_PTR_EQ(test, t.buf, (void *)8);
+	KUNIT_EXPECT_EQ(test, t.data, 0xdULL);
+	KUNIT_EXPECT_EQ(test, t.tag, 0x7a9ULL);
+	KUNIT_EXPECT_EQ(test, src, (fi_addr_t)5);
+	KUNIT_EXPECT_EQ(test, fi_cq_read(cq, &t, 1), -FI_EAVAIL);
+	KUNIT_EXPECT_EQ(test, fi_cq_readerr(cq, &err, 0), 1);
+	KUNIT_EXPECT_PTR_EQ(test, err.op_context, (void *)2);
+	KUNIT_EXPECT_EQ(test, err.flags, bad.flags);
+	KUNIT_EXPECT_EQ(test, err.err, EMSGSIZE);
+	KUNIT_EXPECT_EQ(test, err.prov_errno, 3);
+	KUNIT_EXPECT_EQ(test, err.len, 64UL);
+	KUNIT_EXPECT_EQ(test, err.olen, 16UL);
+	KUNIT_EXPECT_EQ(test, err.data, 0xeULL);
+	KUNIT_EXPECT_EQ(test, err.tag, 0x7b0ULL);
+	KUNIT_EXPECT_EQ(test, fi_cq_read(cq, &t, 1), -EAGAIN);
+	bad.err = INT_MIN;
+	KUNIT_EXPECT_EQ(test, kofi_cq_write_comp(cq, &bad), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kofi_cq_write_comp(NULL, &ok), -EINVAL);
+	KUNIT_EXPECT_EQ(test, fi_cq_read(cq, &t, 1), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, fi_close(&cq->fid), 0);
+	ktp_stack_close(test, &s);
+}
+
 static void kc_overrun_test(struct kunit *test)
 {
 	struct fi_cq_attr attr = { .size = 4 };
@@ -1257,6 +1322,7 @@ static struct kunit_case kofi_cq_cases[] = {
 	KUNIT_CASE(kc_formats_test),
 	KUNIT_CASE(kc_batch_test),
 	KUNIT_CASE(kc_error_test),
+	KUNIT_CASE(kc_comp_test),
 	KUNIT_CASE(kc_overrun_test),
 	KUNIT_CASE(kc_sread_timeout_test),
 	KUNIT_CASE(kc_signal_test),

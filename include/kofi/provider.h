@@ -148,6 +148,43 @@ int kofi_eq_write_err(struct fid_eq *eq, struct fid *fid, void *context,
  */
 int kofi_cq_open_generic(struct fid_domain *domain, struct fi_cq_attr *attr,
 			 struct fid_cq **cq, void *context);
+
+/**
+ * struct kofi_comp - one completion, as a provider hands it to a CQ
+ * @op_context: the operation's context (its struct fi_cqe on a callback CQ)
+ * @flags: completion flags (FI_SEND, FI_RECV | FI_TAGGED, FI_MULTI_RECV,
+ *	FI_REMOTE_CQ_DATA ...)
+ * @len: bytes transferred; for an error, bytes transferred before it
+ * @buf: where a received message starts in a multi-receive buffer, or NULL
+ * @data: remote CQ data
+ * @tag: the tag of the message a tagged receive took
+ * @src: the sender of a received message, FI_ADDR_NOTAVAIL if unknown
+ *	(0 is an address: set it)
+ * @olen: bytes of a message that did not fit its buffer (with @err
+ *	EMSGSIZE), else 0
+ * @err: 0 for a successful completion, else an errno, positive or
+ *	negative (stored positive): an error completion, for fi_cq_readerr()
+ * @prov_errno: a provider-specific error with @err, or 0
+ *
+ * The record a CQ keeps per entry: providers that build their completions
+ * before they know where they go fill one in and write it with
+ * kofi_cq_write_comp(); the kofi_cq_write*() calls build one from their
+ * arguments.
+ */
+struct kofi_comp {
+	void *op_context;
+	u64 flags;
+	size_t len;
+	void *buf;
+	u64 data;
+	u64 tag;
+	fi_addr_t src;
+	size_t olen;
+	int err;
+	int prov_errno;
+};
+
+int kofi_cq_write_comp(struct fid_cq *cq, const struct kofi_comp *c);
 int kofi_cq_write(struct fid_cq *cq, void *op_context, u64 flags,
 		  size_t len, void *buf, u64 data);
 int kofi_cq_write_src(struct fid_cq *cq, void *op_context, u64 flags,

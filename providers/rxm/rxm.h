@@ -141,29 +141,6 @@ struct rxm_tx {
 };
 
 /**
- * struct rxm_comp - a receive's completion, written once the lock is
- *	dropped
- * @context: the receive's context
- * @flags: its completion flags
- * @len: bytes received
- * @buf: where a multi-receive buffer's message starts, else NULL
- * @data: remote CQ data
- * @tag: the message's tag
- * @src: the sender
- * @olen: bytes cut off (truncation)
- */
-struct rxm_comp {
-	void *context;
-	u64 flags;
-	size_t len;
-	void *buf;
-	u64 data;
-	u64 tag;
-	fi_addr_t src;
-	size_t olen;
-};
-
-/**
  * struct rxm_rd - a receive reading a rendezvous message
  * @cqe: the context of the core reads
  * @ep: its endpoint
@@ -190,7 +167,7 @@ struct rxm_rd {
 	struct rxm_conn *conn;
 	struct rxm_rx *rx;
 	u64 msg_id;
-	struct rxm_comp c;
+	struct kofi_comp c;
 	struct kofi_vec local;
 	struct fi_rma_iov rma[RXM_RNDV_IOV_MAX];
 	unsigned int nrma;
@@ -298,7 +275,7 @@ struct rxm_trx {
 	struct fi_cqe cqe;
 	struct rxm_ep *ep;
 	struct rxm_rx *rx;
-	struct rxm_comp c;
+	struct kofi_comp c;
 	struct kofi_vec dst;
 };
 
@@ -492,16 +469,16 @@ void rxm_rx_free(struct rxm_ep *ep, struct rxm_rx *rx);
 void rxm_rx_busy_locked(struct rxm_rx *rx,
 			const struct kofi_match_entry *msg);
 bool rxm_rx_placed(struct rxm_ep *ep, struct rxm_rx *rx,
-		   struct rxm_comp *cancel);
-void rxm_rx_cancel_write(struct rxm_ep *ep, const struct rxm_comp *cancel);
+		   struct kofi_comp *cancel);
+void rxm_rx_cancel_write(struct rxm_ep *ep, const struct kofi_comp *cancel);
 void rxm_rx_cancelled(struct rxm_ep *ep, struct rxm_rx *rx);
 size_t rxm_rx_room(const struct rxm_rx *rx,
 		   const struct kofi_match_entry *msg);
 void rxm_buf_grow(struct rxm_conn *conn);
 void rxm_comp_fill(const struct rxm_rx *rx,
 		   const struct kofi_match_entry *msg,
-		   const struct rxm_hdr *hdr, size_t len, struct rxm_comp *c);
-void rxm_comp_write(struct rxm_ep *ep, const struct rxm_comp *c);
+		   const struct rxm_hdr *hdr, size_t len, struct kofi_comp *c);
+void rxm_comp_write(struct rxm_ep *ep, const struct kofi_comp *c);
 void rxm_buf_recycle(struct rxm_buf *buf);
 extern const struct fi_tagged_rx rxm_trx_ops;
 void rxm_trx_init(struct rxm_conn *conn);

@@ -529,12 +529,14 @@ out:
  */
 void rxm_comp_fill(const struct rxm_rx *rx,
 		   const struct kofi_match_entry *msg,
-		   const struct rxm_hdr *hdr, size_t len, struct rxm_comp *c)
+		   const struct rxm_hdr *hdr, size_t len, struct kofi_comp *c)
 {
-	c->context = rx->me.context;
+	c->op_context = rx->me.context;
 	c->flags = rx->flags | (msg->flags & FI_MULTI_RECV);
 	c->len = len;
 	c->olen = msg->len - len;
+	c->err = c->olen ? EMSGSIZE : 0;
+	c->prov_errno = 0;
 	c->buf = NULL;
 	if ((rx->me.flags & FI_MULTI_RECV) && rx->vec.type == FI_IOV_KVEC)
 		c->buf = (u8 *)rx->vec.kv[0].iov_base + msg->offset;
@@ -565,7 +567,7 @@ size_t rxm_rx_room(const struct rxm_rx *rx,
 
 /* Copy @buf's eager payload into @rx and describe the completion. */
 static void rxm_copy(struct rxm_rx *rx, struct rxm_buf *buf,
-		     struct rxm_comp *c)
+		     struct kofi_comp *c)
 {
 	struct iov_iter it;
 	size_t n;
@@ -583,16 +585,9 @@ static void rxm_copy(struct rxm_rx *rx, struct rxm_buf *buf,
  *
  * Context: any context; no rxm lock held.
  */
-void rxm_comp_write(struct rxm_ep *ep, const struct rxm_comp *c)
+void rxm_comp_write(struct rxm_ep *ep, const struct kofi_comp *c)
 {
-	struct fid_cq *cq = kofi_ep_cq(&ep->ep, FI_RECV, NULL);
-
-	if (c->olen)
-		kofi_cq_write_err(cq, c->context, c->flags, EMSGSIZE, 0,
-				  c->len, c->olen);
-	else
-		kofi_cq_write_tagged(cq, c->context, c->flags, c->len, c->buf,
-				     c->data, c->tag, c->src);
+	kofi_cq_write_comp(kofi_ep_cq(&ep->ep, FI_RECV, NULL), c);
 }
 
 /* A receive entry is free again.  Lock held. */
@@ -654,7 +649,7 @@ void rxm_rx_busy_locked(struct rxm_rx *rx, const struct kofi_match_entry *msg)
  * completion.
  */
 bool rxm_rx_placed(struct rxm_ep *ep, struct rxm_rx *rx,
-		   struct rxm_comp *cancel)
+		   struct kofi_comp *cancel)
 {
 	unsigned long flags;
 	bool last, end;
@@ -667,7 +662,7 @@ bool rxm_rx_placed(struct rxm_ep *ep, struct rxm_rx *rx,
 	last = !--rx->busy && (rx->used_up || rx->cancelled);
 	end = last && rx->cancelled;
 	if (end) {
-		cancel->context = rx->me.context;
+		cancel->op_context = rx->me.context;
 		cancel->flags = rx->flags | FI_MULTI_RECV;
 	}
 	if (last)
@@ -683,9 +678,9 @@ bool rxm_rx_placed(struct rxm_ep *ep, struct rxm_rx *rx,
  *
  * Context: any context; no rxm lock held.
  */
-void rxm_rx_cancel_write(struct rxm_ep *ep, const struct rxm_comp *cancel)
+void rxm_rx_cancel_write(struct rxm_ep *ep, const struct kofi_comp *cancel)
 {
-	kofi_cq_write_err(kofi_ep_cq(&ep->ep, FI_RECV, NULL), cancel->context,
+	kofi_cq_write_err(kofi_ep_cq(&ep->ep, FI_RECV, NULL), cancel->op_context,
 			  cancel->flags, ECANCELED, 0, 0, 0);
 }
 
@@ -702,8 +697,8 @@ void rxm_rx_cancel_write(struct rxm_ep *ep, const struct rxm_comp *cancel)
  */
 void rxm_rx_cancelled(struct rxm_ep *ep, struct rxm_rx *rx)
 {
-	struct rxm_comp c = {
-		.context = rx->me.context,
+	struct kofi_comp c = {
+		.op_context = rx->me.context,
 		.flags = rx->flags | (rx->me.flags & FI_MULTI_RECV),
 	};
 	unsigned long flags;
@@ -723,7 +718,7 @@ void rxm_rx_cancelled(struct rxm_ep *ep, struct rxm_rx *rx)
 static void rxm_deliver(struct rxm_ep *ep, struct rxm_rx *rx,
 			struct rxm_buf *buf)
 {
-	struct rxm_comp c, cancel;
+	struct kofi_comp c, cancel;
 	bool end;
 
 	if (rxm_buf_hdr(buf)->type == RXM_RNDV_REQ) {
@@ -874,9 +869,9 @@ static void rxm_trx_done(struct fid_cq *cq, struct fi_cqe *cqe,
 {
 	struct rxm_trx *t = container_of(cqe, struct rxm_trx, cqe);
 	struct rxm_ep *ep = t->ep;
-	struct rxm_comp c = t->c;
+	struct kofi_comp c = t->c;
 
-	struct rxm_comp cancel;
+	struct kofi_comp cancel;
 	bool end = false;
 
 	if (t->rx)
@@ -885,7 +880,7 @@ static void rxm_trx_done(struct fid_cq *cq, struct fi_cqe *cqe,
 	/* a message cut off is EMSGSIZE, which c says already */
 	if (comp->err && comp->err != EMSGSIZE)
 		kofi_cq_write_err(kofi_ep_cq(&ep->ep, FI_RECV, NULL),
-				  c.context, c.flags, comp->err, 0, 0, 0);
+				  c.op_context, c.flags, comp->err, 0, 0, 0);
 	else
 		rxm_comp_write(ep, &c);
 	if (end)
@@ -1149,7 +1144,7 @@ static ssize_t rxm_peek(struct rxm_ep *ep, const struct fi_msg_tagged *r,
 	};
 	struct kofi_match_entry *me;
 	struct rxm_buf *buf = NULL;
-	struct rxm_comp c = {};
+	struct kofi_comp c = {};
 	unsigned long irq;
 
 	spin_lock_irqsave(&ep->lock, irq);

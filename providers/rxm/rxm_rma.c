@@ -112,7 +112,7 @@ const struct fi_ops_rma rxm_rma_ops = {
 void rxm_rma_remote(struct rxm_conn *conn, struct rxm_buf *buf,
 		    const struct fi_cq_err_entry *comp)
 {
-	struct rxm_comp c = {
+	struct kofi_comp c = {
 		.flags = FI_RMA | FI_REMOTE_WRITE | FI_REMOTE_CQ_DATA,
 		.data = comp->data,
 		.src = conn->fi_addr,

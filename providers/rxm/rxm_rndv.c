@@ -373,7 +373,7 @@ static void rxm_rd_queue(struct rxm_rd *rd)
 static void rxm_rd_complete(struct rxm_rd *rd)
 {
 	struct rxm_ep *ep = rd->ep;
-	struct rxm_comp cancel;
+	struct kofi_comp cancel;
 	unsigned int i;
 	bool end;
 
@@ -382,7 +382,7 @@ static void rxm_rd_complete(struct rxm_rd *rd)
 	end = rxm_rx_placed(ep, rd->rx, &cancel);
 	if (rd->err)
 		kofi_cq_write_err(kofi_ep_cq(&ep->ep, FI_RECV, NULL),
-				  rd->c.context, rd->c.flags, rd->err, 0, 0, 0);
+				  rd->c.op_context, rd->c.flags, rd->err, 0, 0, 0);
 	else
 		rxm_comp_write(ep, &rd->c);
 	if (end)
@@ -564,7 +564,7 @@ void rxm_rndv_read(struct rxm_ep *ep, struct rxm_rx *rx, struct rxm_buf *buf)
 	if (!rd) {
 		void *context = rx->me.context;
 		u64 flags = rx->flags;
-		struct rxm_comp cancel;
+		struct kofi_comp cancel;
 		bool end;
 
 		end = rxm_rx_placed(ep, rx, &cancel);

@@ -122,7 +122,7 @@ static size_t rxm_sar_copy(struct rxm_sar *sar, const struct rxm_buf *buf)
 static void rxm_sar_end(struct rxm_ep *ep, struct rxm_sar *sar)
 {
 	struct rxm_rx *rx = sar->rx;
-	struct rxm_comp c, cancel;
+	struct kofi_comp c, cancel;
 	int err = sar->err;
 	bool end;
 
@@ -130,7 +130,7 @@ static void rxm_sar_end(struct rxm_ep *ep, struct rxm_sar *sar)
 	end = rxm_rx_placed(ep, rx, &cancel);
 	kfree(sar);
 	if (err)
-		kofi_cq_write_err(kofi_ep_cq(&ep->ep, FI_RECV, NULL), c.context,
+		kofi_cq_write_err(kofi_ep_cq(&ep->ep, FI_RECV, NULL), c.op_context,
 				  c.flags, err, 0, 0, 0);
 	else
 		rxm_comp_write(ep, &c);
