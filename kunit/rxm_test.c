@@ -48,6 +48,7 @@
 #include "../providers/ksocket/ksock_proto.h"
 #include "../providers/rxm/rxm_proto.h"
 #include "kofi_test_net.h"
+#include "kofi_test_rdm.h"
 #include "../providers/rxm/rxm.h"
 
 #define RT_TIMEOUT	5000	/* ms, every wait */
@@ -55,17 +56,44 @@
 #define RT_BIG		SZ_1M
 #define RT_SHORT	300	/* ms, connection timeout of the fault tests */
 
-/* Two endpoints, 0 and 1, each with its CQs; fi_addr[i] names ep i. */
-struct rt {
-	struct fi_info *info;
-	struct fid_fabric *fabric;
-	struct fid_domain *domain;
-	struct fid_av *av;
-	struct fid_ep *ep[2];
-	struct fid_cq *tx[2], *rx[2];
-	fi_addr_t fi_addr[2];
-	u8 *buf[2];
-};
+static struct fi_info *rt_getinfo(struct kunit *test, u64 caps)
+{
+	return ktr_rdm_getinfo(test, "ksocket;rxm", NULL, "127.0.0.1", caps);
+}
+
+/*
+ * Fabric, domain, AV, and two enabled endpoints named in the AV, each
+ * with a send and a receive CQ and a buffer of RT_BIG + 64 bytes.
+ */
+static void rt_setup(struct kunit *test, struct ktr_rdm *t, u64 caps)
+{
+	const struct ktr_rdm_attr attr = {
+		.prov = "ksocket;rxm",
+		.node = "127.0.0.1",
+		.caps = caps,
+		.eps = 2,
+		.split_cq = true,
+		.buf_size = RT_BIG + 64,
+	};
+	struct sockaddr_in name;
+	size_t len;
+	int i;
+
+	ktr_rdm_open(test, t, &attr);
+	for (i = 0; i < 2; i++) {
+		len = sizeof(name);
+		KUNIT_ASSERT_EQ(test, fi_getname(&t->ep[i]->fid, &name, &len),
+				0);
+		KUNIT_EXPECT_EQ(test, ntohl(name.sin_addr.s_addr),
+				INADDR_LOOPBACK);
+		KUNIT_EXPECT_NE(test, ntohs(name.sin_port), 0);
+	}
+}
+
+static void rt_teardown(struct kunit *test, struct ktr_rdm *t)
+{
+	ktr_rdm_close(test, t);
+}
 
 static void rt_close(struct kunit *test, struct fid *fid)
 {
@@ -73,86 +101,8 @@ static void rt_close(struct kunit *test, struct fid *fid)
 		KUNIT_EXPECT_EQ(test, fi_close(fid), 0);
 }
 
-static void rt_teardown(struct kunit *test, struct rt *t)
-{
-	int i;
-
-	for (i = 0; i < 2; i++)
-		rt_close(test, t->ep[i] ? &t->ep[i]->fid : NULL);
-	for (i = 0; i < 2; i++) {
-		rt_close(test, t->tx[i] ? &t->tx[i]->fid : NULL);
-		rt_close(test, t->rx[i] ? &t->rx[i]->fid : NULL);
-		kvfree(t->buf[i]);
-	}
-	rt_close(test, t->av ? &t->av->fid : NULL);
-	rt_close(test, t->domain ? &t->domain->fid : NULL);
-	rt_close(test, t->fabric ? &t->fabric->fid : NULL);
-	fi_freeinfo(t->info);
-	memset(t, 0, sizeof(*t));
-}
-
-static struct fi_info *rt_getinfo(struct kunit *test, u64 caps)
-{
-	struct fi_info *hints = fi_allocinfo(GFP_KERNEL), *info = NULL;
-	int ret;
-
-	KUNIT_ASSERT_NOT_NULL(test, hints);
-	hints->caps = caps;
-	hints->ep_attr->type = FI_EP_RDM;
-	hints->fabric_attr->prov_name = kstrdup("ksocket;rxm", GFP_KERNEL);
-	ret = fi_getinfo(fi_version(), "127.0.0.1", "0", FI_SOURCE, hints,
-			 &info);
-	fi_freeinfo(hints);
-	KUNIT_ASSERT_EQ(test, ret, 0);
-	return info;
-}
-
-/* Fabric, domain, AV, and two enabled endpoints named in the AV. */
-static void rt_setup(struct kunit *test, struct rt *t, u64 caps)
-{
-	struct fi_cq_attr cq_attr = { .format = FI_CQ_FORMAT_TAGGED };
-	struct fi_av_attr av_attr = { .type = FI_AV_TABLE };
-	struct sockaddr_in name[2];
-	size_t len;
-	int i;
-
-	memset(t, 0, sizeof(*t));
-	t->info = rt_getinfo(test, caps);
-	KUNIT_ASSERT_EQ(test, fi_fabric(t->info->fabric_attr, &t->fabric,
-					NULL), 0);
-	KUNIT_ASSERT_EQ(test, fi_domain(t->fabric, t->info, &t->domain, NULL),
-			0);
-	KUNIT_ASSERT_EQ(test, fi_av_open(t->domain, &av_attr, &t->av, NULL),
-			0);
-	for (i = 0; i < 2; i++) {
-		t->buf[i] = kvzalloc(RT_BIG + 64, GFP_KERNEL);
-		KUNIT_ASSERT_NOT_NULL(test, t->buf[i]);
-		KUNIT_ASSERT_EQ(test, fi_cq_open(t->domain, &cq_attr,
-						 &t->tx[i], NULL), 0);
-		KUNIT_ASSERT_EQ(test, fi_cq_open(t->domain, &cq_attr,
-						 &t->rx[i], NULL), 0);
-		KUNIT_ASSERT_EQ(test, fi_endpoint(t->domain, t->info, &t->ep[i],
-						  NULL), 0);
-		KUNIT_ASSERT_EQ(test, fi_ep_bind(t->ep[i], &t->av->fid, 0), 0);
-		KUNIT_ASSERT_EQ(test, fi_ep_bind(t->ep[i], &t->tx[i]->fid,
-						 FI_SEND), 0);
-		KUNIT_ASSERT_EQ(test, fi_ep_bind(t->ep[i], &t->rx[i]->fid,
-						 FI_RECV), 0);
-		KUNIT_ASSERT_EQ(test, fi_enable(t->ep[i]), 0);
-		len = sizeof(name[i]);
-		KUNIT_ASSERT_EQ(test, fi_getname(&t->ep[i]->fid, &name[i],
-						 &len), 0);
-		KUNIT_ASSERT_EQ(test, len, sizeof(name[i]));
-		KUNIT_EXPECT_EQ(test, ntohl(name[i].sin_addr.s_addr),
-				INADDR_LOOPBACK);
-		KUNIT_EXPECT_NE(test, ntohs(name[i].sin_port), 0);
-	}
-	KUNIT_ASSERT_EQ(test, fi_av_insert(t->av, name, 2, t->fi_addr, 0,
-					   NULL), 2);
-}
-
 /* Send to @dest until the connection is up (the first send opens it). */
-static ssize_t rt_sendto(struct rt *t, int from, fi_addr_t dest,
+static ssize_t rt_sendto(struct ktr_rdm *t, int from, fi_addr_t dest,
 			 const void *buf, size_t len, bool tagged, u64 tag,
 			 void *context)
 {
@@ -171,10 +121,10 @@ static ssize_t rt_sendto(struct rt *t, int from, fi_addr_t dest,
 }
 
 /* Send to the other endpoint until the connection is up. */
-static ssize_t rt_send(struct rt *t, int from, const void *buf, size_t len,
+static ssize_t rt_send(struct ktr_rdm *t, int from, const void *buf, size_t len,
 		       bool tagged, u64 tag, void *context)
 {
-	return rt_sendto(t, from, t->fi_addr[!from], buf, len, tagged, tag,
+	return rt_sendto(t, from, t->addr[!from], buf, len, tagged, tag,
 			 context);
 }
 
@@ -182,27 +132,14 @@ static ssize_t rt_send(struct rt *t, int from, const void *buf, size_t len,
 static ssize_t rt_comp(struct fid_cq *cq, struct fi_cq_tagged_entry *e,
 		       fi_addr_t *src, struct fi_cq_err_entry *err)
 {
-	struct fi_cq_err_entry dummy;
-	fi_addr_t s;
-	ssize_t ret;
-
-	ret = fi_cq_sreadfrom(cq, e, 1, src ? src : &s, NULL, RT_TIMEOUT);
-	if (ret == -FI_EAVAIL) {
-		if (!err)
-			err = &dummy;
-		memset(err, 0, sizeof(*err));
-		if (fi_cq_readerr(cq, err, 0) != 1)
-			return -EIO;
-		return -err->err;
-	}
-	return ret;
+	return ktr_rdm_comp(cq, e, src, err, RT_TIMEOUT);
 }
 
 /*
  * Post receives @first .. @n - 1 of @len bytes each on endpoint 1, slot i
  * at buf[1] + i * @len, and take their completions, each of @len bytes.
  */
-static void rt_recv_n(struct kunit *test, struct rt *t, int first, int n,
+static void rt_recv_n(struct kunit *test, struct ktr_rdm *t, int first, int n,
 		      size_t len)
 {
 	struct fi_cq_tagged_entry e;
@@ -223,7 +160,7 @@ static void rt_recv_n(struct kunit *test, struct rt *t, int first, int n,
  * a posted receive - the first opens their connection - and both
  * complete.
  */
-static void rt_one_msg(struct kunit *test, struct rt *t, size_t len)
+static void rt_one_msg(struct kunit *test, struct ktr_rdm *t, size_t len)
 {
 	struct fi_cq_tagged_entry e;
 
@@ -321,7 +258,7 @@ static void rxm_msg_test(struct kunit *test)
 {
 	static const size_t sizes[] = { 0, 1, 64, 256, 257, 4096, RT_EAGER };
 	struct fi_cq_tagged_entry e;
-	struct rt t;
+	struct ktr_rdm t;
 	fi_addr_t src;
 	size_t i;
 	int dir;
@@ -346,7 +283,7 @@ static void rxm_msg_test(struct kunit *test)
 			KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)&t);
 			KUNIT_EXPECT_EQ(test, e.flags, FI_RECV | FI_MSG);
 			KUNIT_EXPECT_EQ(test, e.len, len);
-			KUNIT_EXPECT_EQ(test, src, t.fi_addr[dir]);
+			KUNIT_EXPECT_EQ(test, src, t.addr[dir]);
 			KUNIT_EXPECT_EQ(test, memcmp(t.buf[!dir], t.buf[dir],
 						     len), 0);
 		}
@@ -354,15 +291,15 @@ static void rxm_msg_test(struct kunit *test)
 	/* inject: no completion; too long: refused */
 	KUNIT_EXPECT_EQ(test, fi_recv(t.ep[1], t.buf[1], RT_EAGER, NULL,
 				      FI_ADDR_UNSPEC, NULL), 0);
-	KUNIT_EXPECT_EQ(test, fi_inject(t.ep[0], t.buf[0], 256, t.fi_addr[1]),
+	KUNIT_EXPECT_EQ(test, fi_inject(t.ep[0], t.buf[0], 256, t.addr[1]),
 			0);
 	KUNIT_EXPECT_EQ(test, rt_comp(t.rx[1], &e, NULL, NULL), 1);
 	KUNIT_EXPECT_EQ(test, e.len, 256);
-	KUNIT_EXPECT_EQ(test, fi_inject(t.ep[0], t.buf[0], 257, t.fi_addr[1]),
+	KUNIT_EXPECT_EQ(test, fi_inject(t.ep[0], t.buf[0], 257, t.addr[1]),
 			-EMSGSIZE);
 	KUNIT_EXPECT_EQ(test, fi_send(t.ep[0], t.buf[0],
 				      t.info->ep_attr->max_msg_size + 1, NULL,
-				      t.fi_addr[1], NULL), -EMSGSIZE);
+				      t.addr[1], NULL), -EMSGSIZE);
 	KUNIT_EXPECT_EQ(test, fi_send(t.ep[0], t.buf[0], 1, NULL, 77, NULL),
 			-EINVAL);
 	KUNIT_EXPECT_EQ(test, fi_cq_read(t.tx[0], &e, 1), -EAGAIN);
@@ -386,7 +323,7 @@ static void rxm_rndv_test(struct kunit *test)
 	struct fi_cq_tagged_entry e;
 	struct fi_msg_tagged m = {};
 	struct kvec kv[3];
-	struct rt t;
+	struct ktr_rdm t;
 	fi_addr_t src;
 	size_t i;
 	int ctx;
@@ -403,7 +340,7 @@ static void rxm_rndv_test(struct kunit *test)
 					      &e), 0);
 		KUNIT_ASSERT_EQ(test, rt_comp(t.rx[1], &e, &src, NULL), 1);
 		KUNIT_EXPECT_EQ(test, e.len, len);
-		KUNIT_EXPECT_EQ(test, src, t.fi_addr[0]);
+		KUNIT_EXPECT_EQ(test, src, t.addr[0]);
 		KUNIT_EXPECT_EQ(test, memcmp(t.buf[1], t.buf[0], len), 0);
 		KUNIT_ASSERT_EQ(test, rt_comp(t.tx[0], &e, NULL, NULL), 1);
 		KUNIT_EXPECT_EQ(test, e.len, len);
@@ -415,7 +352,7 @@ static void rxm_rndv_test(struct kunit *test)
 		kv[i].iov_base = t.buf[0] + 30000 * i;
 		kv[i].iov_len = 30000;
 	}
-	KUNIT_ASSERT_EQ(test, fi_sendv(t.ep[0], kv, NULL, 3, t.fi_addr[1],
+	KUNIT_ASSERT_EQ(test, fi_sendv(t.ep[0], kv, NULL, 3, t.addr[1],
 				       NULL), 0);
 	msleep(50);
 	KUNIT_ASSERT_EQ(test, fi_recv(t.ep[1], t.buf[1], RT_BIG, NULL,
@@ -475,7 +412,7 @@ static void rxm_tagged_test(struct kunit *test)
 	struct fi_cq_err_entry err;
 	struct fi_msg_tagged m = {};
 	struct kvec kv;
-	struct rt t;
+	struct ktr_rdm t;
 	u64 tag;
 	int ctx;
 
@@ -560,14 +497,14 @@ static void rxm_recv_kinds_test(struct kunit *test)
 	struct fi_msg m = {};
 	struct kvec kv;
 	size_t min = 300, len = sizeof(min);
-	struct rt t;
+	struct ktr_rdm t;
 	int i, ctx;
 
 	rt_setup(test, &t, FI_MSG | FI_SOURCE | FI_DIRECTED_RECV |
 		 FI_MULTI_RECV);
 	/* a receive from ep 1 only does not take ep 0's message */
 	KUNIT_ASSERT_EQ(test, fi_recv(t.ep[1], t.buf[1], 64, NULL,
-				      t.fi_addr[1], &ctx), 0);
+				      t.addr[1], &ctx), 0);
 	KUNIT_ASSERT_EQ(test, rt_send(&t, 0, t.buf[0], 8, false, 0, NULL), 0);
 	KUNIT_ASSERT_EQ(test, rt_comp(t.tx[0], &e, NULL, NULL), 1);
 	msleep(50);
@@ -576,7 +513,7 @@ static void rxm_recv_kinds_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rt_comp(t.rx[1], &e, NULL, &err), -ECANCELED);
 	KUNIT_EXPECT_EQ(test, fi_cancel(&t.ep[1]->fid, &ctx), -ENOENT);
 	KUNIT_ASSERT_EQ(test, fi_recv(t.ep[1], t.buf[1], 64, NULL,
-				      t.fi_addr[0], &ctx), 0);
+				      t.addr[0], &ctx), 0);
 	KUNIT_ASSERT_EQ(test, rt_comp(t.rx[1], &e, NULL, NULL), 1);
 	KUNIT_EXPECT_EQ(test, e.len, 8);
 
@@ -612,7 +549,7 @@ static void rxm_recv_kinds_test(struct kunit *test)
 static void rxm_simultaneous_test(struct kunit *test)
 {
 	struct fi_cq_tagged_entry e;
-	struct rt t;
+	struct ktr_rdm t;
 	int round, i, got;
 
 	rt_setup(test, &t, FI_MSG | FI_SOURCE);
@@ -620,9 +557,9 @@ static void rxm_simultaneous_test(struct kunit *test)
 		KUNIT_ASSERT_EQ(test, fi_recv(t.ep[i], t.buf[i], 64, NULL,
 					      FI_ADDR_UNSPEC, NULL), 0);
 	/* the first sends of both sides, before either connection is up */
-	KUNIT_EXPECT_EQ(test, fi_send(t.ep[0], t.buf[0], 8, NULL, t.fi_addr[1],
+	KUNIT_EXPECT_EQ(test, fi_send(t.ep[0], t.buf[0], 8, NULL, t.addr[1],
 				      NULL), -EAGAIN);
-	KUNIT_EXPECT_EQ(test, fi_send(t.ep[1], t.buf[1], 8, NULL, t.fi_addr[0],
+	KUNIT_EXPECT_EQ(test, fi_send(t.ep[1], t.buf[1], 8, NULL, t.addr[0],
 				      NULL), -EAGAIN);
 	for (i = 0; i < 2; i++)
 		KUNIT_ASSERT_EQ(test, rt_send(&t, i, t.buf[i], 8, false, 0,
@@ -660,7 +597,7 @@ static void rxm_rndv_backlog_test(struct kunit *test)
 	const size_t len = 32768;
 	const int n = 12;
 	struct fi_cq_tagged_entry e;
-	struct rt t;
+	struct ktr_rdm t;
 	int i;
 
 	rt_setup(test, &t, FI_MSG);
@@ -710,7 +647,7 @@ static void rxm_bufs_grow_test(struct kunit *test)
 	struct fi_cq_tagged_entry e;
 	unsigned long end;
 	unsigned int max;
-	struct rt t;
+	struct ktr_rdm t;
 	int i;
 
 	rt_setup(test, &t, FI_MSG);
@@ -750,7 +687,7 @@ static void rxm_rx_entries_test(struct kunit *test)
 	struct fi_cq_tagged_entry e;
 	struct rxm_ep *ep;
 	size_t i, size;
-	struct rt t;
+	struct ktr_rdm t;
 
 	rt_setup(test, &t, FI_MSG);
 	ep = container_of(t.ep[1], struct rxm_ep, ep);
@@ -776,16 +713,16 @@ static void rxm_rx_entries_test(struct kunit *test)
 /* ---- RMA ---- */
 
 /* An RMA call of endpoint 0 to endpoint 1, again while -EAGAIN. */
-static ssize_t rt_rma(struct rt *t, bool write, void *buf, size_t len,
+static ssize_t rt_rma(struct ktr_rdm *t, bool write, void *buf, size_t len,
 		      u64 raddr, u64 key, void *context)
 {
 	unsigned long end = jiffies + msecs_to_jiffies(RT_TIMEOUT);
 	ssize_t ret;
 
 	do {
-		ret = write ? fi_write(t->ep[0], buf, len, NULL, t->fi_addr[1],
+		ret = write ? fi_write(t->ep[0], buf, len, NULL, t->addr[1],
 				       raddr, key, context) :
-			      fi_read(t->ep[0], buf, len, NULL, t->fi_addr[1],
+			      fi_read(t->ep[0], buf, len, NULL, t->addr[1],
 				      raddr, key, context);
 		if (ret != -EAGAIN)
 			return ret;
@@ -799,7 +736,7 @@ static ssize_t rt_rma(struct rt *t, bool write, void *buf, size_t len,
  * until a write completes without error (a connection that was ended
  * fails the writes posted on it before it is known to be down).
  */
-static ssize_t rt_write_ok(struct rt *t, size_t len, u64 raddr, u64 key)
+static ssize_t rt_write_ok(struct ktr_rdm *t, size_t len, u64 raddr, u64 key)
 {
 	unsigned long end = jiffies + msecs_to_jiffies(RT_TIMEOUT);
 	struct fi_cq_tagged_entry e;
@@ -834,7 +771,7 @@ static void rxm_rma_test(struct kunit *test)
 	struct kvec kv;
 	u64 key, base;
 	fi_addr_t src;
-	struct rt t;
+	struct ktr_rdm t;
 	size_t i;
 	int k;
 
@@ -876,7 +813,7 @@ static void rxm_rma_test(struct kunit *test)
 		rt_fill(t.buf[0], 64, k);
 		KUNIT_ASSERT_EQ(test, fi_writedata(t.ep[0], t.buf[0], 64, NULL,
 						   0x1234567890ab0000ULL + k,
-						   t.fi_addr[1], base + 64 * k,
+						   t.addr[1], base + 64 * k,
 						   key, &t), 0);
 		KUNIT_ASSERT_EQ(test, rt_comp(t.tx[0], &e, NULL, NULL), 1);
 		KUNIT_EXPECT_EQ(test, e.flags, FI_RMA | FI_WRITE);
@@ -885,7 +822,7 @@ static void rxm_rma_test(struct kunit *test)
 				FI_REMOTE_CQ_DATA);
 		KUNIT_EXPECT_EQ(test, e.data, 0x1234567890ab0000ULL + k);
 		KUNIT_EXPECT_PTR_EQ(test, e.op_context, NULL);
-		KUNIT_EXPECT_EQ(test, src, t.fi_addr[0]);
+		KUNIT_EXPECT_EQ(test, src, t.addr[0]);
 		KUNIT_EXPECT_EQ(test, memcmp(t.buf[1] + 64 * k, t.buf[0], 64),
 				0);
 	}
@@ -894,12 +831,12 @@ static void rxm_rma_test(struct kunit *test)
 	/* inject: no completion, the data there before a later read's */
 	rt_fill(t.buf[0], 256, 7);
 	KUNIT_EXPECT_EQ(test, fi_inject_write(t.ep[0], t.buf[0], 256,
-					      t.fi_addr[1], base + 100, key), 0);
+					      t.addr[1], base + 100, key), 0);
 	KUNIT_EXPECT_EQ(test, fi_inject_write(t.ep[0], t.buf[0], 257,
-					      t.fi_addr[1], base, key),
+					      t.addr[1], base, key),
 			-EMSGSIZE);
 	KUNIT_ASSERT_EQ(test, fi_read(t.ep[0], t.buf[0] + 4096, 256, NULL,
-				      t.fi_addr[1], base + 100, key, NULL), 0);
+				      t.addr[1], base + 100, key, NULL), 0);
 	KUNIT_ASSERT_EQ(test, rt_comp(t.tx[0], &e, NULL, NULL), 1);
 	KUNIT_EXPECT_EQ(test, e.flags, FI_RMA | FI_READ);
 	KUNIT_EXPECT_EQ(test, memcmp(t.buf[0] + 4096, t.buf[0], 256), 0);
@@ -913,7 +850,7 @@ static void rxm_rma_test(struct kunit *test)
 	m.iov_type = FI_IOV_KVEC;
 	m.msg_iov = &kv;
 	m.iov_count = 1;
-	m.addr = t.fi_addr[1];
+	m.addr = t.addr[1];
 	m.rma_iov = rma;
 	KUNIT_EXPECT_EQ(test, fi_writemsg(t.ep[0], &m, 0), -EINVAL);
 	m.rma_iov_count = t.info->tx_attr->rma_iov_limit + 1;
@@ -921,7 +858,7 @@ static void rxm_rma_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fi_cq_read(t.tx[0], &e, 1), -EAGAIN);
 
 	/* a key the target refuses: that read fails, the peer is reached again */
-	KUNIT_ASSERT_EQ(test, fi_read(t.ep[0], t.buf[0], 8, NULL, t.fi_addr[1],
+	KUNIT_ASSERT_EQ(test, fi_read(t.ep[0], t.buf[0], 8, NULL, t.addr[1],
 				      base, key ^ 1, NULL), 0);
 	KUNIT_EXPECT_LT(test, rt_comp(t.tx[0], &e, NULL, NULL), 0);
 	rt_fill(t.buf[0], 512, 9);
@@ -975,7 +912,8 @@ static int rt_claim(struct fid_ep *ep, const struct fi_tagged_frame *f,
 static const struct fi_tagged_rx rt_claim_ops = { .claim = rt_claim };
 
 /* The peer connects to rxm endpoint 1 with rxm's connection request. */
-static void rt_peer_open(struct kunit *test, struct rt *t, struct rt_peer *p)
+static void rt_peer_open(struct kunit *test, struct ktr_rdm *t,
+			 struct rt_peer *p)
 {
 	struct fi_cq_attr cq_attr = { .format = FI_CQ_FORMAT_TAGGED };
 	struct fi_eq_attr eq_attr = {};
@@ -1065,7 +1003,7 @@ static void rxm_tagged_wire_test(struct kunit *test)
 	struct rt_peer p;
 	unsigned long end;
 	fi_addr_t src;
-	struct rt t;
+	struct ktr_rdm t;
 	u8 *big;
 	ssize_t ret;
 
@@ -1170,7 +1108,8 @@ static void rxm_tagged_wire_test(struct kunit *test)
 /* ---- sends to addresses the AV does not hold ---- */
 
 /* Every send form answers -EINVAL for @dest. */
-static void rt_expect_einval(struct kunit *test, struct rt *t, fi_addr_t dest)
+static void rt_expect_einval(struct kunit *test, struct ktr_rdm *t,
+			     fi_addr_t dest)
 {
 	struct kvec kv = { .iov_base = t->buf[0], .iov_len = 8 };
 	struct fi_msg m = {
@@ -1218,7 +1157,7 @@ static void rxm_bad_addr_test(struct kunit *test)
 	};
 	struct fi_cq_tagged_entry e;
 	fi_addr_t addr;
-	struct rt t;
+	struct ktr_rdm t;
 
 	rt_setup(test, &t, FI_MSG | FI_TAGGED | FI_SOURCE);
 	KUNIT_ASSERT_EQ(test, fi_av_insert(t.av, &gone, 1, &addr, 0, NULL), 1);
@@ -1228,8 +1167,8 @@ static void rxm_bad_addr_test(struct kunit *test)
 	rt_expect_einval(test, &t, addr);
 	/* ... also once the removed peer's connection had been up */
 	rt_one_msg(test, &t, 8);
-	KUNIT_ASSERT_EQ(test, fi_av_remove(t.av, &t.fi_addr[1], 1, 0), 0);
-	rt_expect_einval(test, &t, t.fi_addr[1]);
+	KUNIT_ASSERT_EQ(test, fi_av_remove(t.av, &t.addr[1], 1, 0), 0);
+	rt_expect_einval(test, &t, t.addr[1]);
 	KUNIT_EXPECT_EQ(test, fi_cq_read(t.tx[0], &e, 1), -EAGAIN);
 	rt_teardown(test, &t);
 }
@@ -1261,12 +1200,12 @@ static void rxm_av_remove_test(struct kunit *test)
 	struct sockaddr_in name;
 	size_t len = sizeof(name);
 	fi_addr_t src, again;
-	struct rt t;
+	struct ktr_rdm t;
 	ssize_t ret;
 
 	rt_setup(test, &t, FI_MSG | FI_TAGGED | FI_SOURCE | FI_DIRECTED_RECV);
 	KUNIT_ASSERT_EQ(test, fi_recv(t.ep[0], t.buf[0] + RT_BIG / 2, 64, NULL,
-				      t.fi_addr[1], &dir_ctx), 0);
+				      t.addr[1], &dir_ctx), 0);
 	KUNIT_ASSERT_EQ(test, fi_recv(t.ep[0], t.buf[0] + RT_BIG / 2 + 64, 64,
 				      NULL, FI_ADDR_UNSPEC, &any_ctx), 0);
 	/* endpoint 1 receives nothing: the sends pile up on the way */
@@ -1275,9 +1214,9 @@ static void rxm_av_remove_test(struct kunit *test)
 	for (i = 0; i < RT_QUEUED; i++)
 		KUNIT_ASSERT_EQ(test, rt_send(&t, 0, t.buf[0], RT_EAGER, false,
 					      0, NULL), 0);
-	KUNIT_ASSERT_EQ(test, fi_av_remove(t.av, &t.fi_addr[1], 1, 0), 0);
+	KUNIT_ASSERT_EQ(test, fi_av_remove(t.av, &t.addr[1], 1, 0), 0);
 	kv.iov_base = t.buf[1];
-	m.addr = t.fi_addr[0];
+	m.addr = t.addr[0];
 
 	KUNIT_EXPECT_EQ(test, rt_comp(t.rx[0], &e, NULL, &err), -ECANCELED);
 	KUNIT_EXPECT_PTR_EQ(test, err.op_context, (void *)&dir_ctx);
@@ -1325,7 +1264,7 @@ static void rxm_av_remove_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rt_comp(t.tx[0], &e, NULL, NULL), 1);
 	KUNIT_ASSERT_EQ(test, rt_comp(t.rx[1], &e, &src, NULL), 1);
 	KUNIT_EXPECT_EQ(test, e.tag, 9);
-	KUNIT_EXPECT_EQ(test, src, t.fi_addr[0]);
+	KUNIT_EXPECT_EQ(test, src, t.addr[0]);
 	rt_teardown(test, &t);
 }
 
@@ -1432,7 +1371,7 @@ static int rt_raw_ctrl_recv(struct socket *sock, u8 *type, void *data,
 }
 
 /* Connect to endpoint 0 with a request carrying @cm (@len bytes). */
-static struct socket *rt_raw_dial(struct kunit *test, struct rt *t,
+static struct socket *rt_raw_dial(struct kunit *test, struct ktr_rdm *t,
 				  const void *cm, size_t len)
 {
 	struct socket *sock = rt_raw_socket(test);
@@ -1447,7 +1386,7 @@ static struct socket *rt_raw_dial(struct kunit *test, struct rt *t,
 }
 
 /* The raw peer joins the AV and connects to endpoint 0, accepted. */
-static void rt_raw_join(struct kunit *test, struct rt *t, struct rt_raw *r)
+static void rt_raw_join(struct kunit *test, struct ktr_rdm *t, struct rt_raw *r)
 {
 	struct rxm_cm_accept acc;
 	struct rxm_cm_req req;
@@ -1532,7 +1471,7 @@ static void rxm_raw_peer_test(struct kunit *test)
 	struct rt_raw r = {};
 	struct rxm_hdr done;
 	fi_addr_t src;
-	struct rt t;
+	struct ktr_rdm t;
 	int ctx;
 
 	rt_setup(test, &t, FI_MSG | FI_SOURCE);
@@ -1609,7 +1548,7 @@ static void rt_raw_seg_send(struct kunit *test, struct rt_raw *r, u8 op,
  * The raw peer's eager message with @tag, received by endpoint 0: what it
  * sent before has arrived too (a connection keeps its order).
  */
-static void rt_raw_sentinel(struct kunit *test, struct rt *t,
+static void rt_raw_sentinel(struct kunit *test, struct ktr_rdm *t,
 			    struct rt_raw *r, u64 tag)
 {
 	struct {
@@ -1650,7 +1589,7 @@ static void rxm_sar_test(struct kunit *test)
 	struct fi_cq_err_entry err;
 	struct rt_raw r = {};
 	fi_addr_t src;
-	struct rt t;
+	struct ktr_rdm t;
 	int i, ctx;
 
 	KUNIT_ASSERT_NOT_NULL(test, msg);
@@ -1884,7 +1823,7 @@ static void rxm_malformed_test(struct kunit *test)
 	struct rt_rndv_pkt req;
 	struct rt_raw r = {};
 	int ctx1, ctxr;
-	struct rt t;
+	struct ktr_rdm t;
 	size_t len;
 	u8 byte;
 
@@ -1927,7 +1866,7 @@ static void rxm_bad_cm_test(struct kunit *test)
 	struct socket *sock;
 	int i, len;
 	u8 type, byte;
-	struct rt t;
+	struct ktr_rdm t;
 
 	rt_setup(test, &t, FI_MSG | FI_SOURCE);
 	KUNIT_ASSERT_EQ(test, fi_recv(t.ep[0], t.buf[0], 64, NULL,
@@ -1974,7 +1913,7 @@ static void rxm_bad_cm_test(struct kunit *test)
 }
 
 /* Accept endpoint 0's next connection on @lsock and read its request. */
-static struct socket *rt_raw_take(struct kunit *test, struct rt *t,
+static struct socket *rt_raw_take(struct kunit *test, struct ktr_rdm *t,
 				  struct socket *lsock)
 {
 	struct sockaddr_in name;
@@ -2000,7 +1939,7 @@ static struct socket *rt_raw_take(struct kunit *test, struct rt *t,
  * a control message of @type carrying @len bytes of @data: the answer of
  * the send that follows.  The connection is left in *@sock.
  */
-static ssize_t rt_raw_attempt(struct kunit *test, struct rt *t,
+static ssize_t rt_raw_attempt(struct kunit *test, struct ktr_rdm *t,
 			      struct socket *lsock, fi_addr_t addr, u8 type,
 			      const void *data, size_t len,
 			      struct socket **sock)
@@ -2031,7 +1970,7 @@ static void rxm_bad_accept_test(struct kunit *test)
 	struct sockaddr_in name;
 	struct socket *lsock, *sock;
 	fi_addr_t addr;
-	struct rt t;
+	struct ktr_rdm t;
 
 	rt_setup(test, &t, FI_MSG | FI_SOURCE);
 	lsock = rt_raw_listen(test, &name);
@@ -2072,7 +2011,7 @@ static void rxm_connect_timeout_test(struct kunit *test)
 	struct sockaddr_in name;
 	struct socket *lsock, *sock;
 	fi_addr_t addr;
-	struct rt t;
+	struct ktr_rdm t;
 	u8 byte;
 
 	rt_setup(test, &t, FI_MSG | FI_SOURCE);
@@ -2121,7 +2060,7 @@ static void rxm_lost_connect_test(struct kunit *test)
 	struct socket *lsock, *sock;
 	size_t ms = RT_SHORT;
 	fi_addr_t addr;
-	struct rt t;
+	struct ktr_rdm t;
 
 	rt_setup(test, &t, FI_MSG | FI_SOURCE);
 	KUNIT_ASSERT_EQ(test, fi_setopt(&t.ep[0]->fid, FI_OPT_ENDPOINT,
