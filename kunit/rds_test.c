@@ -2,8 +2,9 @@
 /*
  * kOFI KUnit: the rds provider over RDS/TCP on loopback.
  *
- * Three FI_EP_RDM endpoints of the domain "tcp" bound to 127.0.0.1 (RDS
- * carries what one sends another on this host by its loopback transport),
+ * Three FI_EP_RDM endpoints of the domain "tcp" bound to 127.0.0.1 (or
+ * ::1; RDS carries what one sends another on this host by its loopback
+ * transport),
  * each in one address vector: endpoint 0 receives, endpoints 1 and 2
  * send.  Receive matching on FI_MSG-only endpoints and on header
  * endpoints (FI_TAGGED): directed receives, multi-receive buffers and
@@ -31,124 +32,44 @@
 #include <kofi/fi_errno.h>
 #include <kofi/fi_tagged.h>
 #include "kofi_test_net.h"
+#include "kofi_test_rdm.h"
 
 #define RDT_EPS		3
 #define RDT_BUF		4096
 #define RDT_TIMEOUT	5000	/* ms, every wait for a completion */
 #define RDT_SETTLE	100	/* ms for a message to reach its endpoint */
 
+/* The objects of rds's FI_EP_RDM endpoints on @node for @caps, less @drop. */
+static void rdt_setup_node(struct kunit *test, struct ktr_rdm *t,
+			   const char *node, u64 caps, u64 drop)
+{
+	const struct ktr_rdm_attr attr = {
+		.prov = "rds",
+		.domain = "tcp",
+		.node = node,
+		.caps = caps,
+		.drop = drop,
+		.eps = RDT_EPS,
+		.buf_size = RDT_BUF,
+	};
+
+	ktr_rdm_open(test, t, &attr);
+}
+
 /*
- * Endpoint i's objects: ep[i], its CQ cq[i] (sends and receives), its
- * address addr[i] in the AV, a buffer buf[i]; every object opened is on
- * @open, in opening order, for rdt_teardown().
+ * Three enabled endpoints on 127.0.0.1 of the info for @caps, less the
+ * caps @drop, each with one CQ and named in the AV.
  */
-struct rdt {
-	struct fi_info *info;
-	struct fid *open[3 + 2 * RDT_EPS];
-	unsigned int nopen;
-	struct fid_fabric *fabric;
-	struct fid_domain *domain;
-	struct fid_av *av;
-	struct fid_ep *ep[RDT_EPS];
-	struct fid_cq *cq[RDT_EPS];
-	fi_addr_t addr[RDT_EPS];
-	u8 *buf[RDT_EPS];
-};
-
-/* The object @fid was opened: it joins the list. */
-static void rdt_opened(struct rdt *t, struct fid *fid)
+static void rdt_setup(struct kunit *test, struct ktr_rdm *t, u64 caps,
+		      u64 drop)
 {
-	t->open[t->nopen++] = fid;
-}
-
-/* Close what rdt_setup() opened, the last first. */
-static void rdt_teardown(struct kunit *test, struct rdt *t)
-{
-	while (t->nopen)
-		KUNIT_EXPECT_EQ(test, fi_close(t->open[--t->nopen]), 0);
-	fi_freeinfo(t->info);
-	t->info = NULL;
-}
-
-/* Close endpoint @i before the rest: it leaves the list. */
-static void rdt_close_ep(struct kunit *test, struct rdt *t, int i)
-{
-	unsigned int j;
-
-	for (j = 0; j < t->nopen; j++) {
-		if (t->open[j] != &t->ep[i]->fid)
-			continue;
-		memmove(&t->open[j], &t->open[j + 1],
-			(t->nopen - j - 1) * sizeof(t->open[0]));
-		t->nopen--;
-		break;
-	}
-	KUNIT_EXPECT_EQ(test, fi_close(&t->ep[i]->fid), 0);
-	t->ep[i] = NULL;
+	rdt_setup_node(test, t, "127.0.0.1", caps, drop);
 }
 
 /* The infos of rds over RDS/TCP on 127.0.0.1 for @caps, best first. */
 static struct fi_info *rdt_getinfo(struct kunit *test, u64 caps)
 {
-	struct fi_info *hints = fi_allocinfo(GFP_KERNEL), *info = NULL;
-	int ret = -ENOMEM;
-
-	if (hints) {
-		hints->caps = caps;
-		hints->ep_attr->type = FI_EP_RDM;
-		hints->domain_attr->name = kstrdup("tcp", GFP_KERNEL);
-		hints->fabric_attr->prov_name = kstrdup("rds", GFP_KERNEL);
-		ret = fi_getinfo(fi_version(), "127.0.0.1", "0", FI_SOURCE,
-				 hints, &info);
-		fi_freeinfo(hints);
-	}
-	KUNIT_ASSERT_EQ(test, ret, 0);
-	return info;
-}
-
-/*
- * Three enabled endpoints of the info for @caps, less the caps @drop,
- * each with one CQ and named in the AV.
- */
-static void rdt_setup(struct kunit *test, struct rdt *t, u64 caps, u64 drop)
-{
-	struct fi_cq_attr cq_attr = { .format = FI_CQ_FORMAT_TAGGED };
-	struct fi_av_attr av_attr = { .type = FI_AV_TABLE };
-	struct sockaddr_in name[RDT_EPS];
-	size_t len;
-	int i;
-
-	memset(t, 0, sizeof(*t));
-	t->info = rdt_getinfo(test, caps);
-	t->info->caps &= ~drop;
-	KUNIT_ASSERT_EQ(test, fi_fabric(t->info->fabric_attr, &t->fabric,
-					NULL), 0);
-	rdt_opened(t, &t->fabric->fid);
-	KUNIT_ASSERT_EQ(test, fi_domain(t->fabric, t->info, &t->domain, NULL),
-			0);
-	rdt_opened(t, &t->domain->fid);
-	KUNIT_ASSERT_EQ(test, fi_av_open(t->domain, &av_attr, &t->av, NULL),
-			0);
-	rdt_opened(t, &t->av->fid);
-	for (i = 0; i < RDT_EPS; i++) {
-		t->buf[i] = kunit_kzalloc(test, RDT_BUF, GFP_KERNEL);
-		KUNIT_ASSERT_NOT_NULL(test, t->buf[i]);
-		KUNIT_ASSERT_EQ(test, fi_cq_open(t->domain, &cq_attr, &t->cq[i],
-						 NULL), 0);
-		rdt_opened(t, &t->cq[i]->fid);
-		KUNIT_ASSERT_EQ(test, fi_endpoint(t->domain, t->info, &t->ep[i],
-						  NULL), 0);
-		rdt_opened(t, &t->ep[i]->fid);
-		KUNIT_ASSERT_EQ(test, fi_ep_bind(t->ep[i], &t->av->fid, 0), 0);
-		KUNIT_ASSERT_EQ(test, fi_ep_bind(t->ep[i], &t->cq[i]->fid,
-						 FI_SEND | FI_RECV), 0);
-		KUNIT_ASSERT_EQ(test, fi_enable(t->ep[i]), 0);
-		len = sizeof(name[i]);
-		KUNIT_ASSERT_EQ(test, fi_getname(&t->ep[i]->fid, &name[i],
-						 &len), 0);
-	}
-	KUNIT_ASSERT_EQ(test, fi_av_insert(t->av, name, RDT_EPS, t->addr, 0,
-					   NULL), RDT_EPS);
+	return ktr_rdm_getinfo(test, "rds", "tcp", "127.0.0.1", caps);
 }
 
 /*
@@ -158,12 +79,7 @@ static void rdt_setup(struct kunit *test, struct rdt *t, u64 caps, u64 drop)
 static ssize_t rdt_comp(struct fid_cq *cq, struct fi_cq_tagged_entry *e,
 			fi_addr_t *src, struct fi_cq_err_entry *err)
 {
-	ssize_t ret = fi_cq_sreadfrom(cq, e, 1, src, NULL, RDT_TIMEOUT);
-
-	if (ret != -FI_EAVAIL)
-		return ret;
-	memset(err, 0, sizeof(*err));
-	return fi_cq_readerr(cq, err, 0) == 1 ? -err->err : -EIO;
+	return ktr_rdm_comp(cq, e, src, err, RDT_TIMEOUT);
 }
 
 /* No completion waits on @cq. */
@@ -179,8 +95,8 @@ static void rdt_no_comp(struct kunit *test, struct fid_cq *cq)
  * on a header endpoint if @tagged), and the send completes; then the
  * message has time to arrive.
  */
-static void rdt_send(struct kunit *test, struct rdt *t, int from, u8 fill,
-		     size_t len, bool tagged, u64 tag)
+static void rdt_send(struct kunit *test, struct ktr_rdm *t, int from,
+		     u8 fill, size_t len, bool tagged, u64 tag)
 {
 	struct fi_cq_tagged_entry e;
 	struct fi_cq_err_entry err;
@@ -200,8 +116,8 @@ static void rdt_send(struct kunit *test, struct rdt *t, int from, u8 fill,
 }
 
 /* Endpoint 0 receives @len bytes into @buf from @src (any: FI_ADDR_UNSPEC). */
-static void rdt_recv(struct kunit *test, struct rdt *t, void *buf, size_t len,
-		     fi_addr_t src, bool tagged, void *context)
+static void rdt_recv(struct kunit *test, struct ktr_rdm *t, void *buf,
+		     size_t len, fi_addr_t src, bool tagged, void *context)
 {
 	if (tagged)
 		KUNIT_ASSERT_EQ(test, fi_trecv(t->ep[0], buf, len, NULL, src, 0,
@@ -215,8 +131,8 @@ static void rdt_recv(struct kunit *test, struct rdt *t, void *buf, size_t len,
  * Endpoint 0's next completion: a receive of @context that took @len
  * bytes of @fill from endpoint @from.
  */
-static void rdt_expect_recv(struct kunit *test, struct rdt *t, void *context,
-			    int from, u8 fill, size_t len)
+static void rdt_expect_recv(struct kunit *test, struct ktr_rdm *t,
+			    void *context, int from, u8 fill, size_t len)
 {
 	struct fi_cq_tagged_entry e = {};
 	struct fi_cq_err_entry err;
@@ -273,6 +189,24 @@ static void rds_getinfo_test(struct kunit *test)
 
 /*
  * Endpoints 1 and 2 send one message each, 1 first; a receive directed to
+ * endpoint 2 takes 2's, then a receive of any source takes 1's.
+ */
+static void rdt_directed(struct kunit *test, struct ktr_rdm *t, bool tagged)
+{
+	u8 *rx = t->buf[0];
+
+	rdt_recv(test, t, rx, 64, t->addr[2], tagged, rx);
+	rdt_send(test, t, 1, 'a', 10, tagged, 1);
+	rdt_no_comp(test, t->cq[0]);
+	rdt_send(test, t, 2, 'b', 20, tagged, 2);
+	rdt_expect_recv(test, t, rx, 2, 'b', 20);
+	rdt_recv(test, t, rx + 64, 64, FI_ADDR_UNSPEC, tagged, rx + 64);
+	rdt_expect_recv(test, t, rx + 64, 1, 'a', 10);
+	rdt_no_comp(test, t->cq[0]);
+}
+
+/*
+ * Endpoints 1 and 2 send one message each, 1 first; a receive directed to
  * endpoint 2 takes 2's, then a receive of any source takes 1's, which
  * waited.  Without FI_DIRECTED_RECV the source of a receive does not
  * count: the same receive takes 1's message.
@@ -281,34 +215,55 @@ static void rds_directed_test(struct kunit *test)
 {
 	bool tagged = *(const bool *)test->param_value;
 	u8 *rx;
-	struct rdt t;
+	struct ktr_rdm t;
 
 	rdt_setup(test, &t, rdt_caps(test), 0);
-	rx = t.buf[0];
-	rdt_recv(test, &t, rx, 64, t.addr[2], tagged, rx);
-	rdt_send(test, &t, 1, 'a', 10, tagged, 1);
-	rdt_no_comp(test, t.cq[0]);
-	rdt_send(test, &t, 2, 'b', 20, tagged, 2);
-	rdt_expect_recv(test, &t, rx, 2, 'b', 20);
-	rdt_recv(test, &t, rx + 64, 64, FI_ADDR_UNSPEC, tagged, rx + 64);
-	rdt_expect_recv(test, &t, rx + 64, 1, 'a', 10);
-	rdt_no_comp(test, t.cq[0]);
-	rdt_teardown(test, &t);
+	rdt_directed(test, &t, tagged);
+	ktr_rdm_close(test, &t);
 
 	rdt_setup(test, &t, rdt_caps(test), FI_DIRECTED_RECV);
 	rx = t.buf[0];
 	rdt_recv(test, &t, rx, 64, t.addr[2], tagged, rx);
 	rdt_send(test, &t, 1, 'a', 10, tagged, 1);
 	rdt_expect_recv(test, &t, rx, 1, 'a', 10);
-	rdt_teardown(test, &t);
+	ktr_rdm_close(test, &t);
+}
+
+/*
+ * The same over IPv6 (::1): an info of FI_SOCKADDR_IN6, endpoints named
+ * by struct sockaddr_in6, a directed receive taking its source's message
+ * and a receive of any source the other's, each source told; then
+ * fi_av_remove() of a source with a receive directed to it cancels that
+ * receive.
+ */
+static void rds_ipv6_test(struct kunit *test)
+{
+	bool tagged = *(const bool *)test->param_value;
+	struct fi_cq_tagged_entry e;
+	struct fi_cq_err_entry err;
+	fi_addr_t src;
+	struct ktr_rdm t;
+	u8 *rx;
+
+	rdt_setup_node(test, &t, "::1", rdt_caps(test), 0);
+	KUNIT_EXPECT_EQ(test, t.info->addr_format, FI_SOCKADDR_IN6);
+	rdt_directed(test, &t, tagged);
+	rx = t.buf[0];
+	rdt_recv(test, &t, rx + 128, 64, t.addr[1], tagged, rx + 128);
+	KUNIT_ASSERT_EQ(test, fi_av_remove(t.av, &t.addr[1], 1, 0), 0);
+	KUNIT_EXPECT_EQ(test, rdt_comp(t.cq[0], &e, &src, &err), -ECANCELED);
+	KUNIT_EXPECT_PTR_EQ(test, err.op_context, (void *)(rx + 128));
+	rdt_no_comp(test, t.cq[0]);
+	ktr_rdm_close(test, &t);
 }
 
 /*
  * Endpoint 0's next completion: an error entry of @code for the receive of
  * @context, with FI_MULTI_RECV if @multi; in @err.
  */
-static void rdt_expect_err(struct kunit *test, struct rdt *t, void *context,
-			   int code, bool multi, struct fi_cq_err_entry *err)
+static void rdt_expect_err(struct kunit *test, struct ktr_rdm *t,
+			   void *context, int code, bool multi,
+			   struct fi_cq_err_entry *err)
 {
 	struct fi_cq_tagged_entry e;
 	fi_addr_t src;
@@ -320,7 +275,8 @@ static void rdt_expect_err(struct kunit *test, struct rdt *t, void *context,
 }
 
 /* Post a multi-receive buffer of @len bytes at @buf on endpoint 0. */
-static int rdt_recv_multi(struct rdt *t, void *buf, size_t len, bool tagged)
+static int rdt_recv_multi(struct ktr_rdm *t, void *buf, size_t len,
+			  bool tagged)
 {
 	struct kvec kv = { .iov_base = buf, .iov_len = len };
 	struct fi_msg_tagged tm = {
@@ -349,7 +305,7 @@ static int rdt_recv_multi(struct rdt *t, void *buf, size_t len, bool tagged)
  * endpoint @from at @at in the multi-receive buffer @buf, the last one
  * (FI_MULTI_RECV) if @last.
  */
-static void rdt_expect_multi(struct kunit *test, struct rdt *t, u8 *buf,
+static void rdt_expect_multi(struct kunit *test, struct ktr_rdm *t, u8 *buf,
 			     u8 *at, int from, u8 fill, size_t len, bool last)
 {
 	struct fi_cq_tagged_entry e = {};
@@ -380,7 +336,7 @@ static void rds_multi_recv_test(struct kunit *test)
 	size_t min = 0, len = sizeof(min);
 	int i, early = hdr ? 2 : 0, pass;
 	struct fi_cq_err_entry err;
-	struct rdt t;
+	struct ktr_rdm t;
 	u8 *rx;
 
 	rdt_setup(test, &t, rdt_caps(test), 0);
@@ -430,11 +386,12 @@ static void rds_multi_recv_test(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, rx[999], 'g');
 		KUNIT_EXPECT_EQ(test, fi_cancel(&t.ep[0]->fid, rx), -ENOENT);
 	}
-	rdt_teardown(test, &t);
+	ktr_rdm_close(test, &t);
 }
 
 /* rdt_setup() of rdt_caps(), endpoint 0's FI_OPT_MIN_MULTI_RECV @min. */
-static void rdt_setup_min(struct kunit *test, struct rdt *t, size_t min)
+static void rdt_setup_min(struct kunit *test, struct ktr_rdm *t,
+			  size_t min)
 {
 	rdt_setup(test, t, rdt_caps(test), 0);
 	KUNIT_ASSERT_EQ(test, fi_setopt(&t->ep[0]->fid, FI_OPT_ENDPOINT,
@@ -452,7 +409,7 @@ static void rds_cancel_test(struct kunit *test)
 {
 	bool tagged = *(const bool *)test->param_value;
 	struct fi_cq_err_entry err;
-	struct rdt t;
+	struct ktr_rdm t;
 	u8 *rx;
 
 	rdt_setup_min(test, &t, 100);
@@ -479,7 +436,7 @@ static void rds_cancel_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rx[256 + 20], 0);
 	rdt_recv(test, &t, rx + 64, 64, FI_ADDR_UNSPEC, tagged, rx + 64);
 	rdt_expect_recv(test, &t, rx + 64, 2, 'c', 30);
-	rdt_teardown(test, &t);
+	ktr_rdm_close(test, &t);
 }
 
 /*
@@ -492,7 +449,7 @@ static void rds_av_remove_test(struct kunit *test)
 	bool tagged = *(const bool *)test->param_value;
 	struct fi_cq_err_entry err;
 	u8 *directed, *any;
-	struct rdt t;
+	struct ktr_rdm t;
 
 	rdt_setup(test, &t, rdt_caps(test), 0);
 	directed = t.buf[0];
@@ -508,7 +465,7 @@ static void rds_av_remove_test(struct kunit *test)
 	rdt_expect_recv(test, &t, any, 1, 'a', 10);
 	KUNIT_EXPECT_EQ(test, directed[0], 0);
 	rdt_no_comp(test, t.cq[0]);
-	rdt_teardown(test, &t);
+	ktr_rdm_close(test, &t);
 }
 
 /*
@@ -523,7 +480,7 @@ static void rds_av_reinsert_test(struct kunit *test)
 	size_t len = sizeof(name);
 	fi_addr_t again;
 	u8 *rx;
-	struct rdt t;
+	struct ktr_rdm t;
 
 	rdt_setup(test, &t, rdt_caps(test), 0);
 	rx = t.buf[0];
@@ -536,7 +493,7 @@ static void rds_av_reinsert_test(struct kunit *test)
 	rdt_send(test, &t, 2, 'c', 30, tagged, 3);
 	rdt_expect_recv(test, &t, rx, 2, 'c', 30);
 	rdt_no_comp(test, t.cq[0]);
-	rdt_teardown(test, &t);
+	ktr_rdm_close(test, &t);
 }
 
 /*
@@ -558,7 +515,7 @@ static void rds_lost_host_test(struct kunit *test)
 	struct fi_cq_err_entry err;
 	fi_addr_t dead, src;
 	u8 *big, *rx;
-	struct rdt t;
+	struct ktr_rdm t;
 	int i;
 
 	big = kunit_kzalloc(test, SZ_1M, GFP_KERNEL);
@@ -589,7 +546,7 @@ static void rds_lost_host_test(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)t.buf[1]);
 	rdt_expect_recv(test, &t, rx, 1, 'x', 64);
 	rdt_no_comp(test, t.cq[1]);
-	rdt_teardown(test, &t);
+	ktr_rdm_close(test, &t);
 }
 
 /*
@@ -602,7 +559,7 @@ static void rds_close_multi_test(struct kunit *test)
 	bool tagged = *(const bool *)test->param_value;
 	struct fi_cq_err_entry err;
 	u8 *multi, *plain;
-	struct rdt t;
+	struct ktr_rdm t;
 
 	rdt_setup_min(test, &t, 100);
 	multi = t.buf[0];
@@ -612,11 +569,11 @@ static void rds_close_multi_test(struct kunit *test)
 	rdt_expect_multi(test, &t, multi, multi, 1, 'a', 20, false);
 	rdt_recv(test, &t, plain, 64, FI_ADDR_UNSPEC, tagged, plain);
 	rdt_no_comp(test, t.cq[0]);
-	rdt_close_ep(test, &t, 0);
+	ktr_rdm_close_ep(test, &t, 0);
 	rdt_expect_err(test, &t, multi, ECANCELED, true, &err);
 	rdt_expect_err(test, &t, plain, ECANCELED, false, &err);
 	rdt_no_comp(test, t.cq[0]);
-	rdt_teardown(test, &t);
+	ktr_rdm_close(test, &t);
 }
 
 /* What is refused: with -EINVAL, or -ENOPROTOOPT for an unknown option. */
@@ -633,7 +590,7 @@ static void rds_bad_calls_test(struct kunit *test)
 	};
 	struct bio_vec bv = {};
 	size_t v, len = sizeof(v);
-	struct rdt t;
+	struct ktr_rdm t;
 
 	rdt_setup(test, &t, FI_MSG | FI_DIRECTED_RECV | FI_MULTI_RECV, 0);
 	kv[0].iov_base = t.buf[0];
@@ -675,12 +632,13 @@ static void rds_bad_calls_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fi_getopt(&t.ep[0]->fid, FI_OPT_ENDPOINT,
 					FI_OPT_MIN_MULTI_RECV, &v, &len), 0);
 	KUNIT_EXPECT_EQ(test, v, 16384);
-	rdt_teardown(test, &t);
+	ktr_rdm_close(test, &t);
 }
 
 static struct kunit_case rds_cases[] = {
 	KUNIT_CASE(rds_getinfo_test),
 	KUNIT_CASE_PARAM(rds_directed_test, rdt_hdr_gen_params),
+	KUNIT_CASE_PARAM(rds_ipv6_test, rdt_hdr_gen_params),
 	KUNIT_CASE_PARAM(rds_multi_recv_test, rdt_hdr_gen_params),
 	KUNIT_CASE_PARAM(rds_cancel_test, rdt_hdr_gen_params),
 	KUNIT_CASE_PARAM(rds_av_remove_test, rdt_hdr_gen_params),

@@ -13,6 +13,7 @@
 #define _KOFI_RDS_H
 
 #include <linux/in.h>
+#include <linux/in6.h>
 #include <linux/list.h>
 #include <linux/net.h>
 #include <linux/spinlock.h>
@@ -59,13 +60,47 @@
 extern struct workqueue_struct *krds_wq;
 
 /**
+ * union krds_addr - an RDS address: IPv4 or IPv6, and the port
+ * @sa: the family
+ * @in: an IPv4 one
+ * @in6: an IPv6 one
+ */
+union krds_addr {
+	struct sockaddr sa;
+	struct sockaddr_in in;
+	struct sockaddr_in6 in6;
+};
+
+/**
+ * krds_addr_len() - the length of an RDS address
+ * @sa: the address, of @len readable bytes
+ * @len: its length as given
+ *
+ * Context: any context.
+ * Return: sizeof(struct sockaddr_in) or sizeof(struct sockaddr_in6); 0
+ * for another family or a @len too short for the family's struct.
+ */
+static inline size_t krds_addr_len(const struct sockaddr *sa, size_t len)
+{
+	if (!sa || len < sizeof(sa->sa_family))
+		return 0;
+	if (sa->sa_family == AF_INET && len >= sizeof(struct sockaddr_in))
+		return sizeof(struct sockaddr_in);
+	if (sa->sa_family == AF_INET6 && len >= sizeof(struct sockaddr_in6))
+		return sizeof(struct sockaddr_in6);
+	return 0;
+}
+
+/**
  * struct krds_domain - a domain: one RDS transport
  * @domain: the public domain
  * @transport: RDS_TRANS_TCP or RDS_TRANS_IB, for every endpoint of it
+ * @addr_format: FI_SOCKADDR_IN or FI_SOCKADDR_IN6, of its infos and AVs
  */
 struct krds_domain {
 	struct fid_domain domain;
 	int transport;
+	u32 addr_format;
 };
 
 /**
@@ -88,7 +123,7 @@ struct krds_req {
 	struct kofi_op op;
 	struct list_head node;
 	struct kofi_match_entry me;
-	struct sockaddr_in dest;
+	union krds_addr dest;
 	struct kofi_vec vec;
 	/* never across a page of a vmalloc'ed pool: vmalloc_to_page() */
 	struct krds_hdr hdr __aligned(32);
@@ -116,6 +151,7 @@ struct krds_ux {
  * @info: the endpoint's own copy of its info
  * @net: network namespace of the creator, where the socket lives
  * @transport: the RDS transport of the socket: its domain's
+ * @family: AF_INET or AF_INET6, as its domain's address format
  * @sock: the bound AF_RDS socket, from fi_enable() on
  * @lock: protects the lists, the receive queues, @ux_bytes and @state
  * @state: KRDS_EP_*
@@ -145,6 +181,7 @@ struct krds_ep {
 	struct fi_info *info;
 	struct net *net;
 	int transport;
+	sa_family_t family;
 	struct socket *sock;
 	spinlock_t lock;	/* protects lists, queues and state */
 	int state;
@@ -175,8 +212,8 @@ enum {
 
 int krds_transport_parse(const char *name);
 int krds_sock_create(struct net *net, int transport,
-		     const struct sockaddr_in *src, struct socket **sockp);
-void krds_sock_cancel_to(struct socket *sock, const struct sockaddr_in *dest);
+		     const union krds_addr *src, struct socket **sockp);
+void krds_sock_cancel_to(struct socket *sock, const union krds_addr *dest);
 int krds_ep_open(struct fid_domain *domain, struct fi_info *info,
 		 struct fid_ep **fep, void *context);
 void krds_ep_kick(struct krds_ep *ep);

@@ -5,8 +5,8 @@
  * fi_enable() creates the endpoint's AF_RDS socket in the creator's
  * network namespace, selects its domain's RDS transport (TCP or IB),
  * sizes its buffers for 1 MiB messages and binds it to the info's source
- * address (a concrete IPv4 address; port 0 picks one, fi_getname() tells
- * which).  The
+ * address (a concrete IPv4 or IPv6 address, as the domain's address format
+ * says; port 0 picks one, fi_getname() tells which).  The
  * endpoint hooks the socket's wait queue, which RDS wakes when a message
  * arrives and when acknowledged sends free send space: the hook queues
  * the endpoint's progress work (krds_msg.c).
@@ -42,7 +42,8 @@ void krds_ep_kick(struct krds_ep *ep)
  * krds_sock_create() - an AF_RDS socket over one transport
  * @net: the network namespace of the socket
  * @transport: RDS_TRANS_TCP or RDS_TRANS_IB
- * @src: bind to this address (port 0: any free port); NULL: leave unbound
+ * @src: bind to this IPv4 or IPv6 address (port 0: any free port); NULL:
+ *	leave unbound
  * @sockp: the socket
  *
  * Selects the transport (RDS loads its module if need be) before the
@@ -55,7 +56,7 @@ void krds_ep_kick(struct krds_ep *ep)
  * errno of the socket calls.
  */
 int krds_sock_create(struct net *net, int transport,
-		     const struct sockaddr_in *src, struct socket **sockp)
+		     const union krds_addr *src, struct socket **sockp)
 {
 	struct socket *sock;
 	struct sock *sk;
@@ -76,7 +77,8 @@ int krds_sock_create(struct net *net, int transport,
 	WRITE_ONCE(sk->sk_rcvbuf, KRDS_RCVBUF);
 	release_sock(sk);
 	if (src) {
-		ret = kernel_bind(sock, (struct sockaddr *)src, sizeof(*src));
+		ret = kernel_bind(sock, (struct sockaddr *)&src->sa,
+				  krds_addr_len(&src->sa, sizeof(*src)));
 		if (ret)
 			goto err;
 	}
@@ -98,23 +100,26 @@ err:
  *
  * Context: any context but hard interrupt; does not sleep.
  */
-void krds_sock_cancel_to(struct socket *sock, const struct sockaddr_in *dest)
+void krds_sock_cancel_to(struct socket *sock, const union krds_addr *dest)
 {
-	struct sockaddr_in sin = *dest;
+	union krds_addr a = *dest;
 	int ret;
 
 	ret = sock->ops->setsockopt(sock, SOL_RDS, RDS_CANCEL_SENT_TO,
-				    KERNEL_SOCKPTR(&sin), sizeof(sin));
+				    KERNEL_SOCKPTR(&a),
+				    krds_addr_len(&a.sa, sizeof(a)));
 	if (ret)
-		pr_debug("RDS_CANCEL_SENT_TO %pISpc: %d\n", &sin, ret);
+		pr_debug("RDS_CANCEL_SENT_TO %pISpc: %d\n", &a.sa, ret);
 }
 
 static int krds_ep_enable(struct fid_ep *fep)
 {
 	struct krds_ep *ep = container_of(fep, struct krds_ep, ep);
 	size_t ntx = KRDS_TX_SIZE, nrx = KRDS_RX_SIZE, i;
-	const struct sockaddr_in *src = ep->info->src_addr;
+	const struct sockaddr *sa = ep->info->src_addr;
+	union krds_addr src = {};
 	struct krds_req *pool;
+	size_t len;
 	unsigned long flags;
 	int ret;
 
@@ -123,9 +128,10 @@ static int krds_ep_enable(struct fid_ep *fep)
 	if (!kofi_ep_cq(&ep->ep, FI_TRANSMIT, NULL) ||
 	    !kofi_ep_cq(&ep->ep, FI_RECV, NULL) || !kofi_ep_av(&ep->ep))
 		return -EINVAL;
-	if (!src || ep->info->src_addrlen < sizeof(*src) ||
-	    src->sin_family != AF_INET)
+	len = krds_addr_len(sa, ep->info->src_addrlen);
+	if (!len || sa->sa_family != ep->family)
 		return -EINVAL;
+	memcpy(&src, sa, len);
 	if (ep->info->tx_attr->size)
 		ntx = min_t(size_t, ep->info->tx_attr->size, KRDS_QUEUE_MAX);
 	if (ep->info->rx_attr->size)
@@ -133,7 +139,7 @@ static int krds_ep_enable(struct fid_ep *fep)
 	pool = kvcalloc(ntx + nrx, sizeof(*pool), GFP_KERNEL);
 	if (!pool)
 		return -ENOMEM;
-	ret = krds_sock_create(ep->net, ep->transport, src, &ep->sock);
+	ret = krds_sock_create(ep->net, ep->transport, &src, &ep->sock);
 	if (ret)
 		goto err_pool;
 	ret = kofi_av_watch_add(kofi_ep_av(&ep->ep), &ep->av_watch);
@@ -286,9 +292,9 @@ static const struct fi_ops_cm krds_ep_cm_ops = {
 /**
  * krds_ep_open() - fi_endpoint() of rds
  * @domain: the domain
- * @info: the endpoint's info: FI_EP_RDM, src_addr the local IPv4 address
- *	(needed by fi_enable()); a domain name, if any, the domain's
- *	transport
+ * @info: the endpoint's info: FI_EP_RDM, src_addr the local IPv4 or IPv6
+ *	address, as the domain's address format says (needed by
+ *	fi_enable()); a domain name, if any, the domain's transport
  * @fep: the new endpoint
  * @context: user context
  *
@@ -300,7 +306,7 @@ static const struct fi_ops_cm krds_ep_cm_ops = {
  *
  * Context: process context, may sleep.
  * Return: 0; -EINVAL for another endpoint type or an info naming another
- * transport than the domain's; -ENOMEM.
+ * transport or address format than the domain's; -ENOMEM.
  */
 int krds_ep_open(struct fid_domain *domain, struct fi_info *info,
 		 struct fid_ep **fep, void *context)
@@ -316,6 +322,9 @@ int krds_ep_open(struct fid_domain *domain, struct fi_info *info,
 	if (info->domain_attr && info->domain_attr->name &&
 	    krds_transport_parse(info->domain_attr->name) != dom->transport)
 		return -EINVAL;
+	if (info->addr_format != FI_FORMAT_UNSPEC &&
+	    info->addr_format != dom->addr_format)
+		return -EINVAL;
 	ep = kzalloc(sizeof(*ep), GFP_KERNEL);
 	if (!ep)
 		return -ENOMEM;
@@ -326,6 +335,7 @@ int krds_ep_open(struct fid_domain *domain, struct fi_info *info,
 	}
 	ep->net = get_net(current->nsproxy->net_ns);
 	ep->transport = dom->transport;
+	ep->family = dom->addr_format == FI_SOCKADDR_IN6 ? AF_INET6 : AF_INET;
 	spin_lock_init(&ep->lock);
 	INIT_LIST_HEAD(&ep->tx_queue);
 	INIT_LIST_HEAD(&ep->rx_multi);

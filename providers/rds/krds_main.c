@@ -3,8 +3,11 @@
  * kOFI rds provider: module, registration, fi_getinfo(), fabric and
  * domain objects.
  *
- * rds runs FI_EP_RDM endpoints on kernel AF_RDS sockets, IPv4, over one
- * of RDS's transports: TCP or InfiniBand (rds_rdma, on any RDMA device).
+ * rds runs FI_EP_RDM endpoints on kernel AF_RDS sockets, IPv4 or IPv6,
+ * over one of RDS's transports: TCP or InfiniBand (rds_rdma, on any RDMA
+ * device).  An info's address format is FI_SOCKADDR_IN6 when the hints
+ * ask for it (an IPv6 node or source address does), else FI_SOCKADDR_IN;
+ * IPv6 is offered over TCP only.
  * Each transport is a domain, named "tcp" or "ib"; fi_getinfo() returns
  * the default transport's info first (module parameter "transport") and
  * the InfiniBand info only when an RDS/IB socket can be made (and bound to
@@ -66,9 +69,9 @@ int krds_transport_parse(const char *name)
 
 /*
  * A fresh info describing what rds offers over @trans, with the header
- * (@hdr) or without; NULL if no memory.
+ * (@hdr) or without, for addresses of @fmt; NULL if no memory.
  */
-static struct fi_info *krds_info_alloc(int trans, bool hdr)
+static struct fi_info *krds_info_alloc(int trans, bool hdr, u32 fmt)
 {
 	struct fi_info *info = fi_allocinfo(GFP_KERNEL);
 	u64 caps = KRDS_CAPS | (hdr ? KRDS_HDR_CAPS : 0);
@@ -76,7 +79,7 @@ static struct fi_info *krds_info_alloc(int trans, bool hdr)
 	if (!info)
 		return NULL;
 	info->caps = caps;
-	info->addr_format = FI_SOCKADDR_IN;
+	info->addr_format = fmt;
 	info->tx_attr->caps = caps & ~KRDS_RX_CAPS;
 	info->tx_attr->inject_size = KRDS_INJECT_SIZE;
 	info->tx_attr->size = KRDS_TX_SIZE;
@@ -116,22 +119,22 @@ static struct fi_info *krds_info_alloc(int trans, bool hdr)
  */
 static bool krds_transport_usable(int trans, const struct fi_info *hints)
 {
-	const struct sockaddr_in *src = hints->src_addr;
-	struct sockaddr_in any;
+	size_t len = krds_addr_len(hints->src_addr, hints->src_addrlen);
+	union krds_addr any = {};
 	struct socket *sock;
 
 	if (trans == RDS_TRANS_TCP)
 		return true;
-	if (src && (hints->src_addrlen < sizeof(*src) ||
-		    src->sin_family != AF_INET))
-		src = NULL;
-	if (src) {
+	if (len) {
 		/* any port: the one asked for may be taken already */
-		any = *src;
-		any.sin_port = 0;
-		src = &any;
+		memcpy(&any, hints->src_addr, len);
+		if (any.sa.sa_family == AF_INET)
+			any.in.sin_port = 0;
+		else
+			any.in6.sin6_port = 0;
 	}
-	if (krds_sock_create(current->nsproxy->net_ns, trans, src, &sock))
+	if (krds_sock_create(current->nsproxy->net_ns, trans,
+			     len ? &any : NULL, &sock))
 		return false;
 	sock_release(sock);
 	return true;
@@ -145,19 +148,28 @@ static int krds_getinfo(u32 version, const struct fi_info *hints, u64 flags,
 			krds_default_transport == RDS_TRANS_TCP ?
 			RDS_TRANS_IB : RDS_TRANS_TCP };
 	struct fi_info *head = NULL, **tail = &head;
+	const struct sockaddr *src = hints->src_addr;
+	u32 fmt = FI_SOCKADDR_IN;
 	unsigned int i, hdr;
 
+	if (hints->addr_format == FI_SOCKADDR_IN6 ||
+	    (krds_addr_len(src, hints->src_addrlen) &&
+	     src->sa_family == AF_INET6))
+		fmt = FI_SOCKADDR_IN6;
 	if (hints->addr_format != FI_FORMAT_UNSPEC &&
 	    hints->addr_format != FI_SOCKADDR &&
-	    hints->addr_format != FI_SOCKADDR_IN)
+	    hints->addr_format != fmt)
 		return -ENODATA;
 	for (i = 0; i < ARRAY_SIZE(order); i++) {
 		if (want && krds_transport_parse(want) != order[i])
 			continue;
+		/* IPv6 over RDS/TCP only: RDS/IB's is not tried */
+		if (fmt == FI_SOCKADDR_IN6 && order[i] != RDS_TRANS_TCP)
+			continue;
 		if (!krds_transport_usable(order[i], hints))
 			continue;
 		for (hdr = 0; hdr < 2; hdr++) {
-			*tail = krds_info_alloc(order[i], hdr);
+			*tail = krds_info_alloc(order[i], hdr, fmt);
 			if (!*tail) {
 				fi_freeinfo(head);
 				return -ENOMEM;
@@ -180,7 +192,11 @@ static int krds_domain_close(struct fid *fid)
 static int krds_av_open(struct fid_domain *domain, struct fi_av_attr *attr,
 			struct fid_av **av, void *context)
 {
-	return kofi_av_open_generic(domain, attr, FI_SOCKADDR_IN, av, context);
+	struct krds_domain *dom = container_of(domain, struct krds_domain,
+					       domain);
+
+	return kofi_av_open_generic(domain, attr, dom->addr_format, av,
+				    context);
 }
 
 static const struct fi_ops krds_domain_fi_ops = {
@@ -204,7 +220,8 @@ static int krds_domain_open(struct fid_fabric *fabric, struct fi_info *info,
 	if (trans < 0)
 		return trans;
 	if (info->addr_format != FI_FORMAT_UNSPEC &&
-	    info->addr_format != FI_SOCKADDR_IN)
+	    info->addr_format != FI_SOCKADDR_IN &&
+	    info->addr_format != FI_SOCKADDR_IN6)
 		return -EINVAL;
 	dom = kzalloc(sizeof(*dom), GFP_KERNEL);
 	if (!dom)
@@ -213,6 +230,8 @@ static int krds_domain_open(struct fid_fabric *fabric, struct fi_info *info,
 		      context);
 	dom->domain.ops = &krds_domain_ops;
 	dom->transport = trans;
+	dom->addr_format = info->addr_format == FI_SOCKADDR_IN6 ?
+			   FI_SOCKADDR_IN6 : FI_SOCKADDR_IN;
 	*domain = &dom->domain;
 	return 0;
 }

@@ -44,6 +44,7 @@
 #include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/socket.h>
+#include <net/ipv6.h>
 #include "krds.h"
 
 static struct krds_req *krds_req_get(struct krds_ep *ep,
@@ -84,28 +85,6 @@ static void krds_req_post(struct krds_ep *ep, struct krds_req *req,
 	krds_ep_kick(ep);
 }
 
-/**
- * struct krds_comp - how a request completes
- * @err: a positive errno for an error entry, or 0
- * @len: bytes sent or received
- * @olen: bytes of a message its receive buffer could not hold
- * @flags: completion flags beyond the request's (FI_REMOTE_CQ_DATA)
- * @data: remote CQ data
- * @tag: the tag of the message a receive took
- * @src: the sender of the message a receive took
- * @buf: where the message starts in a multi-receive buffer, else NULL
- */
-struct krds_comp {
-	int err;
-	size_t len;
-	size_t olen;
-	u64 flags;
-	u64 data;
-	u64 tag;
-	fi_addr_t src;
-	void *buf;
-};
-
 /*
  * Complete @req and free it - but a multi-receive buffer only with its
  * last message (FI_MULTI_RECV in @c->flags).  The request goes back to its
@@ -113,9 +92,10 @@ struct krds_comp {
  * done() may post again at once.
  */
 static void krds_req_done(struct krds_ep *ep, struct krds_req *req,
-			  struct list_head *free, const struct krds_comp *c)
+			  struct list_head *free, const struct kofi_comp *c)
 {
 	struct kofi_op op = req->op;
+	struct kofi_comp out;
 
 	if (!(req->me.flags & FI_MULTI_RECV) || (c->flags & FI_MULTI_RECV)) {
 		if (!kofi_oplist_del(&ep->ops, &req->op))
@@ -124,21 +104,19 @@ static void krds_req_done(struct krds_ep *ep, struct krds_req *req,
 	}
 	if (!op.cq)
 		return;
-	if (c->err)
-		kofi_cq_write_err(op.cq, op.context, op.flags | c->flags,
-				  c->err, 0, c->len, c->olen);
-	else if (op.flags & FI_RECV)
-		kofi_cq_write_tagged(op.cq, op.context, op.flags | c->flags,
-				     c->len, c->buf, c->data, c->tag, c->src);
-	else
-		kofi_cq_write(op.cq, op.context, op.flags, c->len, NULL, 0);
+	out = *c;
+	out.op_context = op.context;
+	out.flags |= op.flags;
+	if (!(op.flags & FI_RECV))
+		out.src = FI_ADDR_NOTAVAIL;
+	kofi_cq_write_comp(op.cq, &out);
 }
 
 /* Complete @req, which failed with the positive errno @err. */
 static void krds_req_fail(struct krds_ep *ep, struct krds_req *req,
 			  struct list_head *free, int err)
 {
-	struct krds_comp c = { .err = err };
+	struct kofi_comp c = { .err = err };
 
 	krds_req_done(ep, req, free, &c);
 }
@@ -173,9 +151,9 @@ static int krds_req_send(struct krds_ep *ep, struct krds_req *req,
 	ret = kofi_av_lookup_addr(kofi_ep_av(&ep->ep), t->addr, &ss);
 	if (ret < 0)
 		return ret;
-	if (ss.ss_family != AF_INET)
+	if (ss.ss_family != ep->family || ret > sizeof(req->dest))
 		return -EINVAL;
-	memcpy(&req->dest, &ss, sizeof(req->dest));
+	memcpy(&req->dest, &ss, ret);
 	req->cancelled = false;
 	ret = kofi_vec_set(&req->vec, t->iov_type, t->msg_iov, t->iov_count,
 			   ep->hdr);
@@ -315,20 +293,23 @@ static size_t krds_rx_room(const struct krds_req *req,
  * The completion of the receive @req that took the message @d (@msg: its
  * matching entry).
  */
-static void krds_comp_fill(struct krds_comp *c, const struct krds_req *req,
+static void krds_comp_fill(struct kofi_comp *c, const struct krds_req *req,
 			   const struct krds_msg_desc *d,
 			   const struct kofi_match_entry *msg)
 {
 	const struct kofi_vec *v = &req->vec;
+	size_t olen = krds_rx_truncated(d->len, krds_rx_room(req, msg));
 
-	c->olen = krds_rx_truncated(d->len, krds_rx_room(req, msg));
-	c->err = c->olen ? EMSGSIZE : 0;
-	c->len = d->len - c->olen;
-	c->flags = (d->flags & FI_REMOTE_CQ_DATA) | (msg->flags & FI_MULTI_RECV);
-	c->data = d->data;
-	c->tag = d->tag;
-	c->src = msg->addr;
-	c->buf = NULL;
+	*c = (struct kofi_comp){
+		.flags = (d->flags & FI_REMOTE_CQ_DATA) |
+			 (msg->flags & FI_MULTI_RECV),
+		.len = d->len - olen,
+		.data = d->data,
+		.tag = d->tag,
+		.src = msg->addr,
+		.olen = olen,
+		.err = olen ? EMSGSIZE : 0,
+	};
 	if (req->me.flags & FI_MULTI_RECV)
 		c->buf = (u8 *)v->kv[v->first].iov_base + msg->offset;
 }
@@ -366,7 +347,7 @@ static bool krds_rx_released(const struct krds_req *req,
 /* fi_cancel() of @req, or the work done with @req that it cancelled. */
 static void krds_rx_cancelled(struct krds_ep *ep, struct krds_req *req)
 {
-	struct krds_comp c = {
+	struct kofi_comp c = {
 		.err = ECANCELED,
 		.flags = req->me.flags & FI_MULTI_RECV,
 	};
@@ -400,7 +381,7 @@ static bool krds_ux_deliver(struct krds_ep *ep, struct krds_req *req,
 			    struct krds_ux *ux)
 {
 	bool released = krds_rx_released(req, &ux->me);
-	struct krds_comp c;
+	struct kofi_comp c;
 	struct iov_iter it;
 	struct kvec kv[2];
 
@@ -650,11 +631,16 @@ ssize_t krds_cancel(struct fid *fid, void *context)
 	return 0;
 }
 
-static bool krds_same_dest(const struct sockaddr_in *a,
-			   const struct sockaddr_in *b)
+static bool krds_same_dest(const union krds_addr *a, const union krds_addr *b)
 {
-	return a->sin_addr.s_addr == b->sin_addr.s_addr &&
-	       a->sin_port == b->sin_port;
+	if (a->sa.sa_family != b->sa.sa_family)
+		return false;
+	if (a->sa.sa_family == AF_INET)
+		return a->in.sin_addr.s_addr == b->in.sin_addr.s_addr &&
+		       a->in.sin_port == b->in.sin_port;
+	return ipv6_addr_equal(&a->in6.sin6_addr, &b->in6.sin6_addr) &&
+	       a->in6.sin6_port == b->in6.sin6_port &&
+	       a->in6.sin6_scope_id == b->in6.sin6_scope_id;
 }
 
 /*
@@ -663,7 +649,7 @@ static bool krds_same_dest(const struct sockaddr_in *a,
  * drops what it holds.
  */
 static void krds_tx_cancel_to(struct krds_ep *ep,
-			      const struct sockaddr_in *dest)
+			      const union krds_addr *dest)
 {
 	struct krds_req *req, *tmp;
 	unsigned long flags;
@@ -710,13 +696,17 @@ void krds_av_removed(struct kofi_av_watch *watch, fi_addr_t fi_addr,
 		     const struct sockaddr *addr)
 {
 	struct krds_ep *ep = container_of(watch, struct krds_ep, av_watch);
+	size_t len = krds_addr_len(addr, sizeof(union krds_addr));
 	struct kofi_match_entry *me, *next;
+	union krds_addr dest = {};
 	struct krds_req *req, *tmp;
 	unsigned long flags;
 	LIST_HEAD(gone);
 
-	if (addr->sa_family == AF_INET)
-		krds_tx_cancel_to(ep, (const struct sockaddr_in *)addr);
+	if (len && addr->sa_family == ep->family) {
+		memcpy(&dest, addr, len);
+		krds_tx_cancel_to(ep, &dest);
+	}
 	spin_lock_irqsave(&ep->lock, flags);
 	kofi_match_forget(&ep->msgq, fi_addr, &gone);
 	kofi_match_forget(&ep->tagq, fi_addr, &gone);
@@ -777,7 +767,7 @@ static struct krds_req *krds_tx_take(struct krds_ep *ep)
 static bool krds_tx_sent(struct krds_ep *ep, struct krds_req *req, int ret)
 {
 	bool cancelled, again = ret == -EAGAIN || ret == -ENOBUFS;
-	struct krds_comp c = { .len = req->vec.len };
+	struct kofi_comp c = { .len = req->vec.len };
 	unsigned long flags;
 
 	spin_lock_irqsave(&ep->lock, flags);
@@ -812,7 +802,8 @@ static bool krds_tx_progress(struct krds_ep *ep)
 	while ((req = krds_tx_take(ep))) {
 		struct msghdr msg = {
 			.msg_name = &req->dest,
-			.msg_namelen = sizeof(req->dest),
+			.msg_namelen = krds_addr_len(&req->dest.sa,
+						     sizeof(req->dest)),
 			/* RDS refuses any other flag (EOPNOTSUPP) */
 			.msg_flags = MSG_DONTWAIT,
 		};
@@ -921,7 +912,7 @@ static bool krds_rx_direct(struct krds_ep *ep, struct krds_req *req,
 {
 	bool released = krds_rx_released(req, &a->me);
 	struct msghdr msg = {};
-	struct krds_comp c;
+	struct kofi_comp c;
 	struct kvec kv[2];
 	int ret;
 
@@ -929,7 +920,7 @@ static bool krds_rx_direct(struct krds_ep *ep, struct krds_req *req,
 	krds_rx_iter(req, &a->me, true, kv, &msg.msg_iter);
 	ret = sock_recvmsg(ep->sock, &msg, MSG_DONTWAIT | MSG_TRUNC);
 	if (ret < 0)
-		c = (struct krds_comp){
+		c = (struct kofi_comp){
 			.err = -ret,
 			.flags = a->me.flags & FI_MULTI_RECV,
 		};

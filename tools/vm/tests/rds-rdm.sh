@@ -11,7 +11,9 @@
 # info's inject_size (256 B) go by fi_inject.  Then both samples with
 # mode=tagged (fi_tsend/fi_trecv on endpoints with FI_TAGGED, whose
 # messages carry rds's header) up to the largest tagged message, 1 MiB
-# less the 24-byte header.  Then the modules unload.
+# less the 24-byte header.  Then the pingpong over IPv6 (the guests'
+# IPv6 addresses: FI_SOCKADDR_IN6 endpoints), bare and tagged.  Then the
+# modules unload.
 . ./lib.sh
 . ./rds-lib.sh
 
@@ -23,9 +25,9 @@ check "link to the peer" wait_for 180 ping -c 1 -W 1 "$KOFI_PEER"
 rds_load rds_tcp
 
 if [ "$KOFI_HOST" = 0 ]; then
-	peer=""
+	peer="" peer6="addr=$KOFI_SELF6"
 else
-	peer="addr=$KOFI_PEER"
+	peer="addr=$KOFI_PEER" peer6="addr=$KOFI_PEER6"
 fi
 
 pp "rdm pingpong" 7571 $peer $RDM \
@@ -42,6 +44,10 @@ pair kofi_sample_rdsraw "raw RDS pingpong" 7576 $peer mode=pingpong \
 	sizes=0,64,1048576 iters=$(scaled 4 1)
 pair kofi_sample_rdsraw "raw RDS bandwidth" 7577 $peer mode=bandwidth \
 	sizes=65536,1048576 iters=$(scaled 8 2)
+pp "rdm pingpong, IPv6" 7578 $peer6 $RDM sizes=0,64,65536,1048576 \
+	iters=$(scaled 4 1)
+pp "rdm pingpong, IPv6, tagged" 7579 $peer6 $RDM mode=tagged \
+	sizes=0,1048552 iters=$(scaled 4 1)
 
 rds_unload
 finish
