@@ -7,7 +7,9 @@
 #
 # The guest's modules are not installed for modprobe: this test installs
 # kOFI's beside the kernel's in /lib/modules, indexes them with depmod and
-# points the kernel's request_module() at busybox's modprobe.
+# points the kernel's request_module() at busybox's modprobe - and puts
+# all of it back at its end, so that the tests after it in the boot find
+# no module loaded on demand (rds-ib counts on that).
 . ./lib.sh
 
 M=/kofi/modules
@@ -29,6 +31,7 @@ check_output "kofi_ksocket declares alias kofi-prov-ksocket" \
 	'^alias:[[:space:]]*kofi-prov-ksocket$' modinfo kofi_ksocket
 check_output "modules.alias has kofi-prov-ksocket" \
 	'^alias kofi-prov-ksocket kofi_ksocket$' cat "$K/modules.alias"
+read -r modprobe_was < /proc/sys/kernel/modprobe
 echo /bin/modprobe > /proc/sys/kernel/modprobe
 
 check "insmod kofi" insmod $M/kofi.ko
@@ -51,4 +54,8 @@ check "fi_getinfo(prov_name ksocket;kstream) loaded kofi_kstream" \
 check "rmmod kofi_kstream" rmmod kofi_kstream
 check "rmmod kofi_ksocket" rmmod kofi_ksocket
 check "rmmod kofi" rmmod kofi
+
+echo "$modprobe_was" > /proc/sys/kernel/modprobe
+rm -rf "$K/kofi"
+check "depmod without kOFI's modules" depmod
 finish
