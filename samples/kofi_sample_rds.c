@@ -848,6 +848,26 @@ static bool sr_fanin_rx_buf(const struct sr_ctx *s, const u8 *buf)
 }
 
 /*
+ * Send an empty message to @dest; while the provider answers -EAGAIN
+ * (rxm: its own messages, such as a rendezvous's acknowledgements, hold
+ * its send buffers for now) try again, for at most timeout_ms.
+ */
+static int sr_send_to_retry(struct sr_ctx *s, fi_addr_t dest)
+{
+	unsigned long stop = jiffies + msecs_to_jiffies(timeout_ms);
+	int ret;
+
+	while ((ret = fi_send(s->c.ep, s->ring[0], 0, NULL, dest, NULL)) ==
+	       -EAGAIN) {
+		eagain++;
+		if (time_after(jiffies, stop))
+			return -ETIMEDOUT;
+		usleep_range(1000, 2000);
+	}
+	return ret;
+}
+
+/*
  * Post the fan-in receiver's receives: rx_depth of them into s->ring;
  * with hold=1, one multi-receive buffer, s->ring[0], for every message.
  */
@@ -937,7 +957,7 @@ static int sr_run_fanin_recv(struct sr_ctx *s, const fi_addr_t *from,
 	pr_info("%u messages overtook an earlier one of their sender\n",
 		late);
 	for (e = 0; e < eps && !ret; e++) {
-		ret = fi_send(s->c.ep, s->ring[0], 0, NULL, from[e], NULL);
+		ret = sr_send_to_retry(s, from[e]);
 		if (!ret)
 			ret = sr_send_wait(s);
 	}
