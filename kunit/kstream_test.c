@@ -1288,8 +1288,8 @@ static void kstream_keepalive_test(struct kunit *test)
 	 * The readiness hook saw the data arrive: it runs after the waiters
 	 * are woken (kstream_wake()), so the reader may get there first.
 	 */
-	for (i = 0; i < 100 && !atomic_read(&notified); i++)
-		msleep(10);
+	for (i = 0; i < 50 && !atomic_read(&notified); i++)
+		msleep(20);
 	KUNIT_EXPECT_GT(test, atomic_read(&notified), 0);
 	kstream_ep_set_notify(t.sep, NULL, NULL);
 	ks_teardown(test, &t);
