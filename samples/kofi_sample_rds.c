@@ -479,29 +479,28 @@ static int sr_send_wait(struct sr_ctx *s)
 }
 
 /*
- * Send @len bytes of @buf, cycling through fi_send, fi_sendmsg and
- * fi_inject by @k.  Return: 1 if a completion will follow, 0 if not
+ * Send @len bytes of @buf to @dest, cycling through fi_send, fi_sendmsg
+ * and fi_inject by @k.  Return: 1 if a completion will follow, 0 if not
  * (inject), or a negative errno (-EAGAIN when the provider is full).
  */
-static int sr_send(struct sr_ctx *s, const u8 *buf, size_t len,
-		   unsigned int k)
+static int sr_send(struct sr_ctx *s, fi_addr_t dest, const u8 *buf,
+		   size_t len, unsigned int k)
 {
 	struct kvec iov = { .iov_base = (void *)buf, .iov_len = len };
 	struct fi_msg msg = {
 		.iov_type = FI_IOV_KVEC,
 		.msg_iov = &iov,
 		.iov_count = 1,
-		.addr = s->peer_addr,
+		.addr = dest,
 	};
 	ssize_t ret;
 
 	if (k % 3 == 2 && len <= s->c.info->tx_attr->inject_size) {
-		ret = fi_inject(s->c.ep, buf, len, s->peer_addr);
+		ret = fi_inject(s->c.ep, buf, len, dest);
 		return ret ? ret : 0;
 	}
 	ret = k % 3 == 1 ? fi_sendmsg(s->c.ep, &msg, 0) :
-			   fi_send(s->c.ep, buf, len, NULL, s->peer_addr,
-				   NULL);
+			   fi_send(s->c.ep, buf, len, NULL, dest, NULL);
 	return ret ? ret : 1;
 }
 
@@ -509,7 +508,7 @@ static int sr_send(struct sr_ctx *s, const u8 *buf, size_t len,
 static int sr_send_sync(struct sr_ctx *s, const u8 *buf, size_t len,
 			unsigned int k)
 {
-	int ret = sr_send(s, buf, len, k);
+	int ret = sr_send(s, s->peer_addr, buf, len, k);
 
 	if (ret < 0)
 		pr_err("message %u: send failed: %d\n", k, ret);
@@ -534,7 +533,8 @@ static int sr_run_send(struct sr_ctx *s)
 		u8 *buf = s->ring[k % SR_RING];
 
 		ks_fill(buf, burst_size, k);
-		while ((ret = sr_send(s, buf, burst_size, k)) == -EAGAIN) {
+		while ((ret = sr_send(s, s->peer_addr, buf, burst_size, k)) ==
+	       -EAGAIN) {
 			eagain++;
 			if (!s->inflight)
 				return -EIO;
@@ -848,18 +848,22 @@ static bool sr_fanin_rx_buf(const struct sr_ctx *s, const u8 *buf)
 }
 
 /*
- * Send an empty message to @dest; while the provider answers -EAGAIN
- * (rxm: its own messages, such as a rendezvous's acknowledgements, hold
- * its send buffers for now) try again, for at most timeout_ms.
+ * Send message @k to @dest as sr_send() does; while the provider answers
+ * -EAGAIN (rxm: it connects, or waits for the peer's request, or its own
+ * messages hold its send buffers) or -ECONNREFUSED (rxm: its attempt was
+ * refused, the peer's endpoint is not open yet; the next send tries
+ * again), try again, for at most timeout_ms.
  */
-static int sr_send_to_retry(struct sr_ctx *s, fi_addr_t dest)
+static int sr_send_retry(struct sr_ctx *s, fi_addr_t dest, const u8 *buf,
+			 size_t len, unsigned int k)
 {
 	unsigned long stop = jiffies + msecs_to_jiffies(timeout_ms);
 	int ret;
 
-	while ((ret = fi_send(s->c.ep, s->ring[0], 0, NULL, dest, NULL)) ==
-	       -EAGAIN) {
-		eagain++;
+	while ((ret = sr_send(s, dest, buf, len, k)) == -EAGAIN ||
+	       ret == -ECONNREFUSED) {
+		if (ret == -EAGAIN)
+			eagain++;
 		if (time_after(jiffies, stop))
 			return -ETIMEDOUT;
 		usleep_range(1000, 2000);
@@ -957,8 +961,8 @@ static int sr_run_fanin_recv(struct sr_ctx *s, const fi_addr_t *from,
 	pr_info("%u messages overtook an earlier one of their sender\n",
 		late);
 	for (e = 0; e < eps && !ret; e++) {
-		ret = sr_send_to_retry(s, from[e]);
-		if (!ret)
+		ret = sr_send_retry(s, from[e], s->ring[0], 0, 0);
+		if (ret > 0)
 			ret = sr_send_wait(s);
 	}
 	if (!ret)
@@ -1168,29 +1172,6 @@ static size_t sr_max_size(void)
 }
 
 /*
- * Send message @k as sr_send() does; while the provider answers -EAGAIN
- * (rxm: it connects, or waits for the peer's request) or -ECONNREFUSED
- * (rxm: its attempt was refused, the peer's endpoint is not open yet; the
- * next send tries again), try again, for at most timeout_ms.
- */
-static int sr_send_retry(struct sr_ctx *s, const u8 *buf, size_t len,
-			 unsigned int k)
-{
-	unsigned long stop = jiffies + msecs_to_jiffies(timeout_ms);
-	int ret;
-
-	while ((ret = sr_send(s, buf, len, k)) == -EAGAIN ||
-	       ret == -ECONNREFUSED) {
-		if (ret == -EAGAIN)
-			eagain++;
-		if (time_after(jiffies, stop))
-			return -ETIMEDOUT;
-		usleep_range(1000, 2000);
-	}
-	return ret;
-}
-
-/*
  * Pair @e's exchange over @s: for each message k of the schedule, send
  * ours, then receive the peer's and check it, then wait for our send to
  * complete (a rendezvous send completes once the peer has read it).
@@ -1204,7 +1185,8 @@ static int sr_run_exchange(struct sr_ctx *s, unsigned int e)
 		unsigned int seq = e * n + k;
 
 		ks_fill(s->ring[0], sr_size(k), seq);
-		sent = sr_send_retry(s, s->ring[0], sr_size(k), k);
+		sent = sr_send_retry(s, s->peer_addr, s->ring[0], sr_size(k),
+				     k);
 		if (sent < 0) {
 			pr_err("pair %u, message %u: send failed: %d\n", e, k,
 			       sent);
