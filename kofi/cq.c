@@ -547,7 +547,7 @@ int kofi_cq_write_err(struct fid_cq *cq, void *op_context, u64 flags,
 		.len = len,
 		.src = FI_ADDR_NOTAVAIL,
 		.olen = olen,
-		.err = abs(err),
+		.err = err,	/* made positive by kofi_cq_write_comp() */
 		.prov_errno = prov_errno,
 	};
 

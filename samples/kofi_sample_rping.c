@@ -21,7 +21,10 @@
  * With hold_ms, the server keeps the connection request for that long
  * before it opens the endpoint and accepts ("connection request held for
  * N ms" when it starts holding): time for the tests to end the request
- * under it (the peer giving up, the device going away).
+ * under it (the peer giving up, the device going away).  With eq_full_ms,
+ * the server fills its EQ with user events before it listens and reads
+ * them only that many ms later ("EQ full: emptied in N ms"), so that the
+ * request comes to a full EQ: it must be the next event after them.
  *
  * The test runs in module init: insmod returns once it is over.  The
  * outcome - 0 if every ping succeeded (and validated), a negative errno
@@ -103,6 +106,10 @@ MODULE_PARM_DESC(reject, "server: reject the connection request (with cm_data) a
 static unsigned int hold_ms;
 module_param(hold_ms, uint, 0444);
 MODULE_PARM_DESC(hold_ms, "server: hold the connection request this long before accepting it (default 0)");
+
+static unsigned int eq_full_ms;
+module_param(eq_full_ms, uint, 0444);
+MODULE_PARM_DESC(eq_full_ms, "server: listen with the EQ full of user events, and read them only this many ms later (default 0)");
 
 static int result = -EINPROGRESS;
 module_param(result, int, 0444);
@@ -342,6 +349,45 @@ static int rp_open_ep(struct rp *r)
 	return rp_post_recv(r);
 }
 
+/*
+ * eq_full_ms: fill the EQ with user events, so that the connection
+ * request comes to a full EQ (the provider holds it), and empty it only
+ * after eq_full_ms; the request must then be the next event.
+ */
+static int rp_eq_fill(struct rp *r, size_t n)
+{
+	struct fi_eq_entry e = { .context = r };
+	ssize_t ret;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		ret = fi_eq_write(r->eq, FI_NOTIFY, &e, sizeof(e), 0);
+		if (ret != sizeof(e))
+			return ret < 0 ? ret : -EIO;
+	}
+	return 0;
+}
+
+static int rp_eq_drain(struct rp *r, size_t n)
+{
+	struct fi_eq_entry e;
+	u32 event;
+	ssize_t ret;
+	size_t i;
+
+	pr_info("EQ full: emptied in %u ms\n", eq_full_ms);
+	msleep(eq_full_ms);
+	for (i = 0; i < n; i++) {
+		ret = fi_eq_read(r->eq, &event, &e, sizeof(e), 0);
+		if (ret != sizeof(e) || event != FI_NOTIFY || e.context != r) {
+			pr_err("EQ entry %zu of %zu: %zd, event %u\n", i, n,
+			       ret, event);
+			return ret < 0 ? ret : -EPROTO;
+		}
+	}
+	return 0;
+}
+
 static int rp_setup(struct rp *r)
 {
 	struct fi_eq_attr eq_attr = { .size = 16 };
@@ -385,6 +431,8 @@ static int rp_setup(struct rp *r)
 		ret = fi_passive_ep(r->fabric, r->info, &r->pep, NULL);
 		if (!ret)
 			ret = fi_pep_bind(r->pep, &r->eq->fid, 0);
+		if (!ret && eq_full_ms)
+			ret = rp_eq_fill(r, eq_attr.size);
 		if (!ret)
 			ret = fi_listen(r->pep);
 		if (!ret)
@@ -395,6 +443,11 @@ static int rp_setup(struct rp *r)
 		}
 		/* [IPv6]:port or IPv4:port */
 		pr_info("listening on %pISpc\n", sa);
+		if (eq_full_ms) {
+			ret = rp_eq_drain(r, eq_attr.size);
+			if (ret)
+				return ret;
+		}
 		ret = rp_eq_wait(r, FI_CONNREQ, &entry.e, sizeof(entry), &dlen);
 		if (ret)
 			return ret;

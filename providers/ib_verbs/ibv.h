@@ -121,6 +121,10 @@ extern unsigned int ibv_rnr_retry;
 extern unsigned int ibv_ack_timeout;
 extern unsigned int ibv_min_rnr_timer;
 extern unsigned int ibv_keepalive_ms;
+extern unsigned int ibv_connreq_timeout_ms;
+
+/* How often a listener offers its held requests to its full EQ again. */
+#define IBV_CONNREQ_RETRY_MS	10
 
 /**
  * struct ibv_dev - an RDMA device known to the provider
@@ -205,9 +209,11 @@ struct ibv_domain {
  * struct ibv_pep - a passive endpoint
  * @pep: the kOFI object (the context of its rdma_cm identifier)
  * @net: the network namespace of its creator, referenced; it listens there
- * @mutex: protects @cm_id, @listening
+ * @mutex: protects @cm_id, @listening, @held
  * @cm_id: the listening identifier, NULL once destroyed
  * @info: the info it was opened with (copy)
+ * @held: connection requests its full EQ has not taken yet, oldest first
+ * @held_work: offers them again every IBV_CONNREQ_RETRY_MS
  * @backlog: listen backlog
  * @listening: fi_listen() succeeded
  * @cm_raw: FI_OPT_CM_DATA_RAW: requests and rejects carry raw CM data
@@ -215,9 +221,11 @@ struct ibv_domain {
 struct ibv_pep {
 	struct fid_pep pep;
 	struct net *net;
-	struct mutex mutex;	/* protects cm_id, listening */
+	struct mutex mutex;	/* protects cm_id, listening, held */
 	struct rdma_cm_id *cm_id;
 	struct fi_info *info;
+	struct list_head held;
+	struct delayed_work held_work;
 	int backlog;
 	bool listening;
 	bool cm_raw;
@@ -233,6 +241,11 @@ struct ibv_pep {
  * @initiator_depth: the peer's initiator depth
  * @responder_resources: the peer's responder resources
  * @cm_raw: it came to a raw (FI_OPT_CM_DATA_RAW) passive endpoint
+ * @node: on its listener's @held list while its EQ is full
+ * @info: while held: the FI_CONNREQ info (handle: this request)
+ * @data: while held: a copy of the request's connection data
+ * @len: bytes at @data
+ * @deadline: while held: when it is rejected if its EQ is still full
  */
 struct ibv_connreq {
 	struct fid fid;
@@ -241,6 +254,11 @@ struct ibv_connreq {
 	u8 initiator_depth;
 	u8 responder_resources;
 	bool cm_raw;
+	struct list_head node;
+	struct fi_info *info;
+	void *data;
+	size_t len;
+	unsigned long deadline;
 };
 
 /* Endpoint states. */

@@ -189,6 +189,125 @@ static int ibv_connreq_event(struct ibv_connreq *cr, struct rdma_cm_id *id,
 
 /* ---- passive endpoints ---- */
 
+/*
+ * Offer a request to the listener's EQ.  0: the EQ has it, and with it
+ * @cr and @info (the user may take or free them at once); -EAGAIN: the
+ * EQ is full; another negative errno: it cannot be reported (no memory,
+ * or it was voided while held, ibv_connreq_event()).
+ * Context: process context; sleeps (ibv_connreq_lock).
+ */
+static int ibv_connreq_offer(struct ibv_pep *pep, struct ibv_connreq *cr,
+			     struct fi_info *info, const void *data,
+			     size_t len)
+{
+	int ret;
+
+	mutex_lock(&ibv_connreq_lock);
+	if (cr->cm_id)
+		ret = kofi_eq_offer_cm(kofi_pep_eq(&pep->pep), FI_CONNREQ,
+				       &pep->pep.fid, info, data, len);
+	else
+		ret = cr->err ? cr->err : -ENODEV;
+	mutex_unlock(&ibv_connreq_lock);
+	return ret;
+}
+
+/* Reject and free a request that never reached the EQ. */
+static void ibv_connreq_drop(struct ibv_connreq *cr, struct fi_info *info)
+{
+	info->handle = NULL;
+	fi_freeinfo(info);
+	kfree(cr->data);
+	ibv_connreq_reject(cr, NULL, 0);
+}
+
+/*
+ * Keep a request the full EQ did not take, after those held before it,
+ * with a copy of its data; ibv_pep_held_work() offers it again.
+ * Context: process context, @pep->mutex held.
+ * Return: 0, or -ENOMEM (the caller still owns @cr and @info).
+ */
+static int ibv_connreq_hold(struct ibv_pep *pep, struct ibv_connreq *cr,
+			    struct fi_info *info, const void *data,
+			    size_t len)
+{
+	if (len) {
+		cr->data = kmemdup(data, len, GFP_KERNEL);
+		if (!cr->data)
+			return -ENOMEM;
+	}
+	cr->len = len;
+	cr->info = info;
+	cr->deadline = jiffies +
+		       msecs_to_jiffies(READ_ONCE(ibv_connreq_timeout_ms));
+	if (list_empty(&pep->held))
+		schedule_delayed_work(&pep->held_work,
+				      msecs_to_jiffies(IBV_CONNREQ_RETRY_MS));
+	list_add_tail(&cr->node, &pep->held);
+	return 0;
+}
+
+static bool ibv_connreq_expired(const struct ibv_connreq *cr)
+{
+	return READ_ONCE(ibv_connreq_timeout_ms) &&
+	       time_after_eq(jiffies, cr->deadline);
+}
+
+/*
+ * Offer the held requests again, oldest first, until the EQ is full.  One
+ * the peer withdrew (or whose device went) is dropped; one still not
+ * taken connreq_timeout_ms after it came is rejected.  Their identifiers
+ * are destroyed after @pep->mutex is released: a request's rdma_cm
+ * handler takes it (ibv_pep_connreq()).
+ * Context: workqueue (system_wq); sleeps.
+ */
+static void ibv_pep_held_work(struct work_struct *work)
+{
+	struct ibv_pep *pep = container_of(to_delayed_work(work),
+					   struct ibv_pep, held_work);
+	struct ibv_connreq *cr, *tmp;
+	struct fi_info *info;
+	LIST_HEAD(drop);
+	void *data;
+	int ret;
+
+	mutex_lock(&pep->mutex);
+	while ((cr = list_first_entry_or_null(&pep->held, struct ibv_connreq,
+					      node))) {
+		list_del_init(&cr->node);
+		info = cr->info;
+		data = cr->data;
+		cr->info = NULL;
+		cr->data = NULL;
+		ret = ibv_connreq_offer(pep, cr, info, data, cr->len);
+		if (!ret) {
+			/* @cr is the user's now: touch nothing of it. */
+			kfree(data);
+			continue;
+		}
+		cr->data = data;
+		cr->info = info;
+		if (ret == -EAGAIN && !ibv_connreq_expired(cr)) {
+			list_add(&cr->node, &pep->held);
+			break;
+		}
+		pr_debug("held connection request dropped: %d\n", ret);
+		list_add_tail(&cr->node, &drop);
+	}
+	if (!list_empty(&pep->held))
+		schedule_delayed_work(&pep->held_work,
+				      msecs_to_jiffies(IBV_CONNREQ_RETRY_MS));
+	mutex_unlock(&pep->mutex);
+	list_for_each_entry_safe(cr, tmp, &drop, node)
+		ibv_connreq_drop(cr, cr->info);
+}
+
+/*
+ * A new request: FI_CONNREQ on the listener's EQ, or held while the EQ is
+ * full (requests reach the EQ in the order they came).  Returns 1 to have
+ * rdma_cm destroy @id (the request is rejected).
+ * Context: rdma_cm handler of @id (process context); sleeps.
+ */
 static int ibv_pep_connreq(struct ibv_pep *pep, struct rdma_cm_id *id,
 			   struct rdma_cm_event *ev)
 {
@@ -196,6 +315,7 @@ static int ibv_pep_connreq(struct ibv_pep *pep, struct rdma_cm_id *id,
 	struct fi_info *info;
 	const void *data;
 	size_t len;
+	int ret;
 
 	cr = kzalloc(sizeof(*cr), GFP_KERNEL);
 	if (!cr)
@@ -209,15 +329,21 @@ static int ibv_pep_connreq(struct ibv_pep *pep, struct rdma_cm_id *id,
 	cr->initiator_depth = ev->param.conn.initiator_depth;
 	cr->responder_resources = ev->param.conn.responder_resources;
 	cr->cm_raw = READ_ONCE(pep->cm_raw);
+	INIT_LIST_HEAD(&cr->node);
 	kofi_fid_init(&cr->fid, FI_CLASS_CONNREQ, &ibv_connreq_fi_ops, NULL);
 	info->handle = &cr->fid;
 	id->context = &cr->fid;
 	data = ibv_cm_data_get(ev->param.conn.private_data,
 			       ev->param.conn.private_data_len, cr->cm_raw,
 			       FI_CM_DATA_MAX, &len);
-	if (kofi_eq_write_cm(kofi_pep_eq(&pep->pep), FI_CONNREQ, &pep->pep.fid,
-			     info, data, len)) {
-		/* The EQ is full: the user learns it from its overrun entry. */
+	mutex_lock(&pep->mutex);
+	ret = list_empty(&pep->held) ?
+	      ibv_connreq_offer(pep, cr, info, data, len) : -EAGAIN;
+	if (ret == -EAGAIN)
+		ret = ibv_connreq_hold(pep, cr, info, data, len);
+	mutex_unlock(&pep->mutex);
+	if (ret) {
+		id->context = &pep->pep.fid;
 		fi_freeinfo(info);
 		kfree(cr);
 		goto reject;
@@ -374,6 +500,7 @@ static int ibv_pep_control(struct fid *fid, int command, void *arg)
 static int ibv_pep_close(struct fid *fid)
 {
 	struct ibv_pep *pep = container_of(fid, struct ibv_pep, pep.fid);
+	struct ibv_connreq *cr, *tmp;
 	struct rdma_cm_id *id;
 
 	mutex_lock(&pep->mutex);
@@ -381,8 +508,14 @@ static int ibv_pep_close(struct fid *fid)
 	pep->cm_id = NULL;
 	pep->listening = false;
 	mutex_unlock(&pep->mutex);
+	/* No request comes once the listener is destroyed. */
 	if (id)
 		rdma_destroy_id(id);
+	cancel_delayed_work_sync(&pep->held_work);
+	list_for_each_entry_safe(cr, tmp, &pep->held, node) {
+		list_del(&cr->node);
+		ibv_connreq_drop(cr, cr->info);
+	}
 	fi_freeinfo(pep->info);
 	put_net(pep->net);
 	kfree(pep);
@@ -480,6 +613,8 @@ int ibv_passive_ep(struct fid_fabric *fabric, struct fi_info *info,
 	pep->info->handle = NULL;
 	pep->net = get_net(ibv_current_net());
 	mutex_init(&pep->mutex);
+	INIT_LIST_HEAD(&pep->held);
+	INIT_DELAYED_WORK(&pep->held_work, ibv_pep_held_work);
 	pep->backlog = 128;
 	kofi_fid_init(&pep->pep.fid, FI_CLASS_PEP, &ibv_pep_fi_ops, context);
 	pep->pep.ops = &ibv_pep_ops;

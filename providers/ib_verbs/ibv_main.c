@@ -39,6 +39,11 @@ unsigned int ibv_cm_timeout_ms = 2000;
 module_param_named(cm_timeout_ms, ibv_cm_timeout_ms, uint, 0644);
 MODULE_PARM_DESC(cm_timeout_ms, "Address and route resolution timeout in ms (default 2000)");
 
+unsigned int ibv_connreq_timeout_ms = 10000;
+module_param_named(connreq_timeout_ms, ibv_connreq_timeout_ms, uint, 0644);
+MODULE_PARM_DESC(connreq_timeout_ms,
+		 "a listener rejects a connection request its full EQ has not taken within this many ms (0 = never; default 10000)");
+
 unsigned int ibv_retry_count = 7;
 module_param_named(retry_count, ibv_retry_count, uint, 0644);
 MODULE_PARM_DESC(retry_count,

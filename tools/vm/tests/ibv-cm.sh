@@ -3,7 +3,9 @@
 # ib_verbs connection management between two kOFI hosts (guest 0 serves,
 # guest 1 connects), with kofi_sample_rping: connection data both ways in
 # libfabric's verbs format, a reject with data (ECONNREFUSED carrying the
-# data), a port nobody listens on (ECONNREFUSED), an address nobody has
+# data), a request that comes to a listener whose EQ is full (held, then
+# accepted once the EQ has room; rejected after connreq_timeout_ms if it
+# has none by then), a port nobody listens on (ECONNREFUSED), an address nobody has
 # (resolution fails), and connection data too long for the format.
 # Then raw connection data (FI_OPT_CM_DATA_RAW) with kofi_sample_cmraw:
 # 40 bytes each way arriving as all of rdma_cm's padded private data (56
@@ -74,6 +76,19 @@ if [ "$KOFI_HOST" = 0 ]; then
 	barrier reject
 	check "server: rejected the request" server_done 0
 	check_output "server: logged the rejection" 'connection request rejected' dmesg
+
+	server_start 7193 count=2 eq_full_ms=3000
+	barrier eq-full
+	check "server: the request waited out the full EQ, then 2 pings" server_done 0
+	check_output "server: the EQ was full when the request came" \
+		"EQ full: emptied in 3000 ms" dmesg
+
+	echo 1000 > /sys/module/kofi_ib_verbs/parameters/connreq_timeout_ms
+	server_start 7194 eq_full_ms=3000 timeout_ms=2000
+	barrier eq-full-timeout
+	check "server: a request held past connreq_timeout_ms never reaches the EQ" \
+		server_done -110
+	echo 10000 > /sys/module/kofi_ib_verbs/parameters/connreq_timeout_ms
 	barrier refused
 
 	barrier raw-start
@@ -114,6 +129,13 @@ else
 	check "client: rejected, ECONNREFUSED" client -111 -- port=7191 cm_data=hi
 	check_output "client: got the reject data" \
 		"connection error 111 .*, data 'go-away'" dmesg
+
+	barrier eq-full
+	check "client: accepted once the server's EQ had room, 2 pings" \
+		client 0 -- port=7193 count=2
+	barrier eq-full-timeout
+	check "client: rejected after the server's connreq_timeout_ms, ECONNREFUSED" \
+		client -111 -- port=7194
 
 	barrier refused
 	check "client: no listener, ECONNREFUSED" client -111 -- port=7199
