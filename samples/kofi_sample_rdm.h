@@ -60,6 +60,8 @@ static inline int ks_rdm_open(struct ks_conn *c, const char *prov,
 		       c->tagged ? "FI_TAGGED" : "FI_MSG", ret);
 		return ret;
 	}
+	pr_info("provider %s, domain %s\n", c->info->fabric_attr->prov_name,
+		c->info->domain_attr->name);
 	if (c->rma && !(c->info->caps & FI_RMA)) {
 		pr_err("%s offers no RMA on FI_EP_RDM\n",
 		       c->info->fabric_attr->prov_name);

@@ -163,9 +163,6 @@ static int krds_getinfo(u32 version, const struct fi_info *hints, u64 flags,
 	for (i = 0; i < ARRAY_SIZE(order); i++) {
 		if (want && krds_transport_parse(want) != order[i])
 			continue;
-		/* IPv6 over RDS/TCP only: RDS/IB's is not tried */
-		if (fmt == FI_SOCKADDR_IN6 && order[i] != RDS_TRANS_TCP)
-			continue;
 		if (!krds_transport_usable(order[i], hints))
 			continue;
 		for (hdr = 0; hdr < 2; hdr++) {

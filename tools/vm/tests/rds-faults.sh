@@ -18,6 +18,12 @@
 # unreferenced and rds_tcp unloads on both guests; a new endpoint's
 # fi_enable() then fails with -ENOPROTOOPT (the guests' kernels load no
 # module on demand).
+#
+# A host goes away and comes back: with rds_tcp loaded again and no RDS
+# connection between the guests, guest 1 takes its link down for 5 s
+# while guest 0 sends to it.  The send completes (RDS took it) and RDS/TCP
+# connects once guest 1 is back: the message arrives, its echo comes
+# back, both verified.
 . ./lib.sh
 . ./rds-lib.sh
 
@@ -93,6 +99,27 @@ check "fi_enable without rds_tcp: -ENOPROTOOPT" \
 	result_is kofi_sample_rds -92
 unload_sample
 check "insmod rds_tcp again" insmod "$K/rds_tcp.ko"
+
+# 3. A host goes away and comes back.
+if [ "$KOFI_HOST" = 1 ]; then
+	check "endpoint bound" sample_echo port=18432 peer_port=18431 $SHORT \
+		timeout_ms=60000
+	barrier "away"
+	ip link set "$KOFI_DEV" down
+	sleep 5
+	ip link set "$KOFI_DEV" up
+	ip -6 addr add "$KOFI_SELF6/64" dev "$KOFI_DEV" 2> /dev/null
+	check "link back up" wait_for 60 ping -c 1 -W 1 "$KOFI_PEER"
+	check "what came while away arrived once back, echoed, verified" \
+		echo_done
+else
+	barrier "away"
+	sleep 1
+	check "sent while guest 1 was away; echoed once back, verified" \
+		sample_send port=18431 peer_port=18432 $SHORT timeout_ms=60000
+fi
+unload_sample
+barrier "away: done"
 
 rds_unload
 finish

@@ -4,7 +4,10 @@
 # (rxe0): the rds sample with domain=ib exchanges verified messages of 0 B
 # to 1 MiB and a back-to-back burst with rds-peer -T ib in both
 # directions; every message's length, data and source are checked, and
-# rxe0's packet counter shows that RDS/IB carried them.  An
+# rxe0's packet counter shows that RDS/IB carried them.  Kernel to kernel
+# over the ib domain (kofi_rds transport=ib): the pingpong sample with
+# tagged messages (header endpoints) and over the guests' IPv6
+# addresses, data verified.  An
 # address no RDMA device has gets no "ib" info.  rmmod rds_rdma is
 # refused while an endpoint uses it and works once none does; fi_getinfo()
 # then has no ib info (the guests load no module on demand: an RDS/IB
@@ -89,6 +92,27 @@ else
 	unload_sample
 fi
 barrier "ib: kernel to user: done"
+
+# 3. Kernel to kernel over the ib domain: header endpoints (tagged
+# messages) and IPv6.
+check "rmmod kofi_rds" rmmod kofi_rds
+check "insmod kofi_rds transport=ib" insmod $M/kofi_rds.ko transport=ib
+if [ "$KOFI_HOST" = 0 ]; then
+	peer="" peer6="addr=$KOFI_SELF6"
+else
+	peer="addr=$KOFI_PEER" peer6="addr=$KOFI_PEER6"
+fi
+check "IPv6 address usable" wait_for 30 ping -6 -c 1 -W 1 "$KOFI_PEER6"
+from=$(dmesg | wc -l)
+pp "ib: rdm pingpong, tagged" 18131 $peer prov=rds ep_type=rdm verify=1 \
+	mode=tagged sizes=0,256,65536,1048552 iters=2
+check_output "ib: tagged pingpong in the ib domain" "domain ib" \
+	rows "$from" "domain"
+from=$(dmesg | wc -l)
+pp "ib: rdm pingpong, IPv6" 18132 $peer6 prov=rds ep_type=rdm verify=1 \
+	sizes=0,64,65536,1048576 iters=2
+check_output "ib: IPv6 pingpong in the ib domain" "domain ib" \
+	rows "$from" "domain"
 
 check "RDS/IB carried the messages" ib_received
 check "no ib info for an address without an RDMA device" no_ib_info
