@@ -7,6 +7,7 @@
  * Everything tested is a static inline: this suite needs no module.
  */
 #include <kunit/test.h>
+#include <kofi/sockaddr.h>
 #include "../providers/rxm/rxm_proto.h"
 
 static void rxmt_cm_req_test(struct kunit *test)
@@ -59,24 +60,66 @@ static void rxmt_cm_reject_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rxm_cm_reject_reason(NULL, 0), -EPROTO);
 }
 
+/*
+ * The order of names that decides a simultaneous connect, and sameness
+ * (kofi_sockaddr_cmp(), kofi_sockaddr_equal()), IPv4 and IPv6.
+ */
 static void rxmt_name_cmp_test(struct kunit *test)
 {
-	struct sockaddr_in a = { .sin_family = AF_INET,
-				 .sin_addr.s_addr = htonl(0xc0000201),
-				 .sin_port = htons(7471) };
-	struct sockaddr_in b = a;
+	union kofi_sockaddr a = { .in = { .sin_family = AF_INET,
+			.sin_addr.s_addr = htonl(0xc0000201),
+			.sin_port = htons(7471) } };
+	union kofi_sockaddr b = a;
 
-	KUNIT_EXPECT_EQ(test, rxm_name_cmp(&a, &b), 0);
+	KUNIT_EXPECT_EQ(test, kofi_sockaddr_cmp(&a, &b), 0);
+	KUNIT_EXPECT_TRUE(test, kofi_sockaddr_equal(&a, &b));
 	/* the address counts first, big-endian: 192.0.2.1 < 192.0.2.2 */
-	b.sin_addr.s_addr = htonl(0xc0000202);
-	b.sin_port = htons(1);
-	KUNIT_EXPECT_LT(test, rxm_name_cmp(&a, &b), 0);
-	KUNIT_EXPECT_GT(test, rxm_name_cmp(&b, &a), 0);
+	b.in.sin_addr.s_addr = htonl(0xc0000202);
+	b.in.sin_port = htons(1);
+	KUNIT_EXPECT_LT(test, kofi_sockaddr_cmp(&a, &b), 0);
+	KUNIT_EXPECT_GT(test, kofi_sockaddr_cmp(&b, &a), 0);
+	KUNIT_EXPECT_FALSE(test, kofi_sockaddr_equal(&a, &b));
 	/* then the port: 256 > 1, although its first byte is lower */
 	b = a;
-	a.sin_port = htons(256);
-	b.sin_port = htons(1);
-	KUNIT_EXPECT_GT(test, rxm_name_cmp(&a, &b), 0);
+	a.in.sin_port = htons(256);
+	b.in.sin_port = htons(1);
+	KUNIT_EXPECT_GT(test, kofi_sockaddr_cmp(&a, &b), 0);
+	KUNIT_EXPECT_FALSE(test, kofi_sockaddr_equal(&a, &b));
+	/* sin_zero does not count */
+	b = a;
+	b.in.sin_zero[3] = 1;
+	KUNIT_EXPECT_TRUE(test, kofi_sockaddr_equal(&a, &b));
+
+	/* IPv6: fd00::2 > fd00::1 whatever the ports; then the port */
+	memset(&a, 0, sizeof(a));
+	a.in6.sin6_family = AF_INET6;
+	a.in6.sin6_addr.s6_addr[0] = 0xfd;
+	a.in6.sin6_addr.s6_addr[15] = 1;
+	a.in6.sin6_port = htons(9000);
+	b = a;
+	b.in6.sin6_addr.s6_addr[15] = 2;
+	b.in6.sin6_port = htons(1);
+	KUNIT_EXPECT_LT(test, kofi_sockaddr_cmp(&a, &b), 0);
+	KUNIT_EXPECT_GT(test, kofi_sockaddr_cmp(&b, &a), 0);
+	b = a;
+	b.in6.sin6_port = htons(9001);
+	KUNIT_EXPECT_LT(test, kofi_sockaddr_cmp(&a, &b), 0);
+	KUNIT_EXPECT_EQ(test, kofi_sockaddr_port(&b), 9001);
+	kofi_sockaddr_set_port(&b, 9000);
+	KUNIT_EXPECT_EQ(test, kofi_sockaddr_cmp(&a, &b), 0);
+	/* the flow label does not count, the scope id does */
+	b.in6.sin6_flowinfo = htonl(5);
+	KUNIT_EXPECT_TRUE(test, kofi_sockaddr_equal(&a, &b));
+	b.in6.sin6_scope_id = 2;
+	KUNIT_EXPECT_FALSE(test, kofi_sockaddr_equal(&a, &b));
+	/* lengths: by family, never beyond what was given */
+	KUNIT_EXPECT_EQ(test, kofi_sockaddr_len(&a.sa, sizeof(a)),
+			sizeof(struct sockaddr_in6));
+	KUNIT_EXPECT_EQ(test, kofi_sockaddr_len(&a.sa,
+						sizeof(struct sockaddr_in)), 0);
+	KUNIT_EXPECT_EQ(test, kofi_sockaddr_len(NULL, sizeof(a)), 0);
+	a.sa.sa_family = AF_UNIX;
+	KUNIT_EXPECT_EQ(test, kofi_sockaddr_len(&a.sa, sizeof(a)), 0);
 }
 
 /* The header's layout: each field at its offset, little-endian. */

@@ -44,6 +44,7 @@
 #include <kofi/fi_errno.h>
 #include <kofi/fi_rma.h>
 #include <kofi/fi_tagged.h>
+#include <net/ipv6.h>
 #include <net/sock.h>
 #include "../providers/ksocket/ksock_proto.h"
 #include "../providers/rxm/rxm_proto.h"
@@ -62,24 +63,32 @@ static struct fi_info *rt_getinfo(struct kunit *test, u64 caps)
 }
 
 /*
- * Fabric, domain, AV, and two enabled endpoints named in the AV, each
- * with a send and a receive CQ and a buffer of RT_BIG + 64 bytes.
+ * Fabric, domain, AV, and two enabled endpoints on @node named in the AV,
+ * each with a send and a receive CQ and a buffer of RT_BIG + 64 bytes.
  */
-static void rt_setup(struct kunit *test, struct ktr_rdm *t, u64 caps)
+static void rt_setup_node(struct kunit *test, struct ktr_rdm *t,
+			  const char *node, u64 caps)
 {
 	const struct ktr_rdm_attr attr = {
 		.prov = "ksocket;rxm",
-		.node = "127.0.0.1",
+		.node = node,
 		.caps = caps,
 		.eps = 2,
 		.split_cq = true,
 		.buf_size = RT_BIG + 64,
 	};
+
+	ktr_rdm_open(test, t, &attr);
+}
+
+/* rt_setup_node() on 127.0.0.1. */
+static void rt_setup(struct kunit *test, struct ktr_rdm *t, u64 caps)
+{
 	struct sockaddr_in name;
 	size_t len;
 	int i;
 
-	ktr_rdm_open(test, t, &attr);
+	rt_setup_node(test, t, "127.0.0.1", caps);
 	for (i = 0; i < 2; i++) {
 		len = sizeof(name);
 		KUNIT_ASSERT_EQ(test, fi_getname(&t->ep[i]->fid, &name, &len),
@@ -582,6 +591,76 @@ static void rxm_simultaneous_test(struct kunit *test)
 			got += rt_comp(t.rx[i], &e, NULL, NULL) == 1;
 		}
 		KUNIT_ASSERT_EQ(test, got, 4);
+	}
+	rt_teardown(test, &t);
+}
+
+/*
+ * IPv6 (on ::1): FI_SOCKADDR_IN6 infos, AV and names; a simultaneous
+ * connect decided by the IPv6 names; eager and rendezvous messages both
+ * ways, untagged and tagged, with their sources.
+ */
+static void rxm_ipv6_test(struct kunit *test)
+{
+	static const size_t sizes[] = { 64, RT_EAGER + 1 };
+	struct sockaddr_in6 name;
+	struct fi_cq_tagged_entry e;
+	struct ktr_rdm t;
+	fi_addr_t src;
+	size_t i, len;
+	int dir;
+
+	rt_setup_node(test, &t, "::1", FI_MSG | FI_TAGGED | FI_SOURCE);
+	KUNIT_EXPECT_EQ(test, t.info->addr_format, FI_SOCKADDR_IN6);
+	len = sizeof(struct sockaddr_in);
+	KUNIT_EXPECT_EQ(test, fi_getname(&t.ep[0]->fid, &name, &len),
+			-EMSGSIZE);
+	KUNIT_EXPECT_EQ(test, len, sizeof(name));
+	KUNIT_ASSERT_EQ(test, fi_getname(&t.ep[0]->fid, &name, &len), 0);
+	KUNIT_EXPECT_EQ(test, name.sin6_family, AF_INET6);
+	KUNIT_EXPECT_TRUE(test, ipv6_addr_loopback(&name.sin6_addr));
+	KUNIT_EXPECT_NE(test, ntohs(name.sin6_port), 0);
+
+	/* both sides send first: one connection survives */
+	for (dir = 0; dir < 2; dir++)
+		KUNIT_ASSERT_EQ(test, fi_recv(t.ep[dir], t.buf[dir], 64, NULL,
+					      FI_ADDR_UNSPEC, NULL), 0);
+	for (dir = 0; dir < 2; dir++)
+		KUNIT_EXPECT_EQ(test, fi_send(t.ep[dir], t.buf[dir], 8, NULL,
+					      t.addr[!dir], NULL), -EAGAIN);
+	for (dir = 0; dir < 2; dir++)
+		KUNIT_ASSERT_EQ(test, rt_send(&t, dir, t.buf[dir], 8, false, 0,
+					      NULL), 0);
+	for (dir = 0; dir < 2; dir++) {
+		KUNIT_EXPECT_EQ(test, rt_comp(t.tx[dir], &e, NULL, NULL), 1);
+		KUNIT_EXPECT_EQ(test, rt_comp(t.rx[dir], &e, &src, NULL), 1);
+		KUNIT_EXPECT_EQ(test, src, t.addr[!dir]);
+	}
+
+	for (i = 0; i < ARRAY_SIZE(sizes) * 2; i++) {
+		bool tagged = i & 1;
+
+		len = sizes[i / 2];
+		for (dir = 0; dir < 2; dir++) {
+			memset(t.buf[!dir], 0, len);
+			KUNIT_ASSERT_EQ(test, tagged ?
+					fi_trecv(t.ep[!dir], t.buf[!dir], len,
+						 NULL, FI_ADDR_UNSPEC, 7, 0,
+						 NULL) :
+					fi_recv(t.ep[!dir], t.buf[!dir], len,
+						NULL, FI_ADDR_UNSPEC, NULL), 0);
+			rt_fill(t.buf[dir], len, i + dir);
+			KUNIT_ASSERT_EQ(test, rt_send(&t, dir, t.buf[dir], len,
+						      tagged, 7, NULL), 0);
+			KUNIT_ASSERT_EQ(test, rt_comp(t.tx[dir], &e, NULL,
+						      NULL), 1);
+			KUNIT_ASSERT_EQ(test, rt_comp(t.rx[!dir], &e, &src,
+						      NULL), 1);
+			KUNIT_EXPECT_EQ(test, e.len, len);
+			KUNIT_EXPECT_EQ(test, src, t.addr[dir]);
+			KUNIT_EXPECT_EQ(test, memcmp(t.buf[!dir], t.buf[dir],
+						     len), 0);
+		}
 	}
 	rt_teardown(test, &t);
 }
@@ -2094,6 +2173,7 @@ static struct kunit_case rxm_cases[] = {
 	KUNIT_CASE(rxm_tagged_wire_test),
 	KUNIT_CASE(rxm_recv_kinds_test),
 	KUNIT_CASE(rxm_simultaneous_test),
+	KUNIT_CASE(rxm_ipv6_test),
 	KUNIT_CASE(rxm_bad_addr_test),
 	KUNIT_CASE(rxm_av_remove_test),
 	KUNIT_CASE(rxm_raw_peer_test),

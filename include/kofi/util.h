@@ -107,12 +107,15 @@ struct kofi_util_fabric {
  * @core: the core domain it owns
  * @core_attr: the core domain's attributes (mr_mode, mr_key_size ...;
  *	name NULL)
+ * @addr_format: the address format of the core info it was opened from
+ *	(FI_SOCKADDR_IN if that had none): its AVs' and endpoints'
  */
 struct kofi_util_domain {
 	struct fid_domain domain;
 	struct kofi_util_fabric *fab;
 	struct fid_domain *core;
 	struct fi_domain_attr core_attr;
+	u32 addr_format;
 };
 
 /* fabric.c, domain.c: the wrapper objects */

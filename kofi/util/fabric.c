@@ -84,7 +84,8 @@ EXPORT_SYMBOL_GPL(kofi_util_fabric_close);
  *
  * Opens the core domain from the core info of @info (kept, or looked up
  * for an info its user built: kofi_util_core_info()), keeps the core
- * domain's attributes in @dom->core_attr and initialises @dom->domain.
+ * domain's attributes in @dom->core_attr and its address format in
+ * @dom->addr_format, and initialises @dom->domain.
  *
  * Context: process context, may sleep.
  * Return: 0; the error of kofi_util_core_info(); the core's error.
@@ -109,6 +110,8 @@ int kofi_util_domain_init(struct kofi_util_domain *dom,
 		dom->core_attr = *core->domain_attr;
 		dom->core_attr.name = NULL;
 		dom->core_attr.domain = NULL;
+		dom->addr_format = core->addr_format == FI_FORMAT_UNSPEC ?
+				   FI_SOCKADDR_IN : core->addr_format;
 		kofi_fid_init(&dom->domain.fid, FI_CLASS_DOMAIN, ops, context);
 		dom->domain.ops = dops;
 	}

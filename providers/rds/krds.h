@@ -24,6 +24,7 @@
 #include <kofi/fi_tagged.h>
 #include <kofi/match.h>
 #include <kofi/provider.h>
+#include <kofi/sockaddr.h>
 #include <kofi/vec.h>
 #include "krds_proto.h"
 
@@ -60,38 +61,6 @@
 extern struct workqueue_struct *krds_wq;
 
 /**
- * union krds_addr - an RDS address: IPv4 or IPv6, and the port
- * @sa: the family
- * @in: an IPv4 one
- * @in6: an IPv6 one
- */
-union krds_addr {
-	struct sockaddr sa;
-	struct sockaddr_in in;
-	struct sockaddr_in6 in6;
-};
-
-/**
- * krds_addr_len() - the length of an RDS address
- * @sa: the address, of @len readable bytes
- * @len: its length as given
- *
- * Context: any context.
- * Return: sizeof(struct sockaddr_in) or sizeof(struct sockaddr_in6); 0
- * for another family or a @len too short for the family's struct.
- */
-static inline size_t krds_addr_len(const struct sockaddr *sa, size_t len)
-{
-	if (!sa || len < sizeof(sa->sa_family))
-		return 0;
-	if (sa->sa_family == AF_INET && len >= sizeof(struct sockaddr_in))
-		return sizeof(struct sockaddr_in);
-	if (sa->sa_family == AF_INET6 && len >= sizeof(struct sockaddr_in6))
-		return sizeof(struct sockaddr_in6);
-	return 0;
-}
-
-/**
  * struct krds_domain - a domain: one RDS transport
  * @domain: the public domain
  * @transport: RDS_TRANS_TCP or RDS_TRANS_IB, for every endpoint of it
@@ -123,7 +92,7 @@ struct krds_req {
 	struct kofi_op op;
 	struct list_head node;
 	struct kofi_match_entry me;
-	union krds_addr dest;
+	union kofi_sockaddr dest;
 	struct kofi_vec vec;
 	/* never across a page of a vmalloc'ed pool: vmalloc_to_page() */
 	struct krds_hdr hdr __aligned(32);
@@ -212,8 +181,8 @@ enum {
 
 int krds_transport_parse(const char *name);
 int krds_sock_create(struct net *net, int transport,
-		     const union krds_addr *src, struct socket **sockp);
-void krds_sock_cancel_to(struct socket *sock, const union krds_addr *dest);
+		     const union kofi_sockaddr *src, struct socket **sockp);
+void krds_sock_cancel_to(struct socket *sock, const union kofi_sockaddr *dest);
 int krds_ep_open(struct fid_domain *domain, struct fi_info *info,
 		 struct fid_ep **fep, void *context);
 void krds_ep_kick(struct krds_ep *ep);

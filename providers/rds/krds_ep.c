@@ -56,7 +56,7 @@ void krds_ep_kick(struct krds_ep *ep)
  * errno of the socket calls.
  */
 int krds_sock_create(struct net *net, int transport,
-		     const union krds_addr *src, struct socket **sockp)
+		     const union kofi_sockaddr *src, struct socket **sockp)
 {
 	struct socket *sock;
 	struct sock *sk;
@@ -78,7 +78,7 @@ int krds_sock_create(struct net *net, int transport,
 	release_sock(sk);
 	if (src) {
 		ret = kernel_bind(sock, (struct sockaddr *)&src->sa,
-				  krds_addr_len(&src->sa, sizeof(*src)));
+				  kofi_sockaddr_len(&src->sa, sizeof(*src)));
 		if (ret)
 			goto err;
 	}
@@ -100,14 +100,14 @@ err:
  *
  * Context: any context but hard interrupt; does not sleep.
  */
-void krds_sock_cancel_to(struct socket *sock, const union krds_addr *dest)
+void krds_sock_cancel_to(struct socket *sock, const union kofi_sockaddr *dest)
 {
-	union krds_addr a = *dest;
+	union kofi_sockaddr a = *dest;
 	int ret;
 
 	ret = sock->ops->setsockopt(sock, SOL_RDS, RDS_CANCEL_SENT_TO,
 				    KERNEL_SOCKPTR(&a),
-				    krds_addr_len(&a.sa, sizeof(a)));
+				    kofi_sockaddr_len(&a.sa, sizeof(a)));
 	if (ret)
 		pr_debug("RDS_CANCEL_SENT_TO %pISpc: %d\n", &a.sa, ret);
 }
@@ -117,7 +117,7 @@ static int krds_ep_enable(struct fid_ep *fep)
 	struct krds_ep *ep = container_of(fep, struct krds_ep, ep);
 	size_t ntx = KRDS_TX_SIZE, nrx = KRDS_RX_SIZE, i;
 	const struct sockaddr *sa = ep->info->src_addr;
-	union krds_addr src = {};
+	union kofi_sockaddr src = {};
 	struct krds_req *pool;
 	size_t len;
 	unsigned long flags;
@@ -128,7 +128,7 @@ static int krds_ep_enable(struct fid_ep *fep)
 	if (!kofi_ep_cq(&ep->ep, FI_TRANSMIT, NULL) ||
 	    !kofi_ep_cq(&ep->ep, FI_RECV, NULL) || !kofi_ep_av(&ep->ep))
 		return -EINVAL;
-	len = krds_addr_len(sa, ep->info->src_addrlen);
+	len = kofi_sockaddr_len(sa, ep->info->src_addrlen);
 	if (!len || sa->sa_family != ep->family)
 		return -EINVAL;
 	memcpy(&src, sa, len);

@@ -119,8 +119,8 @@ static struct fi_info *krds_info_alloc(int trans, bool hdr, u32 fmt)
  */
 static bool krds_transport_usable(int trans, const struct fi_info *hints)
 {
-	size_t len = krds_addr_len(hints->src_addr, hints->src_addrlen);
-	union krds_addr any = {};
+	size_t len = kofi_sockaddr_len(hints->src_addr, hints->src_addrlen);
+	union kofi_sockaddr any = {};
 	struct socket *sock;
 
 	if (trans == RDS_TRANS_TCP)
@@ -153,7 +153,7 @@ static int krds_getinfo(u32 version, const struct fi_info *hints, u64 flags,
 	unsigned int i, hdr;
 
 	if (hints->addr_format == FI_SOCKADDR_IN6 ||
-	    (krds_addr_len(src, hints->src_addrlen) &&
+	    (kofi_sockaddr_len(src, hints->src_addrlen) &&
 	     src->sa_family == AF_INET6))
 		fmt = FI_SOCKADDR_IN6;
 	if (hints->addr_format != FI_FORMAT_UNSPEC &&

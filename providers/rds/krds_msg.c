@@ -631,25 +631,13 @@ ssize_t krds_cancel(struct fid *fid, void *context)
 	return 0;
 }
 
-static bool krds_same_dest(const union krds_addr *a, const union krds_addr *b)
-{
-	if (a->sa.sa_family != b->sa.sa_family)
-		return false;
-	if (a->sa.sa_family == AF_INET)
-		return a->in.sin_addr.s_addr == b->in.sin_addr.s_addr &&
-		       a->in.sin_port == b->in.sin_port;
-	return ipv6_addr_equal(&a->in6.sin6_addr, &b->in6.sin6_addr) &&
-	       a->in6.sin6_port == b->in6.sin6_port &&
-	       a->in6.sin6_scope_id == b->in6.sin6_scope_id;
-}
-
 /*
  * End the sends to @dest: those queued complete with ECANCELED, the one
  * the work is handing to the socket once it is done with it, and RDS
  * drops what it holds.
  */
 static void krds_tx_cancel_to(struct krds_ep *ep,
-			      const union krds_addr *dest)
+			      const union kofi_sockaddr *dest)
 {
 	struct krds_req *req, *tmp;
 	unsigned long flags;
@@ -657,10 +645,10 @@ static void krds_tx_cancel_to(struct krds_ep *ep,
 
 	spin_lock_irqsave(&ep->lock, flags);
 	list_for_each_entry_safe(req, tmp, &ep->tx_queue, node) {
-		if (krds_same_dest(&req->dest, dest))
+		if (kofi_sockaddr_equal(&req->dest, dest))
 			list_move_tail(&req->node, &gone);
 	}
-	if (ep->tx_busy && krds_same_dest(&ep->tx_busy->dest, dest))
+	if (ep->tx_busy && kofi_sockaddr_equal(&ep->tx_busy->dest, dest))
 		ep->tx_busy->cancelled = true;
 	spin_unlock_irqrestore(&ep->lock, flags);
 	list_for_each_entry_safe(req, tmp, &gone, node) {
@@ -696,9 +684,9 @@ void krds_av_removed(struct kofi_av_watch *watch, fi_addr_t fi_addr,
 		     const struct sockaddr *addr)
 {
 	struct krds_ep *ep = container_of(watch, struct krds_ep, av_watch);
-	size_t len = krds_addr_len(addr, sizeof(union krds_addr));
+	size_t len = kofi_sockaddr_len(addr, sizeof(union kofi_sockaddr));
 	struct kofi_match_entry *me, *next;
-	union krds_addr dest = {};
+	union kofi_sockaddr dest = {};
 	struct krds_req *req, *tmp;
 	unsigned long flags;
 	LIST_HEAD(gone);
@@ -802,7 +790,7 @@ static bool krds_tx_progress(struct krds_ep *ep)
 	while ((req = krds_tx_take(ep))) {
 		struct msghdr msg = {
 			.msg_name = &req->dest,
-			.msg_namelen = krds_addr_len(&req->dest.sa,
+			.msg_namelen = kofi_sockaddr_len(&req->dest.sa,
 						     sizeof(req->dest)),
 			/* RDS refuses any other flag (EOPNOTSUPP) */
 			.msg_flags = MSG_DONTWAIT,

@@ -39,6 +39,7 @@
 #include <kofi/fi_tagged.h>
 #include <kofi/match.h>
 #include <kofi/provider.h>
+#include <kofi/sockaddr.h>
 #include <kofi/util.h>
 #include <kofi/vec.h>
 #include "rxm_proto.h"
@@ -324,7 +325,7 @@ struct rxm_conn {
 	struct list_head node;
 	struct rxm_ep *ep;
 	fi_addr_t fi_addr;
-	struct sockaddr_in peer;
+	union kofi_sockaddr peer;
 	struct fid_ep *core;
 	struct fid_eq *eq;
 	enum rxm_conn_state state;
@@ -400,7 +401,7 @@ struct rxm_ep {
 	struct kofi_util_domain *dom;
 	struct fi_info *info;
 	struct fi_info *core_info;
-	struct sockaddr_in name;
+	union kofi_sockaddr name;
 	struct fid_pep *pep;
 	struct fid_eq *core_eq;
 	struct fid_cq *core_cq;

@@ -14,7 +14,7 @@
  * Simultaneous connects are resolved by the names, as libfabric's rxm
  * does: the side whose peer has the lower name rejects the peer's request
  * with "already connected" and keeps its own; the other drops its own and
- * accepts (rxm_name_cmp()).
+ * accepts (kofi_sockaddr_cmp(), libfabric's order of addresses).
  *
  * Each connection has its own core EQ, closed with its core endpoint, so
  * that no event of a closed connection is ever read.  A connection that
@@ -54,13 +54,6 @@ static struct rxm_conn *rxm_conn_alloc(struct rxm_ep *ep, gfp_t gfp)
 	conn->id = atomic_inc_return(&ep->next_id);
 	rxm_trx_init(conn);
 	return conn;
-}
-
-static bool rxm_same_peer(const struct sockaddr_in *a,
-			  const struct sockaddr_in *b)
-{
-	return a->sin_addr.s_addr == b->sin_addr.s_addr &&
-	       a->sin_port == b->sin_port;
 }
 
 /* Queue the CM work of a live endpoint.  Lock held. */
@@ -104,7 +97,7 @@ static void rxm_conn_down_locked(struct rxm_conn *conn, int err)
  * @ep: the endpoint
  * @addr: the destination
  * @err: on NULL, -EINVAL for an address the AV does not hold (never
- *	inserted, or removed; or not IPv4) or an endpoint not enabled;
+ *	inserted, or removed) or an endpoint not enabled;
  *	-EAGAIN while the connection is being opened (the first send to a
  *	peer opens it); the error of our last attempt to connect to the
  *	peer if it failed (-ETIMEDOUT, -ECONNREFUSED, -EPROTO ...), once;
@@ -118,24 +111,25 @@ static void rxm_conn_down_locked(struct rxm_conn *conn, int err)
 struct rxm_conn *rxm_conn_get(struct rxm_ep *ep, fi_addr_t addr, int *err)
 {
 	struct sockaddr_storage ss;
-	struct sockaddr_in *sin = (struct sockaddr_in *)&ss;
+	union kofi_sockaddr *sin = (union kofi_sockaddr *)&ss;
 	struct rxm_conn *conn;
 	unsigned long flags;
 
-	if (kofi_av_lookup_addr(kofi_ep_av(&ep->ep), addr, &ss) < 0 ||
-	    ss.ss_family != AF_INET) {
+	if (kofi_av_lookup_addr(kofi_ep_av(&ep->ep), addr, &ss) < 0) {
 		*err = -EINVAL;
 		return NULL;
 	}
 	spin_lock_irqsave(&ep->lock, flags);
-	if (ep->state != RXM_EP_ENABLED) {
+	/* the AV's format is the domain's, the endpoint's name the core's */
+	if (ep->state != RXM_EP_ENABLED ||
+	    ss.ss_family != ep->name.sa.sa_family) {
 		*err = -EINVAL;
 		conn = NULL;
 		goto out;
 	}
 	conn = xa_load(&ep->table, addr);
 	/* the AV slot was removed and reused for another peer */
-	if (conn && !rxm_same_peer(&conn->peer, sin)) {
+	if (conn && !kofi_sockaddr_equal(&conn->peer, sin)) {
 		rxm_conn_unkey_locked(conn);
 		rxm_conn_down_locked(conn, 0);
 		conn = NULL;
@@ -410,7 +404,7 @@ static void rxm_conn_timeout(struct rxm_conn *conn)
 static void rxm_conn_connect(struct rxm_conn *conn)
 {
 	struct rxm_ep *ep = conn->ep;
-	struct sockaddr_in *src;
+	size_t len = kofi_sockaddr_len(&ep->name.sa, sizeof(ep->name));
 	struct rxm_cm_req req;
 	struct fi_info *info;
 	int ret = -ENOMEM;
@@ -420,18 +414,17 @@ static void rxm_conn_connect(struct rxm_conn *conn)
 		goto fail;
 	kfree(info->src_addr);
 	kfree(info->dest_addr);
-	info->dest_addr = kmemdup(&conn->peer, sizeof(conn->peer), GFP_KERNEL);
-	info->src_addr = kmemdup(&ep->name, sizeof(ep->name), GFP_KERNEL);
-	info->dest_addrlen = info->dest_addr ? sizeof(conn->peer) : 0;
-	info->src_addrlen = info->src_addr ? sizeof(ep->name) : 0;
+	info->dest_addr = kmemdup(&conn->peer, len, GFP_KERNEL);
+	info->src_addr = kmemdup(&ep->name, len, GFP_KERNEL);
+	info->dest_addrlen = info->dest_addr ? len : 0;
+	info->src_addrlen = info->src_addr ? len : 0;
 	if (!info->src_addr || !info->dest_addr)
 		goto fail;
-	src = info->src_addr;
-	src->sin_port = 0;
+	kofi_sockaddr_set_port(info->src_addr, 0);
 	ret = rxm_conn_open_core(conn, info);
 	if (ret)
 		goto fail;
-	rxm_cm_req_fill(&req, ntohs(ep->name.sin_port), RXM_FLOW_CTRL_OFF,
+	rxm_cm_req_fill(&req, kofi_sockaddr_port(&ep->name), RXM_FLOW_CTRL_OFF,
 			ep->info->rx_attr->size, conn->id);
 	rxm_conn_timeout(conn);
 	rxm_conn_set_state(conn, RXM_CONN_CONNECTING);
@@ -546,7 +539,7 @@ static void rxm_reject(struct rxm_ep *ep, struct fi_info *info, u8 reason)
  * way, or a new one.
  */
 static struct rxm_conn *rxm_connreq_conn(struct rxm_ep *ep, fi_addr_t fi_addr,
-					 const struct sockaddr_in *peer,
+					 const union kofi_sockaddr *peer,
 					 bool *takeover)
 {
 	struct rxm_conn *conn = NULL, *fresh;
@@ -560,13 +553,19 @@ static struct rxm_conn *rxm_connreq_conn(struct rxm_ep *ep, fi_addr_t fi_addr,
 	if (fi_addr != FI_ADDR_NOTAVAIL)
 		conn = xa_load(&ep->table, fi_addr);
 	/* the AV slot was removed and reused for another peer */
-	if (conn && !rxm_same_peer(&conn->peer, peer)) {
+	if (conn && !kofi_sockaddr_equal(&conn->peer, peer)) {
 		rxm_conn_unkey_locked(conn);
 		rxm_conn_down_locked(conn, 0);
 		conn = NULL;
 	}
 	if (conn) {
-		int cmp = rxm_name_cmp(peer, &ep->name);
+		/*
+		 * A simultaneous connect: the side whose peer has the lower
+		 * name (libfabric's address order) rejects the peer's request
+		 * as "already connected" and keeps its own connection; the
+		 * other drops its own and accepts.
+		 */
+		int cmp = kofi_sockaddr_cmp(peer, &ep->name);
 
 		switch (conn->state) {
 		case RXM_CONN_CONNECTING:
@@ -615,23 +614,29 @@ static void rxm_connreq(struct rxm_ep *ep, struct rxm_cm_event *ev,
 	const struct rxm_cm_req *req = (const void *)ev->data;
 	struct fi_info *info = ev->e.info;
 	struct rxm_cm_accept acc = {};
-	struct sockaddr_in peer;
+	union kofi_sockaddr peer = {};
 	struct rxm_conn *conn;
 	fi_addr_t fi_addr;
+	size_t len;
 	bool takeover;
 	int ret;
 
-	if (rxm_cm_req_check(ev->data, datalen) ||
-	    !info->dest_addr || info->dest_addrlen != sizeof(peer) ||
-	    ((struct sockaddr *)info->dest_addr)->sa_family != AF_INET) {
+	len = kofi_sockaddr_len(info->dest_addr, info->dest_addrlen);
+	if (rxm_cm_req_check(ev->data, datalen) || !len ||
+	    info->dest_addrlen != len ||
+	    ((struct sockaddr *)info->dest_addr)->sa_family !=
+	    ep->name.sa.sa_family) {
 		rxm_reject(ep, info, RXM_REJECT_REFUSED);
 		goto out;
 	}
-	memcpy(&peer, info->dest_addr, sizeof(peer));
-	peer.sin_port = htons(le16_to_cpu(req->port));
-	memset(peer.sin_zero, 0, sizeof(peer.sin_zero));
-	if (kofi_av_lookup_fi_addr(kofi_ep_av(&ep->ep),
-				   (struct sockaddr *)&peer, sizeof(peer),
+	/* the peer: where the request came from, at its listening port */
+	memcpy(&peer, info->dest_addr, len);
+	if (len == sizeof(peer.in))
+		memset(peer.in.sin_zero, 0, sizeof(peer.in.sin_zero));
+	else
+		peer.in6.sin6_flowinfo = 0;
+	kofi_sockaddr_set_port(&peer, le16_to_cpu(req->port));
+	if (kofi_av_lookup_fi_addr(kofi_ep_av(&ep->ep), &peer.sa, len,
 				   &fi_addr) < 0)
 		fi_addr = FI_ADDR_NOTAVAIL;
 	conn = rxm_connreq_conn(ep, fi_addr, &peer, &takeover);

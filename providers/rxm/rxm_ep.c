@@ -125,7 +125,8 @@ static int rxm_ep_enable(struct fid_ep *fep)
 		ret = fi_listen(ep->pep);
 	if (!ret)
 		ret = fi_getname(&ep->pep->fid, &ep->name, &len);
-	if (!ret && (len != sizeof(ep->name) || ep->name.sin_family != AF_INET))
+	if (!ret && (!len ||
+		     len != kofi_sockaddr_len(&ep->name.sa, sizeof(ep->name))))
 		ret = -EAFNOSUPPORT;
 	if (ret)
 		goto err;
@@ -152,14 +153,15 @@ static const struct fi_ops_ep rxm_ep_ops = {
 static int rxm_ep_getname(struct fid *fid, void *addr, size_t *addrlen)
 {
 	struct rxm_ep *ep = container_of(fid, struct rxm_ep, ep.fid);
-	size_t have = *addrlen;
+	size_t have = *addrlen, len;
 
 	if (READ_ONCE(ep->state) != RXM_EP_ENABLED)
 		return -EINVAL;
-	*addrlen = sizeof(ep->name);
-	if (have < sizeof(ep->name))
+	len = kofi_sockaddr_len(&ep->name.sa, sizeof(ep->name));
+	*addrlen = len;
+	if (have < len)
 		return -EMSGSIZE;
-	memcpy(addr, &ep->name, sizeof(ep->name));
+	memcpy(addr, &ep->name, len);
 	return 0;
 }
 

@@ -3,7 +3,7 @@
  * rxm: module, module parameters, registration, fi_getinfo(), fabric and
  * domain objects.
  *
- * rxm's infos ("ksocket;rxm", "ib_verbs;rxm") are the IPv4 FI_EP_MSG
+ * rxm's infos ("ksocket;rxm", "ib_verbs;rxm") are the FI_EP_MSG (IPv4 or IPv6)
  * infos of ksocket and ib_verbs with FI_MSG, FI_RMA and remote CQ data
  * (ib_verbs on an iWARP device has none, and no receiver-not-ready retry
  * either: it is left out), turned into FI_EP_RDM infos.  Over ib_verbs,
@@ -45,7 +45,7 @@ static bool rxm_names_core(const char *spec)
 }
 
 /*
- * Hints for the core query: the IPv4 FI_EP_MSG endpoints of ksocket and
+ * Hints for the core query: the FI_EP_MSG endpoints of ksocket and
  * ib_verbs, or of the one the user named ("ib_verbs;rxm": the core query
  * matches "core;rxm" against the user's prov_name).
  */
@@ -62,7 +62,10 @@ static void rxm_core_hints(struct fi_info *h)
 	/* out of memory: ask for what no core has, so that nothing is found */
 	if (!h->fabric_attr->prov_name)
 		h->caps = ~0ULL;
-	h->addr_format = FI_SOCKADDR_IN;
+	/* IPv4 or IPv6 as the user asks, else as the core finds */
+	if (h->addr_format != FI_SOCKADDR_IN6)
+		h->addr_format = h->addr_format == FI_SOCKADDR_IN ?
+				 FI_SOCKADDR_IN : FI_FORMAT_UNSPEC;
 	h->ep_attr->type = FI_EP_MSG;
 	/* a peer's address is the AV's business, not the core query's */
 	kfree(h->dest_addr);
@@ -151,17 +154,25 @@ static int rxm_getinfo(u32 version, const struct fi_info *hints, u64 flags,
 	    !rxm_names_core(hints->fabric_attr->prov_name))
 		return -ENODATA;
 	if (hints->addr_format != FI_FORMAT_UNSPEC &&
-	    hints->addr_format != FI_SOCKADDR_IN)
+	    hints->addr_format != FI_SOCKADDR &&
+	    hints->addr_format != FI_SOCKADDR_IN &&
+	    hints->addr_format != FI_SOCKADDR_IN6)
 		return -ENODATA;
 	return kofi_util_getinfo(&rxm_util, version, hints, flags, info);
 }
 
 /* ---- domain and fabric: the utility objects ---- */
 
+/* An AV of the domain's address format: peers of one family. */
 static int rxm_av_open(struct fid_domain *domain, struct fi_av_attr *attr,
 		       struct fid_av **av, void *context)
 {
-	return kofi_av_open_generic(domain, attr, FI_SOCKADDR_IN, av, context);
+	struct kofi_util_domain *dom = container_of(domain,
+						    struct kofi_util_domain,
+						    domain);
+
+	return kofi_av_open_generic(domain, attr, dom->addr_format, av,
+				    context);
 }
 
 static const struct fi_ops_domain rxm_domain_ops = {

@@ -282,32 +282,6 @@ static inline int rxm_cm_reject_reason(const void *data, size_t len)
 }
 
 /**
- * rxm_name_cmp() - order of two endpoint names, for simultaneous connects
- * @a: one name
- * @b: the other
- *
- * Names are compared as rxm does: big-endian IPv4 address, then
- * big-endian port.  The side whose peer has the lower name rejects the
- * peer's request (RXM_REJECT_ALREADY) and keeps its own connection; the
- * other drops its own and accepts.
- *
- * Return: <0, 0 or >0 as @a is lower than, equal to or higher than @b.
- */
-static inline int rxm_name_cmp(const struct sockaddr_in *a,
-			       const struct sockaddr_in *b)
-{
-	u32 ia = be32_to_cpu(a->sin_addr.s_addr);
-	u32 ib = be32_to_cpu(b->sin_addr.s_addr);
-	u16 pa = be16_to_cpu(a->sin_port), pb = be16_to_cpu(b->sin_port);
-
-	if (ia != ib)
-		return ia < ib ? -1 : 1;
-	if (pa != pb)
-		return pa < pb ? -1 : 1;
-	return 0;
-}
-
-/**
  * rxm_hdr_fill() - the header of a message packet
  * @hdr: filled in
  * @type: RXM_EAGER, RXM_SEGMENT or RXM_RNDV_REQ

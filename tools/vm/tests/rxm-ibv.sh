@@ -4,7 +4,7 @@
 # guests' soft-RoCE devices: kernel to kernel (rxm-lib.sh rxm_kernel:
 # eager messages, rendezvous by RDMA READ from registered buffers, tagged
 # and untagged, RMA, remote CQ data; rendezvous from vmalloc'd and from
-# kmalloc'd buffers), and Debian's
+# kmalloc'd buffers; rxm_ipv6 over the guests' IPv6 addresses), and Debian's
 # fi_pingpong -p "verbs;ofi_rxm" -e rdm (libfabric's ofi_rxm over its
 # verbs provider) against the kernel, both roles, untagged and tagged,
 # with fi_pingpong's default sizes: libfabric sends 64 KiB as segments
@@ -32,6 +32,7 @@ rxm_kernel 7621
 # above (vmalloc'd), 128 KiB here, which kmalloc gives at boot.
 pp "pingpong rendezvous, small buffer" 7629 $peer $RXM \
 	sizes=16385,65536 iters=$(scaled 4 1)
+rxm_ipv6 7630
 rxm_fipp
 rxm_unload
 finish

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # kofi-link-mtu: 9000
 # The rxm utility provider over ksocket ("ksocket;rxm") between the two
-# guests: kernel to kernel (rxm-lib.sh rxm_kernel), and Debian's
+# guests: kernel to kernel (rxm-lib.sh rxm_kernel, and rxm_ipv6 over the
+# guests' IPv6 addresses), and Debian's
 # fi_pingpong -p tcp -e rdm (libfabric's ofi_rxm over its tcp provider)
 # against the kernel, both roles, untagged and tagged (-m tagged: up to
 # 16 KiB tcp tagged frames without rxm's header, rendezvous above; on the
@@ -17,6 +18,7 @@ FIPP_MODES=$(scaled "msg tagged" tagged)
 
 rxm_load
 rxm_kernel 7611
+rxm_ipv6 7619
 rxm_fipp
 rxm_unload
 finish

@@ -13,6 +13,7 @@
 # pingpong's writes with remote CQ data and reads, the bandwidth sample's
 # writes and reads.  (rds-rdm runs the fi_pingpong protocol
 # kernel to kernel; here the real fi_pingpong is the peer.)
+# rxm_ipv6 PORT: kernel to kernel over IPv6, ports PORT and PORT+1.
 # rxm_fipp: Debian's fi_pingpong -e rdm against the kernel pingpong in
 # fi_pingpong mode, both roles, for each mode of FIPP_MODES, with
 # fi_pingpong's default sizes, 64 B to 1 MiB (above 16 KiB: rendezvous;
@@ -26,9 +27,9 @@ RXM_SIZES=0,1,255,256,257,4096,16383,16384,16385,65536,1048576
 FIPP_ITERS=$(scaled 10 1)
 
 if [ "$KOFI_HOST" = 0 ]; then
-	peer=""
+	peer="" peer6="addr=$KOFI_SELF6"
 else
-	peer="addr=$KOFI_PEER"
+	peer="addr=$KOFI_PEER" peer6="addr=$KOFI_PEER6"
 fi
 
 rxm_load() {
@@ -61,6 +62,17 @@ rxm_kernel() {
 		$RXM op=write sizes=1,4096,65536 iters=$(scaled 64 16)
 	pair kofi_sample_bandwidth "bandwidth RMA read" "$(($1 + 7))" $peer \
 		$RXM op=read sizes=1,4096,65536 iters=$(scaled 64 16)
+}
+
+# rxm_ipv6 PORT: kernel to kernel over the guests' IPv6 addresses
+# (FI_SOCKADDR_IN6 endpoints), ports PORT and PORT+1: the pingpong,
+# untagged and tagged, eager and rendezvous sizes.
+rxm_ipv6() {
+	check "IPv6 address usable" wait_for 30 ping -6 -c 1 -W 1 "$KOFI_PEER6"
+	pp "pingpong msg, IPv6" "$1" $peer6 $RXM sizes=0,256,16385,1048576 \
+		iters=$(scaled 4 1)
+	pp "pingpong tagged, IPv6" "$(($1 + 1))" $peer6 $RXM mode=tagged \
+		sizes=0,256,16385,1048576 iters=$(scaled 4 1)
 }
 
 # fipp_ok: fi_pingpong's output has every size's row, up to 1 MiB, and
