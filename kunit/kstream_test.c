@@ -789,6 +789,9 @@ static void kstream_peek_test(struct kunit *test)
 			-FI_ENOSYS);
 	KUNIT_EXPECT_EQ(test, fi_write(t.cep, src, 1, NULL, FI_ADDR_UNSPEC, 0,
 				       0, NULL), -FI_ENOSYS);
+	/* Nothing is ever outstanding: nothing to cancel. */
+	KUNIT_EXPECT_EQ(test, fi_cancel(&t.cep->fid, NULL), -ENOENT);
+	KUNIT_EXPECT_EQ(test, fi_cancel(&t.sep->fid, buf), -ENOENT);
 	KUNIT_EXPECT_EQ(test, fi_sendmsg(t.cep, &m, FI_PEEK), n);
 	/* A real send takes exactly what the peek said. */
 	KUNIT_EXPECT_EQ(test, fi_sendmsg(t.cep, &m, 0), n);

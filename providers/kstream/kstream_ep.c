@@ -437,7 +437,17 @@ static const struct fi_ops kstream_ep_fi_ops = {
 	.control = kstream_ep_control,
 };
 
+/*
+ * fi_cancel(): a stream's calls complete before they return, so nothing is
+ * ever outstanding to cancel.
+ */
+static ssize_t kstream_ep_cancel(struct fid *fid, void *context)
+{
+	return -ENOENT;
+}
+
 static const struct fi_ops_ep kstream_ep_ops = {
+	.cancel = kstream_ep_cancel,
 	.setopt = kstream_ep_setopt,
 	.getopt = kstream_ep_getopt,
 	.enable = kstream_ep_enable,
