@@ -23,8 +23,8 @@ static int kofi_cq_check(struct fid_cq *cq)
 /**
  * fi_eq_read() - read the next event
  * @eq: the event queue
- * @event: the event (FI_CONNREQ, FI_CONNECTED, FI_SHUTDOWN,
- *	FI_MR_COMPLETE, or a user event)
+ * @event: the event (FI_CONNREQ, FI_CONNECTED, FI_SHUTDOWN, or a user
+ *	event)
  * @buf: buffer for the entry: struct fi_eq_cm_entry (plus connection data)
  *	for connection events, struct fi_eq_entry for the others
  * @len: bytes at @buf

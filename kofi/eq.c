@@ -361,7 +361,7 @@ EXPORT_SYMBOL_GPL(kofi_eq_open_generic);
 /**
  * kofi_eq_write_event() - queue an event with a struct fi_eq_entry
  * @eq: an EQ opened by kofi_eq_open_generic()
- * @event: FI_CONNECTED, FI_SHUTDOWN, FI_MR_COMPLETE, FI_NOTIFY ...
+ * @event: FI_CONNECTED, FI_SHUTDOWN, FI_NOTIFY ...
  * @fid: the object concerned
  * @context: its context
  * @data: event data

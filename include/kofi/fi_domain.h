@@ -35,7 +35,7 @@ struct scatterlist;
  * @offset: with FI_MR_VIRT_ADDR unset, the address remote peers use for
  *	the first byte of the region
  * @requested_key: key wanted by the user (ignored with FI_MR_PROV_KEY)
- * @context: user context of the MR (FI_MR_COMPLETE events)
+ * @context: user context of the MR (its fid's context)
  */
 struct fi_mr_attr {
 	enum fi_iov_type iov_type;

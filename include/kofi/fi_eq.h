@@ -3,8 +3,10 @@
  * kOFI: kernel OpenFabrics Interface - event queues and completion queues.
  *
  * An event queue (EQ) reports control events: connection management
- * (FI_CONNREQ, FI_CONNECTED, FI_SHUTDOWN) and asynchronous registration
- * (FI_MR_COMPLETE).  A completion queue (CQ) reports finished data
+ * (FI_CONNREQ, FI_CONNECTED, FI_SHUTDOWN) and the user's own
+ * (fi_eq_write()).  Registration is synchronous in kOFI: no provider
+ * reports FI_MR_COMPLETE, whose number is kept for libfabric's sake.
+ * A completion queue (CQ) reports finished data
  * transfers.  Both are bounded; an error is reported as an error entry
  * (fi_eq_readerr(), fi_cq_readerr()), signalled by -FI_EAVAIL from the read
  * calls.  kofi.ko has a shared implementation every provider may use
@@ -58,8 +60,8 @@ struct fi_eq_attr {
 };
 
 /**
- * struct fi_eq_entry - entry of FI_NOTIFY, FI_CONNECTED, FI_SHUTDOWN,
- *	FI_MR_COMPLETE and user events (fi_eq_write())
+ * struct fi_eq_entry - entry of FI_NOTIFY, FI_CONNECTED, FI_SHUTDOWN and
+ *	user events (fi_eq_write())
  * @fid: object the event is about (endpoint, MR ...)
  * @context: that object's context
  * @data: event data
