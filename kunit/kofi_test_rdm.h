@@ -39,6 +39,7 @@
  * @eps: endpoints, 1 to KTR_EPS_MAX
  * @split_cq: a send CQ and a receive CQ per endpoint; else one for both
  * @buf_size: bytes of each endpoint's buffer
+ * @may_sleep: set FI_OPT_DATA_MAY_SLEEP on each endpoint before enabling
  */
 struct ktr_rdm_attr {
 	const char *prov;
@@ -49,6 +50,7 @@ struct ktr_rdm_attr {
 	unsigned int eps;
 	bool split_cq;
 	size_t buf_size;
+	bool may_sleep;
 };
 
 /**
@@ -187,6 +189,13 @@ static inline void ktr_rdm_open_ep(struct kunit *test, struct ktr_rdm *t,
 	} else {
 		KUNIT_ASSERT_EQ(test, fi_ep_bind(t->ep[i], &t->tx[i]->fid,
 						 FI_SEND | FI_RECV), 0);
+	}
+	if (attr->may_sleep) {
+		size_t one = 1;
+
+		KUNIT_ASSERT_EQ(test, fi_setopt(&t->ep[i]->fid, FI_OPT_ENDPOINT,
+						FI_OPT_DATA_MAY_SLEEP, &one,
+						sizeof(one)), 0);
 	}
 	KUNIT_ASSERT_EQ(test, fi_enable(t->ep[i]), 0);
 }

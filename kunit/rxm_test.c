@@ -66,8 +66,8 @@ static struct fi_info *rt_getinfo(struct kunit *test, u64 caps)
  * Fabric, domain, AV, and two enabled endpoints on @node named in the AV,
  * each with a send and a receive CQ and a buffer of RT_BIG + 64 bytes.
  */
-static void rt_setup_node(struct kunit *test, struct ktr_rdm *t,
-			  const char *node, u64 caps)
+static void rt_setup_attr(struct kunit *test, struct ktr_rdm *t,
+			  const char *node, u64 caps, bool may_sleep)
 {
 	const struct ktr_rdm_attr attr = {
 		.prov = "ksocket;rxm",
@@ -76,9 +76,16 @@ static void rt_setup_node(struct kunit *test, struct ktr_rdm *t,
 		.eps = 2,
 		.split_cq = true,
 		.buf_size = RT_BIG + 64,
+		.may_sleep = may_sleep,
 	};
 
 	ktr_rdm_open(test, t, &attr);
+}
+
+static void rt_setup_node(struct kunit *test, struct ktr_rdm *t,
+			  const char *node, u64 caps)
+{
+	rt_setup_attr(test, t, node, caps, false);
 }
 
 /* rt_setup_node() on 127.0.0.1. */
@@ -662,6 +669,75 @@ static void rxm_ipv6_test(struct kunit *test)
 						     len), 0);
 		}
 	}
+	rt_teardown(test, &t);
+}
+
+/*
+ * FI_OPT_DATA_MAY_SLEEP: the sends post to ksocket in the caller's
+ * context, rendezvous registrations included; eager and rendezvous
+ * messages both ways, untagged and tagged, and an RMA write arrive
+ * intact.  The option reads back, and is fixed once enabled.
+ */
+static void rxm_may_sleep_test(struct kunit *test)
+{
+	static const size_t sizes[] = { 64, RT_EAGER + 1, RT_BIG };
+	struct fi_cq_tagged_entry e;
+	size_t i, len, val = 0, vlen = sizeof(val);
+	struct fid_mr *mr;
+	struct ktr_rdm t;
+	fi_addr_t src;
+	int dir;
+
+	rt_setup_attr(test, &t, "127.0.0.1",
+		      FI_MSG | FI_TAGGED | FI_RMA | FI_SOURCE, true);
+	KUNIT_ASSERT_EQ(test, fi_getopt(&t.ep[0]->fid, FI_OPT_ENDPOINT,
+					FI_OPT_DATA_MAY_SLEEP, &val, &vlen), 0);
+	KUNIT_EXPECT_EQ(test, val, 1);
+	val = 0;
+	KUNIT_EXPECT_EQ(test, fi_setopt(&t.ep[0]->fid, FI_OPT_ENDPOINT,
+					FI_OPT_DATA_MAY_SLEEP, &val,
+					sizeof(val)), -EBUSY);
+	val = 1;
+	KUNIT_EXPECT_EQ(test, fi_setopt(&t.ep[0]->fid, FI_OPT_ENDPOINT,
+					FI_OPT_DATA_MAY_SLEEP, &val,
+					sizeof(val)), 0);
+
+	for (i = 0; i < ARRAY_SIZE(sizes) * 2; i++) {
+		bool tagged = i & 1;
+
+		len = sizes[i / 2];
+		for (dir = 0; dir < 2; dir++) {
+			memset(t.buf[!dir], 0, len);
+			KUNIT_ASSERT_EQ(test, tagged ?
+					fi_trecv(t.ep[!dir], t.buf[!dir], len,
+						 NULL, FI_ADDR_UNSPEC, 3, 0,
+						 NULL) :
+					fi_recv(t.ep[!dir], t.buf[!dir], len,
+						NULL, FI_ADDR_UNSPEC, NULL), 0);
+			rt_fill(t.buf[dir], len, i + dir);
+			KUNIT_ASSERT_EQ(test, rt_send(&t, dir, t.buf[dir], len,
+						      tagged, 3, NULL), 0);
+			KUNIT_ASSERT_EQ(test, rt_comp(t.tx[dir], &e, NULL,
+						      NULL), 1);
+			KUNIT_ASSERT_EQ(test, rt_comp(t.rx[!dir], &e, &src,
+						      NULL), 1);
+			KUNIT_EXPECT_EQ(test, e.len, len);
+			KUNIT_EXPECT_EQ(test, src, t.addr[dir]);
+			KUNIT_EXPECT_EQ(test, memcmp(t.buf[!dir], t.buf[dir],
+						     len), 0);
+		}
+	}
+
+	/* an RMA write into endpoint 1's region */
+	KUNIT_ASSERT_EQ(test, fi_mr_reg(t.domain, t.buf[1], 4096,
+					FI_REMOTE_WRITE, 0, 0, 0, &mr, NULL),
+			0);
+	rt_fill(t.buf[0], 4096, 99);
+	KUNIT_ASSERT_EQ(test, fi_write(t.ep[0], t.buf[0], 4096, NULL,
+				       t.addr[1], 0, fi_mr_key(mr), NULL), 0);
+	KUNIT_ASSERT_EQ(test, rt_comp(t.tx[0], &e, NULL, NULL), 1);
+	KUNIT_EXPECT_EQ(test, memcmp(t.buf[1], t.buf[0], 4096), 0);
+	KUNIT_EXPECT_EQ(test, fi_close(&mr->fid), 0);
 	rt_teardown(test, &t);
 }
 
@@ -2174,6 +2250,7 @@ static struct kunit_case rxm_cases[] = {
 	KUNIT_CASE(rxm_recv_kinds_test),
 	KUNIT_CASE(rxm_simultaneous_test),
 	KUNIT_CASE(rxm_ipv6_test),
+	KUNIT_CASE(rxm_may_sleep_test),
 	KUNIT_CASE(rxm_bad_addr_test),
 	KUNIT_CASE(rxm_av_remove_test),
 	KUNIT_CASE(rxm_raw_peer_test),

@@ -395,6 +395,8 @@ enum rxm_ep_state {
  * @av_watch: tells of the peers removed from the AV
  * @connect_timeout_ms: FI_OPT_CONNECT_TIMEOUT_MS, passed to the core
  *	endpoint of each connection we open
+ * @may_sleep: FI_OPT_DATA_MAY_SLEEP, fixed once enabled: every data call
+ *	may sleep, so a send posts to the core itself (rxm_sleep_flag())
  */
 struct rxm_ep {
 	struct fid_ep ep;
@@ -429,7 +431,27 @@ struct rxm_ep {
 	struct list_head rd_list;
 	struct kofi_av_watch av_watch;
 	size_t connect_timeout_ms;
+	bool may_sleep;
 };
+
+/**
+ * rxm_sleep_flag() - may a data call post to the core in its own context?
+ * @ep: the endpoint
+ * @flags: the call's flags
+ *
+ * A call its ULP promised may sleep (FI_OPT_DATA_MAY_SLEEP on @ep, or
+ * FI_MAY_SLEEP in @flags) passes the promise on to the core, which may
+ * then do the I/O in the caller's context, and registers a rendezvous
+ * send's buffers there instead of in the endpoint's work.
+ *
+ * Context: any context.
+ * Return: FI_MAY_SLEEP or 0.
+ */
+static inline u64 rxm_sleep_flag(struct rxm_ep *ep, u64 flags)
+{
+	return (READ_ONCE(ep->may_sleep) || (flags & FI_MAY_SLEEP)) ?
+	       FI_MAY_SLEEP : 0;
+}
 
 /* rxm_ep.c */
 int rxm_ep_open(struct fid_domain *domain, struct fi_info *info,
@@ -496,7 +518,7 @@ void rxm_sar_ended(struct rxm_ep *ep, struct list_head *ended);
 
 /* rxm_rndv.c */
 int rxm_rndv_send(struct rxm_ep *ep, struct rxm_conn *conn,
-		  struct rxm_tx *tx);
+		  struct rxm_tx *tx, u64 sleep);
 void rxm_rndv_sent(struct rxm_tx *tx, int err);
 int rxm_rndv_answered(struct rxm_conn *conn, u64 msg_id);
 void rxm_rndv_conn_gone(struct rxm_conn *conn);

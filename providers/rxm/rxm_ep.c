@@ -17,10 +17,12 @@
  * struct rxm_opts - the endpoint's size_t options
  * @min_multi_recv: FI_OPT_MIN_MULTI_RECV
  * @connect_timeout_ms: FI_OPT_CONNECT_TIMEOUT_MS
+ * @may_sleep: FI_OPT_DATA_MAY_SLEEP (0 or 1)
  */
 struct rxm_opts {
 	size_t min_multi_recv;
 	size_t connect_timeout_ms;
+	size_t may_sleep;
 };
 
 static const struct kofi_util_opt rxm_opt_tab[] = {
@@ -28,6 +30,7 @@ static const struct kofi_util_opt rxm_opt_tab[] = {
 		      struct rxm_opts, min_multi_recv),
 	KOFI_UTIL_OPT(FI_OPT_CONNECT_TIMEOUT_MS, 0, RXM_CONNECT_TIMEOUT_MAX_MS,
 		      struct rxm_opts, connect_timeout_ms),
+	KOFI_UTIL_OPT(FI_OPT_DATA_MAY_SLEEP, 0, 1, struct rxm_opts, may_sleep),
 };
 
 static int rxm_ep_setopt(struct fid *fid, int level, int optname,
@@ -41,17 +44,24 @@ static int rxm_ep_setopt(struct fid *fid, int level, int optname,
 	spin_lock_irqsave(&ep->lock, flags);
 	o.min_multi_recv = ep->msgq.min_multi_recv;
 	o.connect_timeout_ms = ep->connect_timeout_ms;
+	o.may_sleep = ep->may_sleep;
 	spin_unlock_irqrestore(&ep->lock, flags);
 	ret = kofi_util_setopt(rxm_opt_tab, ARRAY_SIZE(rxm_opt_tab), &o,
 			       level, optname, optval, optlen);
 	if (ret)
 		return ret;
 	spin_lock_irqsave(&ep->lock, flags);
-	ep->msgq.min_multi_recv = o.min_multi_recv;
-	ep->tagq.min_multi_recv = o.min_multi_recv;
-	WRITE_ONCE(ep->connect_timeout_ms, o.connect_timeout_ms);
+	/* FI_OPT_DATA_MAY_SLEEP: fixed once the endpoint is enabled */
+	if (o.may_sleep != ep->may_sleep && ep->state != RXM_EP_IDLE)
+		ret = -EBUSY;
+	if (!ret) {
+		ep->msgq.min_multi_recv = o.min_multi_recv;
+		ep->tagq.min_multi_recv = o.min_multi_recv;
+		WRITE_ONCE(ep->connect_timeout_ms, o.connect_timeout_ms);
+		WRITE_ONCE(ep->may_sleep, !!o.may_sleep);
+	}
 	spin_unlock_irqrestore(&ep->lock, flags);
-	return 0;
+	return ret;
 }
 
 static int rxm_ep_getopt(struct fid *fid, int level, int optname,
@@ -61,6 +71,7 @@ static int rxm_ep_getopt(struct fid *fid, int level, int optname,
 	struct rxm_opts o = {
 		.min_multi_recv = READ_ONCE(ep->msgq.min_multi_recv),
 		.connect_timeout_ms = READ_ONCE(ep->connect_timeout_ms),
+		.may_sleep = READ_ONCE(ep->may_sleep),
 	};
 
 	return kofi_util_getopt(rxm_opt_tab, ARRAY_SIZE(rxm_opt_tab), &o,

@@ -266,13 +266,15 @@ static int rxm_send_raw(struct rxm_conn *conn, struct rxm_tx *tx,
 	else
 		tm.msg_iov = tx->vec.kv + 1;
 	return fi_tsendmsg(conn->core, &tm, FI_COMPLETION |
-			   (flags & (FI_DELIVERY_COMPLETE | FI_REMOTE_CQ_DATA)));
+			   (flags & (FI_DELIVERY_COMPLETE | FI_REMOTE_CQ_DATA |
+				     FI_MAY_SLEEP)));
 }
 
 static ssize_t rxm_send(struct rxm_ep *ep, const struct fi_msg_tagged *s,
 			u64 flags, u8 op)
 {
 	struct fi_msg cm = { .addr = FI_ADDR_UNSPEC };
+	u64 sleep = rxm_sleep_flag(ep, flags);
 	struct rxm_conn *conn;
 	struct rxm_tx *tx;
 	int ret;
@@ -298,14 +300,14 @@ static ssize_t rxm_send(struct rxm_ep *ep, const struct fi_msg_tagged *s,
 		     (flags & FI_REMOTE_CQ_DATA) ? s->data : 0, s->tag);
 	kofi_vec_hdr(&tx->vec, &tx->hdr, sizeof(tx->hdr));
 	if (tx->len > RXM_EAGER_LIMIT) {
-		ret = rxm_rndv_send(ep, conn, tx);
+		ret = rxm_rndv_send(ep, conn, tx, sleep);
 		if (ret)
 			goto err_tx;
-		return 0;	/* the work releases the connection */
+		return 0;	/* the connection is released once posted */
 	}
 	if (op == RXM_OP_TAGGED && conn->raw_tagged)
 		return rxm_tx_posted(tx, conn,
-				     rxm_send_raw(conn, tx, s, flags));
+				     rxm_send_raw(conn, tx, s, flags | sleep));
 	cm.iov_type = tx->vec.type;
 	if (tx->vec.type == FI_IOV_BVEC)
 		cm.msg_bvec = tx->vec.bv;
@@ -318,7 +320,7 @@ static ssize_t rxm_send(struct rxm_ep *ep, const struct fi_msg_tagged *s,
 	 * transmit complete (as libfabric's rxm has it); delivery complete
 	 * is the core's acknowledgment.
 	 */
-	ret = fi_sendmsg(conn->core, &cm, FI_COMPLETION |
+	ret = fi_sendmsg(conn->core, &cm, FI_COMPLETION | sleep |
 			 (flags & FI_DELIVERY_COMPLETE));
 	return rxm_tx_posted(tx, conn, ret);
 err_tx:

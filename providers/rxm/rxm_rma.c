@@ -71,8 +71,8 @@ static ssize_t rxm_rma(struct rxm_ep *ep, const struct fi_msg_rma *msg,
 	cm.addr = FI_ADDR_UNSPEC;
 	cm.context = &tx->cqe;
 	/* completion semantics as for sends; the core does the rest */
-	flags = FI_COMPLETION | (flags & (FI_DELIVERY_COMPLETE |
-					  FI_REMOTE_CQ_DATA));
+	flags = FI_COMPLETION | rxm_sleep_flag(ep, flags) |
+		(flags & (FI_DELIVERY_COMPLETE | FI_REMOTE_CQ_DATA));
 	ret = write ? fi_writemsg(conn->core, &cm, flags) :
 		      fi_readmsg(conn->core, &cm, flags & ~FI_REMOTE_CQ_DATA);
 	return rxm_tx_posted(tx, conn, ret);

@@ -3,8 +3,9 @@
  * rxm: rendezvous - messages above the eager limit.
  *
  * The sender registers each entry of its kvec array with the core domain
- * for remote reads (in its endpoint's work: registration sleeps) and
- * sends a rendezvous request: the header with the message's size and tag,
+ * for remote reads (registration sleeps: in its endpoint's work, or in
+ * the caller's context if that may sleep, rxm_sleep_flag()) and sends a
+ * rendezvous request: the header with the message's size and tag,
  * and up to four {address, length, key} of the registrations.  The
  * receiver matches the request like an eager message; the receive it
  * goes to reads the message with the core's RMA read straight into the
@@ -58,20 +59,26 @@ static bool rxm_rndv_take_locked(struct rxm_ep *ep, struct rxm_tx *tx,
 	return true;
 }
 
+static void rxm_rndv_post(struct rxm_ep *ep, struct rxm_tx *tx);
+
 /**
  * rxm_rndv_send() - send a message above the eager limit
  * @ep: the endpoint
- * @conn: the connection, held: the endpoint's work releases it once the
- *	request is posted
+ * @conn: the connection, held: released once the request is posted
  * @tx: the send, its header filled in as for an eager packet
+ * @sleep: FI_MAY_SLEEP if the caller may sleep (rxm_sleep_flag()): the
+ *	buffers are registered and the request posted here; else 0: in the
+ *	endpoint's work
  *
- * Context: any context; does not sleep.
- * Return: 0 (the work posts the request); -EMSGSIZE if the core has no
+ * Context: any context; does not sleep unless @sleep says so.
+ * Return: 0 (the request is posted, or the work posts it; a failure
+ * then completes the send with an error); -EMSGSIZE if the core has no
  * RMA, the message is larger than max_msg_size, or not a kvec array;
  * -EFAULT over a core that registers pages for an entry that is neither
  * in the linear map nor in vmalloc space; -EAGAIN if no msg_id is free.
  */
-int rxm_rndv_send(struct rxm_ep *ep, struct rxm_conn *conn, struct rxm_tx *tx)
+int rxm_rndv_send(struct rxm_ep *ep, struct rxm_conn *conn, struct rxm_tx *tx,
+		  u64 sleep)
 {
 	unsigned long flags;
 	u32 id;
@@ -95,12 +102,16 @@ int rxm_rndv_send(struct rxm_ep *ep, struct rxm_conn *conn, struct rxm_tx *tx)
 		tx->id = id;
 		tx->hdr.type = RXM_RNDV_REQ;
 		tx->hdr.msg_id = cpu_to_le64(id);
-		list_add_tail(&tx->node, &ep->tx_list);
+		if (!sleep)
+			list_add_tail(&tx->node, &ep->tx_list);
 	}
 	spin_unlock_irqrestore(&ep->lock, flags);
 	if (ret)
 		return -EAGAIN;
-	queue_work(rxm_wq, &ep->tx_work);
+	if (sleep)
+		rxm_rndv_post(ep, tx);
+	else
+		queue_work(rxm_wq, &ep->tx_work);
 	return 0;
 }
 
@@ -184,7 +195,11 @@ void rxm_rndv_conn_gone(struct rxm_conn *conn)
 	}
 }
 
-/* Register @tx's entries and post its request; releases its connection. */
+/*
+ * Register @tx's entries and post its request; releases its connection.
+ * Context: process context, no lock held (the endpoint's work, or a data
+ * call that may sleep): the core may send in this context.
+ */
 static void rxm_rndv_post(struct rxm_ep *ep, struct rxm_tx *tx)
 {
 	struct rxm_rndv *r = (struct rxm_rndv *)tx->buf;
@@ -231,7 +246,8 @@ static void rxm_rndv_post(struct rxm_ep *ep, struct rxm_tx *tx)
 		cm.msg_iov = kv;
 		cm.iov_count = 2;
 		cm.context = &tx->cqe;
-		ret = fi_sendmsg(tx->conn->core, &cm, FI_COMPLETION);
+		ret = fi_sendmsg(tx->conn->core, &cm,
+				 FI_COMPLETION | FI_MAY_SLEEP);
 	}
 	rxm_conn_put(tx->conn);
 	if (!ret)
