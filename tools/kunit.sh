@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Run the kOFI KUnit suites with the kernel's kunit.py over linux-source
-# with kOFI overlaid in tree (tools/kernel-overlay.sh), KASAN, lockdep,
-# UBSAN and kmemleak on.  The build directory is cached, so a second run
-# rebuilds only what changed.
+# with kOFI overlaid in tree (tools/kernel-overlay.sh) and built in,
+# lockdep on (kunit/.kunitconfig; KASAN, UBSAN and kmemleak are the debug
+# kernel's, where the suites run as modules).  The build directory is
+# cached, so a second run rebuilds only what changed.
 #
 # Prints kunit.py's summary and a last line "kunit: N passed, N failed".
 # Exit status 0 only if every test passed, none was skipped or crashed

@@ -270,17 +270,22 @@ boot_report() {
 # that ended on every guest, took[i] (seconds from its first guest's
 # KOFI-TEST-BEGIN to its last guest's KOFI-TEST-END).
 watch() {
-	local h log i b e t0=$SECONDS up=0 alive bad='' bad_at
+	local h log i b e t0=$SECONDS up=0 alive dead bad='' bad_at
+	local gone_at=''
 	local -a nb ne bootok
 	local -A seen=()
 	outcome="done" late=''
 	took=() since=()
 	for h in $(seq 0 $((guests - 1))); do nb[$h]=0 ne[$h]=0 bootok[$h]=0; done
 	while :; do
-		alive=0
+		alive=0 dead=0
 		for h in $(seq 0 $((guests - 1))); do
 			log=${blog[$h]}
-			kill -0 "${pids[$h]}" 2> /dev/null && alive=1
+			if kill -0 "${pids[$h]}" 2> /dev/null; then
+				alive=1
+			elif ! grep -a -q '^KOFI-DONE' "$log"; then
+				dead=1
+			fi
 			[ "${bootok[$h]}" = 1 ] ||
 				! grep -a -q '^KOFI-BOOTED' "$log" || bootok[$h]=1
 			b=$(grep -a -c '^KOFI-TEST-BEGIN ' "$log")
@@ -305,6 +310,13 @@ watch() {
 			ne[$h]=$e
 		done
 		[ $alive -eq 0 ] && break
+		# A guest ended before its tests did (it panicked): the others
+		# would wait for it at their next barrier until it times out.
+		# They get a few seconds to print what they have, no more.
+		if [ $dead -eq 1 ]; then
+			[ -n "$gone_at" ] || gone_at=$SECONDS
+			[ $((SECONDS - gone_at)) -ge 5 ] && break
+		fi
 		# A test failed: the other guest may finish its part of it
 		# (its own section then says how it went), not more.
 		if [ -n "$bad" ]; then

@@ -7,8 +7,7 @@
 # 1. Namespaces: the sample loaded from a process in a fresh network
 #    namespace (unshare -n) finds no route to the peer there, nor the
 #    guest's address to listen on: fi_getinfo() fails with ENODATA on both
-#    sides; from the initial namespace the same two connect.  Skipped on a
-#    kernel without network namespaces (the debug kernel).
+#    sides; from the initial namespace the same two connect.
 # 2. A request withdrawn by its peer: the server holds the connection
 #    request (hold_ms) while the client gives up (timeout_ms) and closes
 #    its endpoint; rdma_cm tells the request, and fi_endpoint() with it
@@ -49,17 +48,12 @@ check "link to the peer" wait_for 180 ping -c 1 -W 1 "$KOFI_PEER"
 check "insmod kofi" insmod $M/kofi.ko
 check "insmod kofi_ib_verbs" insmod $M/kofi_ib_verbs.ko
 hold=$(scaled 4000 8000)
-netns=1
-unshare -n true 2> /dev/null || netns=0
+check "network namespaces: unshare -n" unshare -n true
 give_up=$(scaled 2000 4000)
 
 if [ "$KOFI_HOST" = 0 ]; then
-	if [ "$netns" = 1 ]; then
-		check_output "fresh namespace: the server finds no address to listen on (ENODATA)" \
-			'result -61' in_netns server=1 addr="$KOFI_SELF" port=7400
-	else
-		say "no network namespaces in this kernel (CONFIG_NET_NS): fresh namespace part not run"
-	fi
+	check_output "fresh namespace: the server finds no address to listen on (ENODATA)" \
+		'result -61' in_netns server=1 addr="$KOFI_SELF" port=7400
 	server_start 7401 count=2
 	barrier netns
 	wait "$server_pid"
@@ -102,10 +96,8 @@ if [ "$KOFI_HOST" = 0 ]; then
 	fi
 	barrier qp-done
 else
-	if [ "$netns" = 1 ]; then
-		check_output "fresh namespace: the client finds no route to the peer (ENODATA)" \
-			'result -61' in_netns addr="$KOFI_PEER" port=7401 count=2
-	fi
+	check_output "fresh namespace: the client finds no route to the peer (ENODATA)" \
+		'result -61' in_netns addr="$KOFI_PEER" port=7401 count=2
 	barrier netns
 	check "initial namespace: client, 2 validated pings" \
 		sh -c "insmod $M/kofi_sample_rping.ko addr=$KOFI_PEER port=7401 count=2 validate=1 && \
