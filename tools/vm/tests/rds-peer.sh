@@ -11,6 +11,8 @@
 # acknowledgements free send space, RDS's congestion control refuses the
 # provider's sends (its counter cong_send_error grows), and still every
 # message arrives.
+# Then a bare sender to a header endpoint: rds-peer's message to the
+# sample with tagged=1 is dropped, counted and logged, and no echo comes.
 # Then the modules unload cleanly.  The sanitizer kernel sends each size
 # twice instead of four times.
 . ./lib.sh
@@ -26,6 +28,11 @@ congested() {
 	n=$(cong_errors) && echo "cong_send_error $cong_before -> $n" &&
 		[ "$n" -gt "$cong_before" ]
 }
+
+# logged PATTERN: the kernel log since line $from matches PATTERN.
+logged() { dmesg | tail -n +"$((from + 1))" | grep -q -E "$1"; }
+# no_echo ARGS...: rds-peer with ARGS fails (its echo never came).
+no_echo() { ! limited 60 rds-peer "$@"; }
 
 check "link to the peer" wait_for 180 ping -c 1 -W 1 "$KOFI_PEER"
 rds_load rds_tcp
@@ -80,6 +87,28 @@ else
 fi
 unload_sample
 barrier "kernel to kernel: done"
+
+# 4. A bare sender (rds-peer) to a header endpoint (the sample with
+# tagged=1): its message is dropped, counted and logged, no receive is
+# used up; the echo never comes.
+if [ "$KOFI_HOST" = 0 ]; then
+	from=$(dmesg | wc -l)
+	check "header endpoint bound" sample_echo port=18031 \
+		peer_port=18032 tagged=1 iters=1 burst=0 timeout_ms=10000
+	barrier "bare to header"
+	wait "$echo_pid"
+	check "header endpoint: nothing received (-EAGAIN)" \
+		result_is kofi_sample_rds -11
+	check "the bare message was dropped and logged" \
+		logged 'message without a valid header dropped'
+else
+	barrier "bare to header"
+	check "rds-peer's bare message to a header endpoint: no echo" \
+		no_echo -r send -s 64 -i 1 -n 0 -t 3 \
+		-b "$KOFI_SELF:18032" -p "$KOFI_PEER:18031"
+fi
+unload_sample
+barrier "bare to header: done"
 
 rds_unload
 finish
