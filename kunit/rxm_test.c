@@ -82,20 +82,14 @@ static void rt_setup_attr(struct kunit *test, struct ktr_rdm *t,
 	ktr_rdm_open(test, t, &attr);
 }
 
-static void rt_setup_node(struct kunit *test, struct ktr_rdm *t,
-			  const char *node, u64 caps)
-{
-	rt_setup_attr(test, t, node, caps, false);
-}
-
-/* rt_setup_node() on 127.0.0.1. */
+/* rt_setup_attr() on 127.0.0.1, without FI_OPT_DATA_MAY_SLEEP. */
 static void rt_setup(struct kunit *test, struct ktr_rdm *t, u64 caps)
 {
 	struct sockaddr_in name;
 	size_t len;
 	int i;
 
-	rt_setup_node(test, t, "127.0.0.1", caps);
+	rt_setup_attr(test, t, "127.0.0.1", caps, false);
 	for (i = 0; i < 2; i++) {
 		len = sizeof(name);
 		KUNIT_ASSERT_EQ(test, fi_getname(&t->ep[i]->fid, &name, &len),
@@ -603,6 +597,46 @@ static void rxm_simultaneous_test(struct kunit *test)
 }
 
 /*
+ * Each size of @sizes, untagged then tagged (tag @tag), both ways between
+ * the two endpoints: posted receive, send, both completions, the length,
+ * source and data of what arrived.
+ */
+static void rt_exchange(struct kunit *test, struct ktr_rdm *t,
+			const size_t *sizes, size_t n, u64 tag)
+{
+	struct fi_cq_tagged_entry e;
+	fi_addr_t src;
+	size_t i, len;
+	int dir;
+
+	for (i = 0; i < n * 2; i++) {
+		bool tagged = i & 1;
+
+		len = sizes[i / 2];
+		for (dir = 0; dir < 2; dir++) {
+			memset(t->buf[!dir], 0, len);
+			KUNIT_ASSERT_EQ(test, tagged ?
+					fi_trecv(t->ep[!dir], t->buf[!dir],
+						 len, NULL, FI_ADDR_UNSPEC,
+						 tag, 0, NULL) :
+					fi_recv(t->ep[!dir], t->buf[!dir], len,
+						NULL, FI_ADDR_UNSPEC, NULL), 0);
+			rt_fill(t->buf[dir], len, i + dir);
+			KUNIT_ASSERT_EQ(test, rt_send(t, dir, t->buf[dir], len,
+						      tagged, tag, NULL), 0);
+			KUNIT_ASSERT_EQ(test, rt_comp(t->tx[dir], &e, NULL,
+						      NULL), 1);
+			KUNIT_ASSERT_EQ(test, rt_comp(t->rx[!dir], &e, &src,
+						      NULL), 1);
+			KUNIT_EXPECT_EQ(test, e.len, len);
+			KUNIT_EXPECT_EQ(test, src, t->addr[dir]);
+			KUNIT_EXPECT_EQ(test, memcmp(t->buf[!dir], t->buf[dir],
+						     len), 0);
+		}
+	}
+}
+
+/*
  * IPv6 (on ::1): FI_SOCKADDR_IN6 infos, AV and names; a simultaneous
  * connect decided by the IPv6 names; eager and rendezvous messages both
  * ways, untagged and tagged, with their sources.
@@ -614,10 +648,10 @@ static void rxm_ipv6_test(struct kunit *test)
 	struct fi_cq_tagged_entry e;
 	struct ktr_rdm t;
 	fi_addr_t src;
-	size_t i, len;
+	size_t len;
 	int dir;
 
-	rt_setup_node(test, &t, "::1", FI_MSG | FI_TAGGED | FI_SOURCE);
+	rt_setup_attr(test, &t, "::1", FI_MSG | FI_TAGGED | FI_SOURCE, false);
 	KUNIT_EXPECT_EQ(test, t.info->addr_format, FI_SOCKADDR_IN6);
 	len = sizeof(struct sockaddr_in);
 	KUNIT_EXPECT_EQ(test, fi_getname(&t.ep[0]->fid, &name, &len),
@@ -644,31 +678,7 @@ static void rxm_ipv6_test(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, src, t.addr[!dir]);
 	}
 
-	for (i = 0; i < ARRAY_SIZE(sizes) * 2; i++) {
-		bool tagged = i & 1;
-
-		len = sizes[i / 2];
-		for (dir = 0; dir < 2; dir++) {
-			memset(t.buf[!dir], 0, len);
-			KUNIT_ASSERT_EQ(test, tagged ?
-					fi_trecv(t.ep[!dir], t.buf[!dir], len,
-						 NULL, FI_ADDR_UNSPEC, 7, 0,
-						 NULL) :
-					fi_recv(t.ep[!dir], t.buf[!dir], len,
-						NULL, FI_ADDR_UNSPEC, NULL), 0);
-			rt_fill(t.buf[dir], len, i + dir);
-			KUNIT_ASSERT_EQ(test, rt_send(&t, dir, t.buf[dir], len,
-						      tagged, 7, NULL), 0);
-			KUNIT_ASSERT_EQ(test, rt_comp(t.tx[dir], &e, NULL,
-						      NULL), 1);
-			KUNIT_ASSERT_EQ(test, rt_comp(t.rx[!dir], &e, &src,
-						      NULL), 1);
-			KUNIT_EXPECT_EQ(test, e.len, len);
-			KUNIT_EXPECT_EQ(test, src, t.addr[dir]);
-			KUNIT_EXPECT_EQ(test, memcmp(t.buf[!dir], t.buf[dir],
-						     len), 0);
-		}
-	}
+	rt_exchange(test, &t, sizes, ARRAY_SIZE(sizes), 7);
 	rt_teardown(test, &t);
 }
 
@@ -682,11 +692,9 @@ static void rxm_may_sleep_test(struct kunit *test)
 {
 	static const size_t sizes[] = { 64, RT_EAGER + 1, RT_BIG };
 	struct fi_cq_tagged_entry e;
-	size_t i, len, val = 0, vlen = sizeof(val);
+	size_t val = 0, vlen = sizeof(val);
 	struct fid_mr *mr;
 	struct ktr_rdm t;
-	fi_addr_t src;
-	int dir;
 
 	rt_setup_attr(test, &t, "127.0.0.1",
 		      FI_MSG | FI_TAGGED | FI_RMA | FI_SOURCE, true);
@@ -702,31 +710,7 @@ static void rxm_may_sleep_test(struct kunit *test)
 					FI_OPT_DATA_MAY_SLEEP, &val,
 					sizeof(val)), 0);
 
-	for (i = 0; i < ARRAY_SIZE(sizes) * 2; i++) {
-		bool tagged = i & 1;
-
-		len = sizes[i / 2];
-		for (dir = 0; dir < 2; dir++) {
-			memset(t.buf[!dir], 0, len);
-			KUNIT_ASSERT_EQ(test, tagged ?
-					fi_trecv(t.ep[!dir], t.buf[!dir], len,
-						 NULL, FI_ADDR_UNSPEC, 3, 0,
-						 NULL) :
-					fi_recv(t.ep[!dir], t.buf[!dir], len,
-						NULL, FI_ADDR_UNSPEC, NULL), 0);
-			rt_fill(t.buf[dir], len, i + dir);
-			KUNIT_ASSERT_EQ(test, rt_send(&t, dir, t.buf[dir], len,
-						      tagged, 3, NULL), 0);
-			KUNIT_ASSERT_EQ(test, rt_comp(t.tx[dir], &e, NULL,
-						      NULL), 1);
-			KUNIT_ASSERT_EQ(test, rt_comp(t.rx[!dir], &e, &src,
-						      NULL), 1);
-			KUNIT_EXPECT_EQ(test, e.len, len);
-			KUNIT_EXPECT_EQ(test, src, t.addr[dir]);
-			KUNIT_EXPECT_EQ(test, memcmp(t.buf[!dir], t.buf[dir],
-						     len), 0);
-		}
-	}
+	rt_exchange(test, &t, sizes, ARRAY_SIZE(sizes), 3);
 
 	/* an RMA write into endpoint 1's region */
 	KUNIT_ASSERT_EQ(test, fi_mr_reg(t.domain, t.buf[1], 4096,

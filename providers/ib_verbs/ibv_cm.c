@@ -212,11 +212,11 @@ static int ibv_connreq_offer(struct ibv_pep *pep, struct ibv_connreq *cr,
 	return ret;
 }
 
-/* Reject and free a request that never reached the EQ. */
-static void ibv_connreq_drop(struct ibv_connreq *cr, struct fi_info *info)
+/* Reject and free a held request that never reached the EQ. */
+static void ibv_connreq_drop(struct ibv_connreq *cr)
 {
-	info->handle = NULL;
-	fi_freeinfo(info);
+	cr->info->handle = NULL;
+	fi_freeinfo(cr->info);
 	kfree(cr->data);
 	ibv_connreq_reject(cr, NULL, 0);
 }
@@ -266,7 +266,6 @@ static void ibv_pep_held_work(struct work_struct *work)
 	struct ibv_pep *pep = container_of(to_delayed_work(work),
 					   struct ibv_pep, held_work);
 	struct ibv_connreq *cr, *tmp;
-	struct fi_info *info;
 	LIST_HEAD(drop);
 	void *data;
 	int ret;
@@ -275,18 +274,13 @@ static void ibv_pep_held_work(struct work_struct *work)
 	while ((cr = list_first_entry_or_null(&pep->held, struct ibv_connreq,
 					      node))) {
 		list_del_init(&cr->node);
-		info = cr->info;
 		data = cr->data;
-		cr->info = NULL;
-		cr->data = NULL;
-		ret = ibv_connreq_offer(pep, cr, info, data, cr->len);
+		ret = ibv_connreq_offer(pep, cr, cr->info, data, cr->len);
 		if (!ret) {
 			/* @cr is the user's now: touch nothing of it. */
 			kfree(data);
 			continue;
 		}
-		cr->data = data;
-		cr->info = info;
 		if (ret == -EAGAIN && !ibv_connreq_expired(cr)) {
 			list_add(&cr->node, &pep->held);
 			break;
@@ -299,7 +293,7 @@ static void ibv_pep_held_work(struct work_struct *work)
 				      msecs_to_jiffies(IBV_CONNREQ_RETRY_MS));
 	mutex_unlock(&pep->mutex);
 	list_for_each_entry_safe(cr, tmp, &drop, node)
-		ibv_connreq_drop(cr, cr->info);
+		ibv_connreq_drop(cr);
 }
 
 /*
@@ -514,7 +508,7 @@ static int ibv_pep_close(struct fid *fid)
 	cancel_delayed_work_sync(&pep->held_work);
 	list_for_each_entry_safe(cr, tmp, &pep->held, node) {
 		list_del(&cr->node);
-		ibv_connreq_drop(cr, cr->info);
+		ibv_connreq_drop(cr);
 	}
 	fi_freeinfo(pep->info);
 	put_net(pep->net);

@@ -128,10 +128,7 @@ static bool krds_transport_usable(int trans, const struct fi_info *hints)
 	if (len) {
 		/* any port: the one asked for may be taken already */
 		memcpy(&any, hints->src_addr, len);
-		if (any.sa.sa_family == AF_INET)
-			any.in.sin_port = 0;
-		else
-			any.in6.sin6_port = 0;
+		kofi_sockaddr_set_port(&any, 0);
 	}
 	if (krds_sock_create(current->nsproxy->net_ns, trans,
 			     len ? &any : NULL, &sock))
