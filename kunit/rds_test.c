@@ -10,7 +10,9 @@
  * endpoints (FI_TAGGED): directed receives, multi-receive buffers and
  * FI_OPT_MIN_MULTI_RECV, fi_cancel(), fi_av_remove() of a source (and
  * its insertion again) and of a lost peer host, closing an endpoint with
- * receives posted, and the calls refused.
+ * receives posted, and the calls refused.  RMA carried in messages:
+ * writes and reads up to the largest, into kvec and page regions, remote
+ * CQ data, inject, and every refusal the target answers.
  *
  * Only exported symbols are used (the suite is also built as a module);
  * kofi_rds, rds and rds_tcp must be loaded or built in.
@@ -30,6 +32,7 @@
 #include <kofi/fi_endpoint.h>
 #include <kofi/fi_eq.h>
 #include <kofi/fi_errno.h>
+#include <kofi/fi_rma.h>
 #include <kofi/fi_tagged.h>
 #include "kofi_test_net.h"
 #include "kofi_test_rdm.h"
@@ -181,9 +184,12 @@ static void rds_getinfo_test(struct kunit *test)
 		KUNIT_EXPECT_FALSE(test, i->tx_attr->caps &
 				   (FI_DIRECTED_RECV | FI_MULTI_RECV));
 	}
-	/* the bare info first, then the header one */
-	KUNIT_EXPECT_EQ(test, n, 2);
-	KUNIT_EXPECT_FALSE(test, info->caps & FI_TAGGED);
+	/* the bare info first, then the header one, then the RMA one */
+	KUNIT_EXPECT_EQ(test, n, 3);
+	KUNIT_EXPECT_FALSE(test, info->caps & (FI_TAGGED | FI_RMA));
+	KUNIT_EXPECT_TRUE(test, info->next->caps & FI_TAGGED);
+	KUNIT_EXPECT_FALSE(test, info->next->caps & FI_RMA);
+	KUNIT_EXPECT_TRUE(test, info->next->next->caps & FI_RMA);
 	fi_freeinfo(info);
 }
 
@@ -635,6 +641,323 @@ static void rds_bad_calls_test(struct kunit *test)
 	ktr_rdm_close(test, &t);
 }
 
+#define RDT_RMA_MAX	(1048576 - 56)	/* max_msg_size of the RMA info */
+
+/* fi_writemsg() or fi_readmsg() of endpoint 0 with @flags, to endpoint 1. */
+static ssize_t rdt_rma(struct ktr_rdm *t, bool write, void *buf, size_t len,
+		       u64 raddr, size_t rlen, u64 key, size_t rma_cnt,
+		       u64 flags)
+{
+	struct kvec kv = { .iov_base = buf, .iov_len = len };
+	struct fi_rma_iov rma = { .addr = raddr, .len = rlen, .key = key };
+	struct fi_msg_rma m = {
+		.iov_type = FI_IOV_KVEC,
+		.msg_iov = &kv,
+		.iov_count = 1,
+		.addr = t->addr[1],
+		.rma_iov = &rma,
+		.rma_iov_count = rma_cnt,
+		.context = buf,
+	};
+
+	return write ? fi_writemsg(t->ep[0], &m, flags) :
+		       fi_readmsg(t->ep[0], &m, flags);
+}
+
+/*
+ * Endpoint 0 writes (or reads) @len bytes at @raddr of @key on endpoint 1
+ * and waits for the completion: 1, or the negative errno of its error
+ * entry (its flags then in @err).
+ */
+static ssize_t rdt_rma_wait(struct kunit *test, struct ktr_rdm *t, bool write,
+			    void *buf, size_t len, u64 raddr, u64 key)
+{
+	struct fi_cq_tagged_entry e = {};
+	struct fi_cq_err_entry err = {};
+	ssize_t ret;
+
+	KUNIT_EXPECT_EQ(test, rdt_rma(t, write, buf, len, raddr, len, key, 1,
+				      0), 0);
+	ret = rdt_comp(t->cq[0], &e, NULL, &err);
+	if (ret == 1) {
+		KUNIT_EXPECT_EQ(test, e.flags,
+				FI_RMA | (write ? FI_WRITE : FI_READ));
+		KUNIT_EXPECT_EQ(test, e.len, len);
+		KUNIT_EXPECT_PTR_EQ(test, e.op_context, buf);
+	} else {
+		KUNIT_EXPECT_PTR_EQ(test, err.op_context, buf);
+		KUNIT_EXPECT_EQ(test, err.flags,
+				FI_RMA | (write ? FI_WRITE : FI_READ));
+	}
+	return ret;
+}
+
+static void rdt_pattern(u8 *buf, size_t len, u8 seed)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		buf[i] = (u8)(i * 7 + seed);
+}
+
+/* Writes and reads of every size class into endpoint 1's region @key. */
+static void rdt_rma_sizes(struct kunit *test, struct ktr_rdm *t, u64 key)
+{
+	static const size_t sizes[] = { 1, 4096, 65536, RDT_RMA_MAX };
+	u8 *src = t->buf[0], *dst = t->buf[1];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		size_t len = sizes[i];
+
+		rdt_pattern(src, len, i);
+		KUNIT_ASSERT_EQ(test, rdt_rma_wait(test, t, true, src, len, 0,
+						   key), 1);
+		KUNIT_EXPECT_EQ(test, memcmp(dst, src, len), 0);
+		rdt_pattern(dst, len, i + 100);
+		memset(src, 0, len);
+		KUNIT_ASSERT_EQ(test, rdt_rma_wait(test, t, false, src, len, 0,
+						   key), 1);
+		KUNIT_EXPECT_EQ(test, memcmp(src, dst, len), 0);
+	}
+}
+
+/*
+ * RMA on the RMA info's endpoints: what the info says, writes and reads
+ * of every size up to the largest into a region of endpoint 1, remote CQ
+ * data completing at the target with its source, inject, the calls
+ * refused, and each refusal of the target as the initiator's error
+ * entry: an unknown key, a range outside the region, an access the region
+ * does not give, an endpoint that takes no RMA.
+ */
+static void rds_rma_test(struct kunit *test)
+{
+	const struct ktr_rdm_attr attr = {
+		.prov = "rds",
+		.domain = "tcp",
+		.node = "127.0.0.1",
+		.caps = FI_MSG | FI_RMA | FI_SOURCE,
+		.eps = 2,
+		.buf_size = SZ_1M,
+	};
+	struct fi_cq_tagged_entry e = {};
+	struct fid_mr *mr, *ro;
+	struct ktr_rdm t, t2;
+	char name[64];
+	size_t namelen = sizeof(name);
+	fi_addr_t src, other;
+	u64 key, ro_key;
+
+	ktr_rdm_open(test, &t, &attr);
+	KUNIT_EXPECT_EQ(test, t.info->caps & (FI_READ | FI_WRITE |
+					      FI_REMOTE_READ | FI_REMOTE_WRITE |
+					      FI_TAGGED | FI_REMOTE_CQ_DATA),
+			FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE |
+			FI_TAGGED | FI_REMOTE_CQ_DATA);
+	KUNIT_EXPECT_EQ(test, t.info->tx_attr->caps &
+			(FI_REMOTE_READ | FI_REMOTE_WRITE), 0);
+	KUNIT_EXPECT_EQ(test, t.info->rx_attr->caps & (FI_READ | FI_WRITE), 0);
+	KUNIT_EXPECT_EQ(test, t.info->domain_attr->mr_mode, FI_MR_PROV_KEY);
+	KUNIT_EXPECT_EQ(test, t.info->domain_attr->mr_key_size, sizeof(u64));
+	KUNIT_EXPECT_EQ(test, t.info->ep_attr->max_msg_size, RDT_RMA_MAX);
+	KUNIT_EXPECT_EQ(test, t.info->tx_attr->rma_iov_limit, 1);
+	KUNIT_ASSERT_EQ(test, fi_mr_reg(t.domain, t.buf[1], SZ_1M,
+					FI_REMOTE_READ | FI_REMOTE_WRITE, 0, 0,
+					0, &mr, NULL), 0);
+	key = fi_mr_key(mr);
+	rdt_rma_sizes(test, &t, key);
+
+	/* remote CQ data: a completion at the target, no receive used up */
+	rdt_pattern(t.buf[0], 64, 3);
+	KUNIT_ASSERT_EQ(test, fi_writedata(t.ep[0], t.buf[0], 64, NULL,
+					   0x1234567890abcdefULL, t.addr[1],
+					   128, key, t.buf[0]), 0);
+	KUNIT_ASSERT_EQ(test, rdt_comp(t.cq[0], &e, NULL, NULL), 1);
+	KUNIT_EXPECT_EQ(test, e.flags, FI_RMA | FI_WRITE);
+	src = FI_ADDR_NOTAVAIL;
+	KUNIT_ASSERT_EQ(test, rdt_comp(t.cq[1], &e, &src, NULL), 1);
+	KUNIT_EXPECT_EQ(test, e.flags, FI_RMA | FI_REMOTE_WRITE |
+			FI_REMOTE_CQ_DATA);
+	KUNIT_EXPECT_EQ(test, e.data, 0x1234567890abcdefULL);
+	KUNIT_EXPECT_EQ(test, e.len, 64);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, NULL);
+	KUNIT_EXPECT_EQ(test, src, t.addr[0]);
+	KUNIT_EXPECT_EQ(test, memcmp(t.buf[1] + 128, t.buf[0], 64), 0);
+	rdt_no_comp(test, t.cq[1]);
+
+	/* inject: no completion; a read after it sees its data */
+	rdt_pattern(t.buf[0], 256, 9);
+	KUNIT_EXPECT_EQ(test, fi_inject_write(t.ep[0], t.buf[0], 256,
+					      t.addr[1], 1000, key), 0);
+	KUNIT_EXPECT_EQ(test, fi_inject_write(t.ep[0], t.buf[0], 257,
+					      t.addr[1], 1000, key), -EMSGSIZE);
+	KUNIT_ASSERT_EQ(test, rdt_rma_wait(test, &t, false, t.buf[0] + 4096,
+					   256, 1000, key), 1);
+	KUNIT_EXPECT_EQ(test, memcmp(t.buf[0] + 4096, t.buf[0], 256), 0);
+	rdt_no_comp(test, t.cq[0]);
+
+	/* calls refused, nothing posted */
+	KUNIT_EXPECT_EQ(test, fi_write(t.ep[0], t.buf[0], 8, NULL, 77, 0, key,
+				       NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rdt_rma(&t, true, t.buf[0], 8, 0, 8, key, 0, 0),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, rdt_rma(&t, true, t.buf[0], 8, 0, 8, key, 2, 0),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, rdt_rma(&t, true, t.buf[0], 8, 0, 9, key, 1, 0),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, rdt_rma(&t, false, t.buf[0], 8, 0, 8, key, 1,
+				      FI_INJECT), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rdt_rma(&t, true, t.buf[0], RDT_RMA_MAX + 1, 0,
+				      RDT_RMA_MAX + 1, key, 1, 0), -EMSGSIZE);
+	rdt_no_comp(test, t.cq[0]);
+
+	/* the target's refusals, each the initiator's error entry */
+	KUNIT_EXPECT_EQ(test, rdt_rma_wait(test, &t, false, t.buf[0], 8, 0,
+					   key ^ 1), -ENOKEY);
+	KUNIT_EXPECT_EQ(test, rdt_rma_wait(test, &t, true, t.buf[0], 8,
+					   SZ_1M - 4, key), -ERANGE);
+	KUNIT_ASSERT_EQ(test, fi_mr_reg(t.domain, t.buf[1], 4096,
+					FI_REMOTE_READ, 0, 0, 0, &ro, NULL), 0);
+	ro_key = fi_mr_key(ro);
+	KUNIT_EXPECT_EQ(test, rdt_rma_wait(test, &t, true, t.buf[0], 8, 0,
+					   ro_key), -EACCES);
+	KUNIT_EXPECT_EQ(test, rdt_rma_wait(test, &t, false, t.buf[0], 8, 0,
+					   ro_key), 1);
+	KUNIT_EXPECT_EQ(test, fi_close(&ro->fid), 0);
+	/* a closed region's key is unknown */
+	KUNIT_EXPECT_EQ(test, rdt_rma_wait(test, &t, false, t.buf[0], 8, 0,
+					   ro_key), -ENOKEY);
+
+	/* a header endpoint without FI_RMA answers that it takes none */
+	rdt_setup(test, &t2, FI_MSG | FI_TAGGED, 0);
+	KUNIT_ASSERT_EQ(test, fi_getname(&t2.ep[0]->fid, name, &namelen), 0);
+	KUNIT_ASSERT_EQ(test, fi_av_insert(t.av, name, 1, &other, 0, NULL), 1);
+	KUNIT_ASSERT_EQ(test, fi_write(t.ep[0], t.buf[0], 8, NULL, other, 0,
+				       key, t.buf[0]), 0);
+	KUNIT_EXPECT_EQ(test, rdt_comp(t.cq[0], &e, NULL, NULL), -EOPNOTSUPP);
+	ktr_rdm_close(test, &t2);
+
+	/* the endpoints go on after refusals */
+	rdt_rma_sizes(test, &t, key);
+	KUNIT_EXPECT_EQ(test, fi_close(&mr->fid), 0);
+	ktr_rdm_close(test, &t);
+}
+
+/*
+ * A region of two pages registered as bio_vecs: a write across the page
+ * boundary lands in both, and a read brings it back.
+ */
+static void rds_rma_pages_test(struct kunit *test)
+{
+	const struct ktr_rdm_attr attr = {
+		.prov = "rds",
+		.domain = "tcp",
+		.node = "127.0.0.1",
+		.caps = FI_RMA,
+		.eps = 2,
+		.buf_size = 3 * PAGE_SIZE,
+	};
+	struct page *pg[2] = {};
+	struct bio_vec bv[2];
+	struct fi_mr_attr ma = {
+		.iov_type = FI_IOV_BVEC,
+		.mr_bvec = bv,
+		.iov_count = 2,
+		.access = FI_REMOTE_READ | FI_REMOTE_WRITE,
+		.offset = 0x10000,
+	};
+	size_t len = PAGE_SIZE + 40, at = PAGE_SIZE - 50;
+	struct fid_mr *mr;
+	struct ktr_rdm t;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		pg[i] = alloc_page(GFP_KERNEL | __GFP_ZERO);
+		KUNIT_ASSERT_NOT_NULL(test, pg[i]);
+		bv[i].bv_page = pg[i];
+		bv[i].bv_offset = 0;
+		bv[i].bv_len = PAGE_SIZE;
+	}
+	ktr_rdm_open(test, &t, &attr);
+	KUNIT_ASSERT_EQ(test, fi_mr_regattr(t.domain, &ma, 0, &mr), 0);
+	rdt_pattern(t.buf[0], len, 5);
+	/* addresses start at the registration's offset */
+	KUNIT_EXPECT_EQ(test, rdt_rma_wait(test, &t, true, t.buf[0], len,
+					   0x10000 + at, fi_mr_key(mr)), 1);
+	KUNIT_EXPECT_EQ(test, memcmp(page_address(pg[0]) + at, t.buf[0], 50),
+			0);
+	KUNIT_EXPECT_EQ(test, memcmp(page_address(pg[1]), t.buf[0] + 50,
+				     len - 50), 0);
+	KUNIT_EXPECT_EQ(test, rdt_rma_wait(test, &t, false, t.buf[0] + len,
+					   len, 0x10000 + at, fi_mr_key(mr)),
+			1);
+	KUNIT_EXPECT_EQ(test, memcmp(t.buf[0] + len, t.buf[0], len), 0);
+	KUNIT_EXPECT_EQ(test, rdt_rma_wait(test, &t, true, t.buf[0], 8,
+					   0x10000 + 2 * PAGE_SIZE - 4,
+					   fi_mr_key(mr)), -ERANGE);
+	KUNIT_EXPECT_EQ(test, fi_close(&mr->fid), 0);
+	ktr_rdm_close(test, &t);
+	for (i = 0; i < 2; i++)
+		__free_page(pg[i]);
+}
+
+/*
+ * RMA operations whose answer cannot come (their target's endpoint is
+ * closed: RDS drops what it is sent): fi_av_remove() of the target ends
+ * one with ECANCELED at once, and one left waiting ends with ETIMEDOUT
+ * after the module's rma_timeout_ms (the harnesses set 3 s; the wait
+ * allows the default 30 s).  The endpoint goes on.
+ */
+static void rds_rma_lost_test(struct kunit *test)
+{
+	const struct ktr_rdm_attr attr = {
+		.prov = "rds",
+		.domain = "tcp",
+		.node = "127.0.0.1",
+		.caps = FI_RMA,
+		.eps = 3,
+		.buf_size = 4096,
+	};
+	struct fi_cq_tagged_entry e;
+	struct fi_cq_err_entry err;
+	size_t namelen = 64;
+	struct fid_mr *mr;
+	struct ktr_rdm t;
+	fi_addr_t gone;
+	char name[64];
+
+	ktr_rdm_open(test, &t, &attr);
+	KUNIT_ASSERT_EQ(test, fi_mr_reg(t.domain, t.buf[1], 4096,
+					FI_REMOTE_READ | FI_REMOTE_WRITE, 0, 0,
+					0, &mr, NULL), 0);
+	KUNIT_ASSERT_EQ(test, fi_getname(&t.ep[2]->fid, name, &namelen), 0);
+	gone = t.addr[2];
+	ktr_rdm_close_ep(test, &t, 2);
+
+	KUNIT_ASSERT_EQ(test, fi_read(t.ep[0], t.buf[0], 8, NULL, gone, 0,
+				      fi_mr_key(mr), t.buf[0]), 0);
+	msleep(RDT_SETTLE);
+	rdt_no_comp(test, t.cq[0]);
+	KUNIT_ASSERT_EQ(test, fi_av_remove(t.av, &gone, 1, 0), 0);
+	KUNIT_EXPECT_EQ(test, rdt_comp(t.cq[0], &e, NULL, &err), -ECANCELED);
+	KUNIT_EXPECT_PTR_EQ(test, err.op_context, (void *)t.buf[0]);
+	KUNIT_EXPECT_EQ(test, err.flags, FI_RMA | FI_READ);
+
+	KUNIT_ASSERT_EQ(test, fi_av_insert(t.av, name, 1, &gone, 0, NULL), 1);
+	KUNIT_ASSERT_EQ(test, fi_write(t.ep[0], t.buf[0], 8, NULL, gone, 0,
+				       fi_mr_key(mr), t.buf[0] + 8), 0);
+	KUNIT_EXPECT_EQ(test, ktr_rdm_comp(t.cq[0], &e, NULL, &err, 40000),
+			-ETIMEDOUT);
+	KUNIT_EXPECT_PTR_EQ(test, err.op_context, (void *)(t.buf[0] + 8));
+	KUNIT_EXPECT_EQ(test, err.flags, FI_RMA | FI_WRITE);
+
+	KUNIT_EXPECT_EQ(test, rdt_rma_wait(test, &t, false, t.buf[0], 8, 0,
+					   fi_mr_key(mr)), 1);
+	rdt_no_comp(test, t.cq[0]);
+	KUNIT_EXPECT_EQ(test, fi_close(&mr->fid), 0);
+	ktr_rdm_close(test, &t);
+}
+
 static struct kunit_case rds_cases[] = {
 	KUNIT_CASE(rds_getinfo_test),
 	KUNIT_CASE_PARAM(rds_directed_test, rdt_hdr_gen_params),
@@ -646,6 +969,9 @@ static struct kunit_case rds_cases[] = {
 	KUNIT_CASE(rds_lost_host_test),
 	KUNIT_CASE_PARAM(rds_close_multi_test, rdt_hdr_gen_params),
 	KUNIT_CASE(rds_bad_calls_test),
+	KUNIT_CASE(rds_rma_test),
+	KUNIT_CASE(rds_rma_pages_test),
+	KUNIT_CASE(rds_rma_lost_test),
 	{}
 };
 

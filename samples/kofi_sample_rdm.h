@@ -29,11 +29,10 @@
  * then fabric, domain, two CQs, an AV of type FI_AV_TABLE and the
  * endpoint, enabled, with a receive of the whole rx half posted.  The
  * buffer is registered where the domain needs it (FI_MR_LOCAL) and for
- * RMA (@c->rma), which needs FI_RMA in the info's caps.
+ * RMA (@c->rma), for which the hints ask for FI_RMA.
  *
  * Return: 0; the errno of fi_getinfo() (-ENODATA: no provider offers
- * it); -EINVAL for RMA without FI_RMA; another negative errno.  On error
- * call ks_close().
+ * it); another negative errno.  On error call ks_close().
  */
 static inline int ks_rdm_open(struct ks_conn *c, const char *prov,
 			      const char *node)
@@ -51,22 +50,18 @@ static inline int ks_rdm_open(struct ks_conn *c, const char *prov,
 	hints = ks_hints(prov);
 	if (!hints)
 		return -ENOMEM;
-	hints->caps = c->tagged ? FI_TAGGED : FI_MSG;
+	hints->caps = (c->tagged ? FI_TAGGED : FI_MSG) | (c->rma ? FI_RMA : 0);
 	hints->ep_attr->type = FI_EP_RDM;
 	ret = fi_getinfo(fi_version(), node, "0", FI_SOURCE, hints, &c->info);
 	fi_freeinfo(hints);
 	if (ret) {
-		pr_err("fi_getinfo(%s, FI_EP_RDM, %s): %d\n", prov,
-		       c->tagged ? "FI_TAGGED" : "FI_MSG", ret);
+		pr_err("fi_getinfo(%s, FI_EP_RDM, %s%s): %d\n", prov,
+		       c->tagged ? "FI_TAGGED" : "FI_MSG",
+		       c->rma ? " | FI_RMA" : "", ret);
 		return ret;
 	}
 	pr_info("provider %s, domain %s\n", c->info->fabric_attr->prov_name,
 		c->info->domain_attr->name);
-	if (c->rma && !(c->info->caps & FI_RMA)) {
-		pr_err("%s offers no RMA on FI_EP_RDM\n",
-		       c->info->fabric_attr->prov_name);
-		return -EINVAL;
-	}
 	ret = fi_fabric(c->info->fabric_attr, &c->fabric, NULL);
 	if (!ret)
 		ret = fi_domain(c->fabric, c->info, &c->domain, NULL);

@@ -5,7 +5,8 @@
 # with kOFI overlaid in tree (tools/kernel-overlay.sh) and built in,
 # lockdep on (kunit/.kunitconfig; KASAN, UBSAN and kmemleak are the debug
 # kernel's, where the suites run as modules).  The build directory is
-# cached, so a second run rebuilds only what changed.
+# cached, so a second run rebuilds only what changed.  The rds provider's
+# RMA timeout is 3 s (kernel command line), which its suite waits out.
 #
 # Prints kunit.py's summary and a last line "kunit: N passed, N failed".
 # Exit status 0 only if every test passed, none was skipped or crashed
@@ -29,6 +30,7 @@ kofi_log "kunit.py run (build dir $build)"
 	--arch=x86_64 --kunitconfig="$KOFI_TOP/kunit/.kunitconfig" \
 	--build_dir="$build" --jobs="$KOFI_JOBS" --timeout=1200 \
 	--qemu_args="-smp 2 -cpu Nehalem" --kernel_args=mitigations=off \
+	--kernel_args=kofi_rds.rma_timeout_ms=3000 \
 	--json="$out/kunit.json" "$@") 2>&1 | tee "$out/kunit.out"
 rc=${PIPESTATUS[0]}
 

@@ -12,10 +12,12 @@
 #ifndef _KOFI_PROVIDER_H
 #define _KOFI_PROVIDER_H
 
+#include <linux/bvec.h>
 #include <linux/completion.h>
 #include <linux/list.h>
 #include <linux/spinlock.h>
 #include <linux/refcount.h>
+#include <linux/uio.h>
 #include <kofi/fabric.h>
 #include <kofi/fi_errno.h>
 #include <kofi/fi_domain.h>
@@ -313,5 +315,41 @@ void kofi_keytable_remove(struct kofi_keytable *kt, struct kofi_key_entry *e);
 struct kofi_key_entry *kofi_keytable_get(struct kofi_keytable *kt, u64 key,
 					 u64 addr, u64 len, u64 access);
 void kofi_key_entry_put(struct kofi_key_entry *e);
+
+/* Most entries in a software region's vector (kofi_sw_mr_reg()). */
+#define KOFI_SW_MR_IOV_LIMIT	256
+
+/**
+ * struct kofi_sw_mr - a region of a software RMA provider
+ * @mr: the kOFI object
+ * @kt: the key table it is entered in
+ * @ke: its key table entry (base = remote address of the first byte;
+ *	priv = the region)
+ * @bvec: true if @bv is the vector, false for @kv
+ * @nr: entries in the vector
+ * @len: bytes in the region
+ * @kv: kvec vector (a copy of the user's)
+ * @bv: bio_vec vector (a copy of the user's, or made from a scatterlist)
+ *
+ * Made by kofi_sw_mr_reg(); a peer's request reaches its memory through
+ * kofi_keytable_get() and kofi_sw_mr_iter().
+ */
+struct kofi_sw_mr {
+	struct fid_mr mr;
+	struct kofi_keytable *kt;
+	struct kofi_key_entry ke;
+	bool bvec;
+	unsigned int nr;
+	size_t len;
+	union {
+		struct kvec *kv;
+		struct bio_vec *bv;
+	};
+};
+
+int kofi_sw_mr_reg(struct kofi_keytable *kt, const struct fi_mr_attr *attr,
+		   u64 flags, struct fid_mr **fmr);
+void kofi_sw_mr_iter(const struct kofi_key_entry *e, struct iov_iter *it,
+		     unsigned int dir, u64 addr, size_t len);
 
 #endif /* _KOFI_PROVIDER_H */

@@ -48,7 +48,6 @@
 #define KSOCK_TX_SIZE		256
 #define KSOCK_RX_SIZE		256
 #define KSOCK_RSP_SIZE		16	/* read responses in flight per ep */
-#define KSOCK_MR_IOV_LIMIT	256
 #define KSOCK_BACKLOG		128
 /* How often a request the full EQ of its listener held is offered again. */
 #define KSOCK_CREQ_RETRY_MS	10
@@ -119,34 +118,6 @@ struct ksock_domain {
 	struct fid_domain domain;
 	struct kofi_keytable kt;
 };
-
-/**
- * struct ksock_mr - a registered region
- * @mr: the kOFI object
- * @dom: its domain
- * @ke: key table entry (base = remote address of the first byte)
- * @bvec: true if @bv is the vector, false for @kv
- * @nr: entries in the vector
- * @len: bytes in the region
- * @kv: kvec vector (copy of the user's)
- * @bv: bio_vec vector (copy of the user's, or made from a scatterlist)
- */
-struct ksock_mr {
-	struct fid_mr mr;
-	struct ksock_domain *dom;
-	struct kofi_key_entry ke;
-	bool bvec;
-	unsigned int nr;
-	size_t len;
-	union {
-		struct kvec *kv;
-		struct bio_vec *bv;
-	};
-};
-
-/* Build @it over [@off, @off + @len) of @mr's memory. */
-void ksock_mr_iter(struct ksock_mr *mr, struct iov_iter *it,
-		   unsigned int dir, u64 off, size_t len);
 
 enum ksock_req_kind {
 	KSOCK_REQ_SEND,		/* message */
@@ -459,9 +430,6 @@ struct ksock_creq {
 
 /* ksock_main.c */
 struct fi_info *ksock_info_alloc(u32 addr_format);
-
-/* ksock_mr.c */
-extern const struct fi_ops_mr ksock_mr_ops;
 
 /* ksock_sock.c */
 int ksock_sock_create(struct net *net, int family, struct socket **sockp);

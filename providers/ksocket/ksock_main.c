@@ -60,7 +60,7 @@ struct fi_info *ksock_info_alloc(u32 addr_format)
 	info->domain_attr->cq_cnt = 256;
 	info->domain_attr->ep_cnt = 4096;
 	info->domain_attr->mr_cnt = 65536;
-	info->domain_attr->mr_iov_limit = KSOCK_MR_IOV_LIMIT;
+	info->domain_attr->mr_iov_limit = KOFI_SW_MR_IOV_LIMIT;
 	info->domain_attr->name = kstrdup(KSOCK_PROV_NAME, GFP_KERNEL);
 	info->fabric_attr->name = kstrdup(KSOCK_PROV_NAME, GFP_KERNEL);
 	info->fabric_attr->prov_name = kstrdup(KSOCK_PROV_NAME, GFP_KERNEL);
@@ -108,6 +108,19 @@ static int ksock_domain_close(struct fid *fid)
 	kfree(dom);
 	return 0;
 }
+
+static int ksock_mr_regattr(struct fid *fid, const struct fi_mr_attr *attr,
+			    u64 flags, struct fid_mr **fmr)
+{
+	struct ksock_domain *dom = container_of(fid, struct ksock_domain,
+						domain.fid);
+
+	return kofi_sw_mr_reg(&dom->kt, attr, flags, fmr);
+}
+
+static const struct fi_ops_mr ksock_mr_ops = {
+	.regattr = ksock_mr_regattr,
+};
 
 static const struct fi_ops ksock_domain_fi_ops = {
 	.close = ksock_domain_close,

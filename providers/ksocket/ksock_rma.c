@@ -49,8 +49,7 @@ int ksock_rma_target(struct ksock_ep *ep, const struct ksock_rma_iov *rma,
 			return PTR_ERR(e);
 		}
 		ke[i] = e;
-		ksock_mr_iter(e->priv, &iter[i], dir, rma[i].addr - e->base,
-			      rma[i].len);
+		kofi_sw_mr_iter(e, &iter[i], dir, rma[i].addr, rma[i].len);
 		*total += rma[i].len;
 	}
 	return 0;

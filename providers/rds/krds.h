@@ -5,9 +5,9 @@
  * rds runs FI_EP_RDM endpoints on kernel AF_RDS sockets, over RDS's TCP
  * or InfiniBand transport (the domain "tcp" or "ib").  An FI_MSG-only
  * endpoint's message is the bare payload, so any AF_RDS program exchanges
- * messages with it; an endpoint with FI_TAGGED or FI_REMOTE_CQ_DATA puts
- * a header in front of every message (krds_proto.h).  See
- * Documentation/rds.rst.
+ * messages with it; an endpoint with FI_TAGGED, FI_REMOTE_CQ_DATA or
+ * FI_RMA puts a header in front of every message (krds_proto.h), and
+ * carries RMA in messages (krds_rma.c).  See Documentation/rds.rst.
  */
 #ifndef _KOFI_RDS_H
 #define _KOFI_RDS_H
@@ -35,6 +35,9 @@
 #define KRDS_MAX_MSG_SIZE	(1024 * 1024)
 /* Largest payload of a header endpoint's message. */
 #define KRDS_MAX_HDR_MSG_SIZE	(KRDS_MAX_MSG_SIZE - sizeof(struct krds_hdr))
+/* Largest message and RMA transfer of an endpoint with FI_RMA. */
+#define KRDS_MAX_RMA_SIZE	(KRDS_MAX_MSG_SIZE - \
+				 sizeof(struct krds_rma_frame))
 /*
  * Socket buffers: RDS refuses a message above sk_sndbuf / 2 (and a send
  * with EAGAIN once that much is unacknowledged), and marks a port
@@ -55,38 +58,53 @@
  */
 #define KRDS_UX_MAX		256
 #define KRDS_UX_BYTES		(KRDS_RCVBUF / 2)
+/*
+ * Answers to peers' RMA requests an endpoint holds until the socket takes
+ * them; beyond that requests wait in the socket.
+ */
+#define KRDS_ANSWERS_MAX	1024
 /* FI_OPT_MIN_MULTI_RECV of a new endpoint. */
 #define KRDS_MIN_MULTI_RECV	16384
 
 extern struct workqueue_struct *krds_wq;
+extern unsigned int krds_rma_timeout_ms;
 
 /**
  * struct krds_domain - a domain: one RDS transport
  * @domain: the public domain
  * @transport: RDS_TRANS_TCP or RDS_TRANS_IB, for every endpoint of it
  * @addr_format: FI_SOCKADDR_IN or FI_SOCKADDR_IN6, of its infos and AVs
+ * @kt: the keys of its memory regions, which peers' RMA requests name
  */
 struct krds_domain {
 	struct fid_domain domain;
 	int transport;
 	u32 addr_format;
+	struct kofi_keytable kt;
 };
 
 /**
  * struct krds_req - a posted send or receive
  * @op: outstanding-operation record (CQ, context, completion flags)
- * @node: on the endpoint's free lists, its send queue or its list of
- *	multi-receive buffers not yet posted
+ * @node: on the endpoint's free lists, its send queue, its list of
+ *	multi-receive buffers not yet posted, or (an RMA operation the
+ *	socket took) its list of operations waiting for their answer
  * @me: a receive's matching entry, on a receive queue while posted
  * @dest: destination of a send
  * @vec: the caller's vector (or the injected payload), behind the header
  *	on a header endpoint
  * @hdr: the header: a send's, or a receive's as it arrived
+ * @frame: an RMA operation's header and RMA header; the answer's as it
+ *	arrived
  * @inject: an injected send's payload
  * @busy: a receive the work is placing a message in (a multi-receive
  *	buffer stays posted meanwhile)
  * @cancelled: fi_cancel() found it @busy, or fi_av_remove() of its
  *	destination found it &krds_ep.tx_busy: the work completes it
+ * @waiting: an RMA operation on &krds_ep.rma_wait
+ * @gen: RMA operations this send request carried (krds_rma_id())
+ * @id: the id of its RMA operation
+ * @deadline: when its RMA operation times out (jiffies)
  */
 struct krds_req {
 	struct kofi_op op;
@@ -95,10 +113,51 @@ struct krds_req {
 	union kofi_sockaddr dest;
 	struct kofi_vec vec;
 	/* never across a page of a vmalloc'ed pool: vmalloc_to_page() */
-	struct krds_hdr hdr __aligned(32);
+	union {
+		struct krds_hdr hdr;
+		struct krds_rma_frame frame;
+	} __aligned(64);
 	u8 inject[KRDS_INJECT_SIZE];
 	bool busy;
 	bool cancelled;
+	bool waiting;
+	u16 gen;
+	u32 id;
+	unsigned long deadline;
+};
+
+/**
+ * struct krds_answer - an answer to a peer's RMA request, to send
+ * @frame: its header and RMA header; first received into: the request's
+ * @node: on &krds_ep.answers
+ * @dest: the peer
+ * @key: the request's key
+ * @addr: the request's remote address
+ */
+struct krds_answer {
+	struct krds_rma_frame frame;
+	struct list_head node;
+	union kofi_sockaddr dest;
+	u64 key;
+	u64 addr;
+};
+
+/**
+ * struct krds_arrival - the head message of an endpoint's socket
+ * @f: its header, and an RMA frame's RMA header (header endpoints)
+ * @d: what the header says; on an FI_MSG-only endpoint its length
+ * @rd: what the RMA header says (an RMA frame)
+ * @src: its sender
+ * @me: its matching entry (source, tag, length)
+ * @q: the receive queue it is for
+ */
+struct krds_arrival {
+	struct krds_rma_frame f;
+	struct krds_msg_desc d;
+	struct krds_rma_desc rd;
+	union kofi_sockaddr src;
+	struct kofi_match_entry me;
+	struct kofi_match_queue *q;
 };
 
 /**
@@ -144,6 +203,14 @@ struct krds_ux {
  * @ux_dead: unexpected messages taken by a receive, freed by the work
  * @bad_msgs: messages without a valid header, dropped
  * @av_watch: on the AV from fi_enable() on: tells of the sources removed
+ * @dom: the domain, whose key table RMA requests are checked against
+ * @ntx: send requests: the first @ntx of @pool
+ * @rma_access: FI_REMOTE_READ and FI_REMOTE_WRITE of its info: the RMA
+ *	requests of peers it takes
+ * @rma_wait: RMA operations the socket took, waiting for their answer,
+ *	oldest first
+ * @answers: answers to peers' RMA requests, oldest first (work only)
+ * @nr_answers: how many are on @answers
  */
 struct krds_ep {
 	struct fid_ep ep;
@@ -171,6 +238,12 @@ struct krds_ep {
 	struct list_head ux_dead;
 	unsigned long bad_msgs;
 	struct kofi_av_watch av_watch;
+	struct krds_domain *dom;
+	size_t ntx;
+	u64 rma_access;
+	struct list_head rma_wait;
+	struct list_head answers;
+	unsigned int nr_answers;
 };
 
 enum {
@@ -191,6 +264,28 @@ void krds_ux_free_all(struct krds_ep *ep);
 ssize_t krds_cancel(struct fid *fid, void *context);
 void krds_av_removed(struct kofi_av_watch *watch, fi_addr_t fi_addr,
 		     const struct sockaddr *addr);
+struct krds_req *krds_req_get(struct krds_ep *ep, struct list_head *free);
+void krds_req_put(struct krds_ep *ep, struct krds_req *req,
+		  struct list_head *free);
+void krds_req_done(struct krds_ep *ep, struct krds_req *req,
+		   struct list_head *free, const struct kofi_comp *c);
+void krds_req_fail(struct krds_ep *ep, struct krds_req *req,
+		   struct list_head *free, int err);
+int krds_req_dest(struct krds_ep *ep, struct krds_req *req, fi_addr_t addr);
+void krds_req_post(struct krds_ep *ep, struct krds_req *req,
+		   struct list_head *queue);
+int krds_req_inject(struct krds_req *req);
+void krds_rx_discard(struct krds_ep *ep);
+
+/* krds_rma.c */
+int krds_rma_rx(struct krds_ep *ep, const struct krds_arrival *a);
+void krds_rma_wait_locked(struct krds_ep *ep, struct krds_req *req);
+bool krds_answers_progress(struct krds_ep *ep);
+void krds_rma_expire(struct krds_ep *ep);
+void krds_rma_cancel_to(struct krds_ep *ep, const union kofi_sockaddr *dest,
+			struct list_head *gone);
+void krds_answers_free(struct krds_ep *ep);
+extern const struct fi_ops_rma krds_rma_ops;
 extern const struct fi_ops_msg krds_msg_ops;
 extern const struct fi_ops_tagged krds_tagged_ops;
 

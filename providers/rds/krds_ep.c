@@ -147,6 +147,7 @@ static int krds_ep_enable(struct fid_ep *fep)
 		goto err_sock;
 	spin_lock_irqsave(&ep->lock, flags);
 	ep->pool = pool;
+	ep->ntx = ntx;
 	for (i = 0; i < ntx; i++)
 		list_add_tail(&pool[i].node, &ep->tx_free);
 	for (; i < ntx + nrx; i++)
@@ -210,6 +211,7 @@ static int krds_ep_close(struct fid *fid)
 	krds_ep_release_multi(ep);
 	kofi_oplist_flush(&ep->ops, ECANCELED, NULL, NULL);
 	krds_ux_free_all(ep);
+	krds_answers_free(ep);
 	krds_ep_free(ep);
 	return 0;
 }
@@ -299,9 +301,11 @@ static const struct fi_ops_cm krds_ep_cm_ops = {
  * @context: user context
  *
  * The endpoint's socket lives in the network namespace of the caller and
- * runs over the domain's transport.  An info with FI_TAGGED or
- * FI_REMOTE_CQ_DATA makes a header endpoint (krds_proto.h); FI_TAGGED
- * gives it the tagged calls.  With FI_DIRECTED_RECV a receive's source
+ * runs over the domain's transport.  An info with FI_TAGGED,
+ * FI_REMOTE_CQ_DATA or FI_RMA makes a header endpoint (krds_proto.h);
+ * FI_TAGGED gives it the tagged calls, FI_RMA the RMA calls (and makes it
+ * take its peers' RMA requests as FI_REMOTE_READ and FI_REMOTE_WRITE
+ * say).  With FI_DIRECTED_RECV a receive's source
  * address counts, and fi_av_remove() of that address cancels the receive.
  *
  * Context: process context, may sleep.
@@ -342,8 +346,17 @@ int krds_ep_open(struct fid_domain *domain, struct fi_info *info,
 	INIT_LIST_HEAD(&ep->tx_free);
 	INIT_LIST_HEAD(&ep->rx_free);
 	kofi_oplist_init(&ep->ops);
-	ep->hdr = info->caps & (FI_TAGGED | FI_REMOTE_CQ_DATA);
-	ep->max_msg = ep->hdr ? KRDS_MAX_HDR_MSG_SIZE : KRDS_MAX_MSG_SIZE;
+	ep->hdr = info->caps & (FI_TAGGED | FI_REMOTE_CQ_DATA | FI_RMA);
+	if (info->caps & FI_RMA)
+		ep->max_msg = KRDS_MAX_RMA_SIZE;
+	else
+		ep->max_msg = ep->hdr ? KRDS_MAX_HDR_MSG_SIZE :
+					KRDS_MAX_MSG_SIZE;
+	ep->dom = dom;
+	if (info->caps & FI_RMA)
+		ep->rma_access = info->caps & (FI_REMOTE_READ | FI_REMOTE_WRITE);
+	INIT_LIST_HEAD(&ep->rma_wait);
+	INIT_LIST_HEAD(&ep->answers);
 	kofi_match_init(&ep->msgq, false, directed, KRDS_UX_MAX,
 			KRDS_MIN_MULTI_RECV);
 	kofi_match_init(&ep->tagq, true, directed, KRDS_UX_MAX,
@@ -359,6 +372,8 @@ int krds_ep_open(struct fid_domain *domain, struct fi_info *info,
 	ep->ep.msg = &krds_msg_ops;
 	if (info->caps & FI_TAGGED)
 		ep->ep.tagged = &krds_tagged_ops;
+	if (info->caps & FI_RMA)
+		ep->ep.rma = &krds_rma_ops;
 	*fep = &ep->ep;
 	return 0;
 }

@@ -11,10 +11,12 @@
  * Each transport is a domain, named "tcp" or "ib"; fi_getinfo() returns
  * the default transport's info first (module parameter "transport") and
  * the InfiniBand info only when an RDS/IB socket can be made (and bound to
- * the source address, when there is one).  Each transport has two infos:
- * the FI_MSG-only one, whose messages are the bare payload, then the one
+ * the source address, when there is one).  Each transport has three
+ * infos: the FI_MSG-only one, whose messages are the bare payload, the one
  * with FI_TAGGED and FI_REMOTE_CQ_DATA, whose messages have the header of
- * krds_proto.h.  See Documentation/rds.rst.
+ * krds_proto.h, and the one that adds FI_RMA (carried in messages,
+ * krds_rma.c) with memory regions of the domain.  See
+ * Documentation/rds.rst.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -31,6 +33,11 @@ static char *transport = "tcp";
 module_param(transport, charp, 0444);
 MODULE_PARM_DESC(transport,
 		 "RDS transport of a domain whose info names none: tcp (default) or ib");
+
+unsigned int krds_rma_timeout_ms = 30000;
+module_param_named(rma_timeout_ms, krds_rma_timeout_ms, uint, 0644);
+MODULE_PARM_DESC(rma_timeout_ms,
+		 "How long an RMA operation waits for its answer before it fails with ETIMEDOUT, in ms (default 30000; 0: for ever)");
 
 /* The default transport: "transport", parsed at load. */
 static int krds_default_transport;
@@ -66,30 +73,52 @@ int krds_transport_parse(const char *name)
 
 /* What the header adds (krds_proto.h). */
 #define KRDS_HDR_CAPS	(FI_TAGGED | FI_REMOTE_CQ_DATA)
+/* What RMA in messages adds (krds_rma.c), and what only targets have. */
+#define KRDS_RMA_CAPS	(FI_RMA | FI_READ | FI_WRITE | FI_REMOTE_READ | \
+			 FI_REMOTE_WRITE)
+#define KRDS_RMA_RX_CAPS	(FI_REMOTE_READ | FI_REMOTE_WRITE)
+
+/* The infos of a transport, in the order fi_getinfo() gives them. */
+enum krds_kind {
+	KRDS_BARE,	/* FI_MSG only: the bare payload */
+	KRDS_HDR,	/* the header: tagged, remote CQ data */
+	KRDS_RMA,	/* the header and RMA */
+	KRDS_KINDS,
+};
 
 /*
- * A fresh info describing what rds offers over @trans, with the header
- * (@hdr) or without, for addresses of @fmt; NULL if no memory.
+ * A fresh info describing what rds offers over @trans, as @kind says, for
+ * addresses of @fmt; NULL if no memory.
  */
-static struct fi_info *krds_info_alloc(int trans, bool hdr, u32 fmt)
+static struct fi_info *krds_info_alloc(int trans, enum krds_kind kind,
+				       u32 fmt)
 {
 	struct fi_info *info = fi_allocinfo(GFP_KERNEL);
-	u64 caps = KRDS_CAPS | (hdr ? KRDS_HDR_CAPS : 0);
+	bool hdr = kind != KRDS_BARE;
+	u64 caps = KRDS_CAPS | (hdr ? KRDS_HDR_CAPS : 0) |
+		   (kind == KRDS_RMA ? KRDS_RMA_CAPS : 0);
 
 	if (!info)
 		return NULL;
 	info->caps = caps;
 	info->addr_format = fmt;
-	info->tx_attr->caps = caps & ~KRDS_RX_CAPS;
+	info->tx_attr->caps = caps & ~(KRDS_RX_CAPS | KRDS_RMA_RX_CAPS);
 	info->tx_attr->inject_size = KRDS_INJECT_SIZE;
 	info->tx_attr->size = KRDS_TX_SIZE;
 	info->tx_attr->iov_limit = KRDS_IOV_LIMIT;
-	info->rx_attr->caps = caps & ~FI_SEND;
+	info->rx_attr->caps = caps & ~(FI_SEND | FI_READ | FI_WRITE);
 	info->rx_attr->size = KRDS_RX_SIZE;
 	info->rx_attr->iov_limit = KRDS_IOV_LIMIT;
 	info->ep_attr->type = FI_EP_RDM;
 	info->ep_attr->max_msg_size = hdr ? KRDS_MAX_HDR_MSG_SIZE :
 					    KRDS_MAX_MSG_SIZE;
+	if (kind == KRDS_RMA) {
+		info->ep_attr->max_msg_size = KRDS_MAX_RMA_SIZE;
+		info->tx_attr->rma_iov_limit = 1;
+		info->domain_attr->mr_mode = FI_MR_PROV_KEY;
+		info->domain_attr->mr_key_size = sizeof(u64);
+		info->domain_attr->mr_iov_limit = KOFI_SW_MR_IOV_LIMIT;
+	}
 	info->ep_attr->tx_ctx_cnt = 1;
 	info->ep_attr->rx_ctx_cnt = 1;
 	info->domain_attr->threading = FI_THREAD_SAFE;
@@ -147,7 +176,7 @@ static int krds_getinfo(u32 version, const struct fi_info *hints, u64 flags,
 	struct fi_info *head = NULL, **tail = &head;
 	const struct sockaddr *src = hints->src_addr;
 	u32 fmt = FI_SOCKADDR_IN;
-	unsigned int i, hdr;
+	unsigned int i, kind;
 
 	if (hints->addr_format == FI_SOCKADDR_IN6 ||
 	    (kofi_sockaddr_len(src, hints->src_addrlen) &&
@@ -162,8 +191,8 @@ static int krds_getinfo(u32 version, const struct fi_info *hints, u64 flags,
 			continue;
 		if (!krds_transport_usable(order[i], hints))
 			continue;
-		for (hdr = 0; hdr < 2; hdr++) {
-			*tail = krds_info_alloc(order[i], hdr, fmt);
+		for (kind = KRDS_BARE; kind < KRDS_KINDS; kind++) {
+			*tail = krds_info_alloc(order[i], kind, fmt);
 			if (!*tail) {
 				fi_freeinfo(head);
 				return -ENOMEM;
@@ -179,9 +208,26 @@ static int krds_getinfo(u32 version, const struct fi_info *hints, u64 flags,
 
 static int krds_domain_close(struct fid *fid)
 {
-	kfree(container_of(fid, struct krds_domain, domain.fid));
+	struct krds_domain *dom = container_of(fid, struct krds_domain,
+					       domain.fid);
+
+	kofi_keytable_destroy(&dom->kt);
+	kfree(dom);
 	return 0;
 }
+
+static int krds_mr_regattr(struct fid *fid, const struct fi_mr_attr *attr,
+			   u64 flags, struct fid_mr **fmr)
+{
+	struct krds_domain *dom = container_of(fid, struct krds_domain,
+					       domain.fid);
+
+	return kofi_sw_mr_reg(&dom->kt, attr, flags, fmr);
+}
+
+static const struct fi_ops_mr krds_mr_ops = {
+	.regattr = krds_mr_regattr,
+};
 
 static int krds_av_open(struct fid_domain *domain, struct fi_av_attr *attr,
 			struct fid_av **av, void *context)
@@ -207,7 +253,7 @@ static int krds_domain_open(struct fid_fabric *fabric, struct fi_info *info,
 			    struct fid_domain **domain, void *context)
 {
 	struct krds_domain *dom;
-	int trans;
+	int trans, ret;
 
 	trans = krds_transport_parse(info->domain_attr ?
 				     info->domain_attr->name : NULL);
@@ -220,9 +266,15 @@ static int krds_domain_open(struct fid_fabric *fabric, struct fi_info *info,
 	dom = kzalloc(sizeof(*dom), GFP_KERNEL);
 	if (!dom)
 		return -ENOMEM;
+	ret = kofi_keytable_init(&dom->kt, 8);
+	if (ret) {
+		kfree(dom);
+		return ret;
+	}
 	kofi_fid_init(&dom->domain.fid, FI_CLASS_DOMAIN, &krds_domain_fi_ops,
 		      context);
 	dom->domain.ops = &krds_domain_ops;
+	dom->domain.mr = &krds_mr_ops;
 	dom->transport = trans;
 	dom->addr_format = info->addr_format == FI_SOCKADDR_IN6 ?
 			   FI_SOCKADDR_IN6 : FI_SOCKADDR_IN;

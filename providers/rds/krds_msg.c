@@ -28,7 +28,9 @@
  * sender back.  Once KRDS_UX_MAX messages wait on a queue, or
  * KRDS_UX_BYTES bytes on both, the head message stays in the socket (and
  * the messages behind it with it) until receives take waiting ones.  A
- * message without a valid header is dropped and counted.
+ * message without a valid header is dropped and counted.  An RMA frame
+ * (an endpoint with FI_RMA) goes to krds_rma_rx(), and the work sends the
+ * answers to peers' RMA requests before the endpoint's own sends.
  *
  * A multi-receive buffer (FI_MULTI_RECV) takes message after message, each
  * where the previous one ended; only the work places messages in one (it
@@ -47,8 +49,16 @@
 #include <net/ipv6.h>
 #include "krds.h"
 
-static struct krds_req *krds_req_get(struct krds_ep *ep,
-				     struct list_head *free)
+/**
+ * krds_req_get() - a free request of an enabled endpoint
+ * @ep: the endpoint
+ * @free: &krds_ep.tx_free or &krds_ep.rx_free
+ *
+ * Context: any context; does not sleep.
+ * Return: the request, off the list; NULL if none is free or the endpoint
+ * is not enabled.
+ */
+struct krds_req *krds_req_get(struct krds_ep *ep, struct list_head *free)
 {
 	struct krds_req *req = NULL;
 	unsigned long flags;
@@ -62,8 +72,16 @@ static struct krds_req *krds_req_get(struct krds_ep *ep,
 	return req;
 }
 
-static void krds_req_put(struct krds_ep *ep, struct krds_req *req,
-			 struct list_head *free)
+/**
+ * krds_req_put() - give back a request that was not posted
+ * @ep: the endpoint
+ * @req: the request
+ * @free: the list krds_req_get() took it from
+ *
+ * Context: any context; does not sleep.
+ */
+void krds_req_put(struct krds_ep *ep, struct krds_req *req,
+		  struct list_head *free)
 {
 	unsigned long flags;
 
@@ -72,9 +90,18 @@ static void krds_req_put(struct krds_ep *ep, struct krds_req *req,
 	spin_unlock_irqrestore(&ep->lock, flags);
 }
 
-/* Queue @req on @queue as an outstanding operation and run the work. */
-static void krds_req_post(struct krds_ep *ep, struct krds_req *req,
-			  struct list_head *queue)
+/**
+ * krds_req_post() - post a request
+ * @ep: the endpoint
+ * @req: the request, filled in
+ * @queue: &krds_ep.tx_queue or &krds_ep.rx_multi
+ *
+ * Queue @req on @queue as an outstanding operation and run the work.
+ *
+ * Context: any context; does not sleep.
+ */
+void krds_req_post(struct krds_ep *ep, struct krds_req *req,
+		   struct list_head *queue)
 {
 	unsigned long flags;
 
@@ -85,14 +112,23 @@ static void krds_req_post(struct krds_ep *ep, struct krds_req *req,
 	krds_ep_kick(ep);
 }
 
-/*
+/**
+ * krds_req_done() - complete a request
+ * @ep: the endpoint
+ * @req: the request
+ * @free: its free list
+ * @c: the completion; the request's context and flags are added
+ *
  * Complete @req and free it - but a multi-receive buffer only with its
  * last message (FI_MULTI_RECV in @c->flags).  The request goes back to its
  * free list before the completion is written, so that a callback CQ's
- * done() may post again at once.
+ * done() may post again at once.  A request close flushed already is left
+ * alone.
+ *
+ * Context: any context; does not sleep.
  */
-static void krds_req_done(struct krds_ep *ep, struct krds_req *req,
-			  struct list_head *free, const struct kofi_comp *c)
+void krds_req_done(struct krds_ep *ep, struct krds_req *req,
+		   struct list_head *free, const struct kofi_comp *c)
 {
 	struct kofi_op op = req->op;
 	struct kofi_comp out;
@@ -112,9 +148,17 @@ static void krds_req_done(struct krds_ep *ep, struct krds_req *req,
 	kofi_cq_write_comp(op.cq, &out);
 }
 
-/* Complete @req, which failed with the positive errno @err. */
-static void krds_req_fail(struct krds_ep *ep, struct krds_req *req,
-			  struct list_head *free, int err)
+/**
+ * krds_req_fail() - complete a request that failed
+ * @ep: the endpoint
+ * @req: the request
+ * @free: its free list
+ * @err: the positive errno of its error entry
+ *
+ * Context: any context; does not sleep.
+ */
+void krds_req_fail(struct krds_ep *ep, struct krds_req *req,
+		   struct list_head *free, int err)
 {
 	struct kofi_comp c = { .err = err };
 
@@ -123,8 +167,14 @@ static void krds_req_fail(struct krds_ep *ep, struct krds_req *req,
 
 /* ---- sends ---- */
 
-/* FI_INJECT: the payload copied into @req, which sends the copy. */
-static int krds_req_inject(struct krds_req *req)
+/**
+ * krds_req_inject() - FI_INJECT: copy the payload into the request
+ * @req: a send request whose vector is set; it sends the copy
+ *
+ * Context: any context; does not sleep.
+ * Return: 0; -EMSGSIZE above KRDS_INJECT_SIZE; -EFAULT.
+ */
+int krds_req_inject(struct krds_req *req)
 {
 	struct kofi_vec *v = &req->vec;
 	struct iov_iter it;
@@ -141,20 +191,40 @@ static int krds_req_inject(struct krds_req *req)
 	return 0;
 }
 
-/* Describe the send @t (@op: FI_MSG or FI_TAGGED) in @req. */
-static int krds_req_send(struct krds_ep *ep, struct krds_req *req,
-			 const struct fi_msg_tagged *t, u64 flags, u64 op)
+/**
+ * krds_req_dest() - set a send request's destination
+ * @ep: the endpoint
+ * @req: the request
+ * @addr: the destination's handle in the endpoint's AV
+ *
+ * Context: any context; does not sleep.
+ * Return: 0; -EINVAL for an unknown handle or an address of another
+ * family than the endpoint's.
+ */
+int krds_req_dest(struct krds_ep *ep, struct krds_req *req, fi_addr_t addr)
 {
 	struct sockaddr_storage ss;
 	int ret;
 
-	ret = kofi_av_lookup_addr(kofi_ep_av(&ep->ep), t->addr, &ss);
+	ret = kofi_av_lookup_addr(kofi_ep_av(&ep->ep), addr, &ss);
 	if (ret < 0)
 		return ret;
 	if (ss.ss_family != ep->family || ret > sizeof(req->dest))
 		return -EINVAL;
 	memcpy(&req->dest, &ss, ret);
 	req->cancelled = false;
+	return 0;
+}
+
+/* Describe the send @t (@op: FI_MSG or FI_TAGGED) in @req. */
+static int krds_req_send(struct krds_ep *ep, struct krds_req *req,
+			 const struct fi_msg_tagged *t, u64 flags, u64 op)
+{
+	int ret;
+
+	ret = krds_req_dest(ep, req, t->addr);
+	if (ret)
+		return ret;
 	ret = kofi_vec_set(&req->vec, t->iov_type, t->msg_iov, t->iov_count,
 			   ep->hdr);
 	if (!ret && (flags & FI_INJECT))
@@ -632,9 +702,9 @@ ssize_t krds_cancel(struct fid *fid, void *context)
 }
 
 /*
- * End the sends to @dest: those queued complete with ECANCELED, the one
- * the work is handing to the socket once it is done with it, and RDS
- * drops what it holds.
+ * End the sends to @dest: those queued and the RMA operations waiting for
+ * its answer complete with ECANCELED, the one the work is handing to the
+ * socket once it is done with it, and RDS drops what it holds.
  */
 static void krds_tx_cancel_to(struct krds_ep *ep,
 			      const union kofi_sockaddr *dest)
@@ -650,6 +720,7 @@ static void krds_tx_cancel_to(struct krds_ep *ep,
 	}
 	if (ep->tx_busy && kofi_sockaddr_equal(&ep->tx_busy->dest, dest))
 		ep->tx_busy->cancelled = true;
+	krds_rma_cancel_to(ep, dest, &gone);
 	spin_unlock_irqrestore(&ep->lock, flags);
 	list_for_each_entry_safe(req, tmp, &gone, node) {
 		list_del_init(&req->node);
@@ -664,8 +735,9 @@ static void krds_tx_cancel_to(struct krds_ep *ep,
  * @fi_addr: the source's fi_addr_t, no longer in the AV
  * @addr: its address
  *
- * The sends to @addr that the socket has not taken complete with
- * ECANCELED, and RDS drops those it holds unacknowledged
+ * The sends to @addr that the socket has not taken, and the RMA operations
+ * waiting for its answer, complete with ECANCELED, and RDS drops those it
+ * holds unacknowledged
  * (krds_sock_cancel_to()): a peer host that went away no longer holds
  * the socket's send space, and the endpoint's sends to other peers go on.
  * Sends to it that RDS took completed already.
@@ -749,21 +821,28 @@ static struct krds_req *krds_tx_take(struct krds_ep *ep)
 /*
  * The socket answered @ret to @req, the work's send.  Return: true if
  * @req waits at the head of the queue for send space; false if it is
- * done: taken (or dropped again, its destination removed meanwhile) or
- * failed.
+ * done: taken (an RMA operation then waits for its answer; or dropped
+ * again, its destination removed meanwhile) or failed.
  */
 static bool krds_tx_sent(struct krds_ep *ep, struct krds_req *req, int ret)
 {
 	bool cancelled, again = ret == -EAGAIN || ret == -ENOBUFS;
 	struct kofi_comp c = { .len = req->vec.len };
 	unsigned long flags;
+	bool waiting;
 
 	spin_lock_irqsave(&ep->lock, flags);
 	ep->tx_busy = NULL;
 	cancelled = req->cancelled;
 	if (again && !cancelled)
 		list_add(&req->node, &ep->tx_queue);
+	/* an RMA operation completes with its answer */
+	waiting = !cancelled && ret >= 0 && (req->op.flags & FI_RMA);
+	if (waiting)
+		krds_rma_wait_locked(ep, req);
 	spin_unlock_irqrestore(&ep->lock, flags);
+	if (waiting)
+		return false;
 	if (cancelled) {
 		if (ret >= 0)
 			krds_sock_cancel_to(ep->sock, &req->dest);
@@ -797,6 +876,9 @@ static bool krds_tx_progress(struct krds_ep *ep)
 		};
 
 		kofi_vec_iter(&req->vec, ITER_SOURCE, true, &msg.msg_iter);
+		/* a read sends its frame; the buffer is for the answer */
+		if (req->op.flags & FI_READ)
+			iov_iter_truncate(&msg.msg_iter, req->vec.hdr_len);
 		ret = sock_sendmsg(ep->sock, &msg);
 		if (krds_tx_sent(ep, req, ret))
 			return true;
@@ -816,46 +898,43 @@ static fi_addr_t krds_src(struct krds_ep *ep, struct sockaddr_storage *ss,
 }
 
 /**
- * struct krds_arrival - the head message of the endpoint's socket
- * @hdr: its header (header endpoints)
- * @d: what the header says; on an FI_MSG-only endpoint its length
- * @me: its matching entry (source, tag, length)
- * @q: the receive queue it is for
+ * krds_rx_discard() - receive (and so drop) the head message
+ * @ep: the endpoint
+ *
+ * Context: the endpoint's work.
  */
-struct krds_arrival {
-	struct krds_hdr hdr;
-	struct krds_msg_desc d;
-	struct kofi_match_entry me;
-	struct kofi_match_queue *q;
-};
-
-/*
- * Receive (and so drop) the head message, of @len bytes from @ss, whose
- * header is not valid (@err).
- */
-static void krds_rx_drop(struct krds_ep *ep, struct sockaddr_storage *ss,
-			 int len, int err)
+void krds_rx_discard(struct krds_ep *ep)
 {
 	struct msghdr msg = {};
 
 	iov_iter_kvec(&msg.msg_iter, ITER_DEST, NULL, 0, 0);
 	sock_recvmsg(ep->sock, &msg, MSG_DONTWAIT);
+}
+
+/*
+ * Drop the head message, of @len bytes from @ss, whose header is not
+ * valid (@err).
+ */
+static void krds_rx_drop(struct krds_ep *ep, struct sockaddr_storage *ss,
+			 int len, int err)
+{
+	krds_rx_discard(ep);
 	ep->bad_msgs++;
 	pr_warn_ratelimited("%pISpc: %d-byte message without a valid header dropped (%d; %lu so far)\n",
 			    ss, len, err, ep->bad_msgs);
 }
 
 /*
- * Peek at the head message: its source, length and header.  Return: 0;
- * -EAGAIN if no message waits; -EBADMSG if one without a valid header was
- * dropped.
+ * Peek at the head message: its source, length and header (and RMA
+ * header).  Return: 0; -EAGAIN if no message waits; -EBADMSG if one
+ * without a valid header was dropped.
  */
 static int krds_rx_peek(struct krds_ep *ep, struct krds_arrival *a)
 {
 	struct sockaddr_storage ss = {};
 	struct kvec kv = {
-		.iov_base = &a->hdr,
-		.iov_len = ep->hdr ? sizeof(a->hdr) : 0,
+		.iov_base = &a->f,
+		.iov_len = ep->hdr ? sizeof(a->f) : 0,
 	};
 	struct msghdr msg = {
 		.msg_name = &ss,
@@ -873,9 +952,13 @@ static int krds_rx_peek(struct krds_ep *ep, struct krds_arrival *a)
 		return -EAGAIN;
 	}
 	if (ep->hdr) {
-		ret = krds_hdr_parse(&a->hdr,
-				     min_t(size_t, total, sizeof(a->hdr)),
+		ret = krds_hdr_parse(&a->f.hdr,
+				     min_t(size_t, total, sizeof(a->f.hdr)),
 				     total, &a->d);
+		if (!ret && (a->d.flags & FI_RMA))
+			ret = krds_rma_parse(&a->f,
+					     min_t(size_t, total, sizeof(a->f)),
+					     &a->d, &a->rd);
 		if (ret) {
 			krds_rx_drop(ep, &ss, total, ret);
 			return -EBADMSG;
@@ -883,6 +966,8 @@ static int krds_rx_peek(struct krds_ep *ep, struct krds_arrival *a)
 	} else {
 		a->d = (struct krds_msg_desc){ .flags = FI_MSG, .len = total };
 	}
+	memset(&a->src, 0, sizeof(a->src));
+	memcpy(&a->src, &ss, min_t(size_t, msg.msg_namelen, sizeof(a->src)));
 	memset(&a->me, 0, sizeof(a->me));
 	a->me.addr = krds_src(ep, &ss, msg.msg_namelen);
 	a->me.tag = a->d.tag;
@@ -1041,8 +1126,9 @@ static void krds_rx_multi_progress(struct krds_ep *ep)
 }
 
 /*
- * Take waiting messages in.  Return: true if out of memory with messages
- * left (the work tries again later).
+ * Take waiting messages in.  Return: true if out of memory, or out of room
+ * for answers to RMA requests, with messages left (the work tries again
+ * later).
  */
 static bool krds_rx_progress(struct krds_ep *ep)
 {
@@ -1057,6 +1143,12 @@ static bool krds_rx_progress(struct krds_ep *ep)
 			continue;
 		if (ret)
 			return false;
+		if (a.d.flags & FI_RMA) {
+			ret = krds_rma_rx(ep, &a);
+			if (ret)
+				return true;
+			continue;
+		}
 		ret = krds_rx_take(ep, &a);
 		if (ret == -ENOMEM) {
 			spin_lock_irqsave(&ep->lock, flags);
@@ -1109,7 +1201,8 @@ void krds_ux_free_all(struct krds_ep *ep)
 }
 
 /**
- * krds_ep_work() - the endpoint's progress: sends, then receives
+ * krds_ep_work() - the endpoint's progress: answers to RMA requests,
+ *	sends, receives, overdue RMA operations
  * @work: &krds_ep.work
  *
  * Context: process context (krds_wq); sleeps in the socket calls.
@@ -1123,9 +1216,13 @@ void krds_ep_work(struct work_struct *work)
 	if (READ_ONCE(ep->state) != KRDS_EP_ENABLED)
 		return;
 	krds_ux_reap(ep);
-	again = krds_tx_progress(ep);
+	again = krds_answers_progress(ep);
+	again |= krds_tx_progress(ep);
 	again |= krds_rx_progress(ep);
+	/* the answers to the requests just taken in */
+	again |= krds_answers_progress(ep);
 	if (again)
 		queue_delayed_work(krds_wq, &ep->work,
 				   msecs_to_jiffies(KRDS_RETRY_MS));
+	krds_rma_expire(ep);
 }

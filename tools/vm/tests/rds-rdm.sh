@@ -46,6 +46,14 @@ pair kofi_sample_rdsraw "raw RDS bandwidth" 7577 $peer mode=bandwidth \
 	sizes=65536,1048576 iters=$(scaled 8 2)
 pp "rdm pingpong, IPv6" 7578 $peer6 $RDM sizes=0,64,65536,1048576 \
 	iters=$(scaled 4 1)
+pp "rdm pingpong RMA write with CQ data" 7579 $peer $RDM op=write \
+	sizes=1,4096,65536,1048520 iters=$(scaled 4 1)
+pp "rdm RMA read" 7580 $peer $RDM op=read sizes=1,4096,65536,1048520 \
+	iters=$(scaled 4 1)
+pair kofi_sample_bandwidth "rdm bandwidth RMA write" 7581 $peer $RDM \
+	op=write sizes=1,4096,65536 iters=$(scaled 16 4)
+pair kofi_sample_bandwidth "rdm bandwidth RMA read" 7582 $peer $RDM \
+	op=read sizes=1,4096,65536 iters=$(scaled 16 4)
 
 rds_unload
 finish
