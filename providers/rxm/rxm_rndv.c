@@ -203,6 +203,7 @@ void rxm_rndv_conn_gone(struct rxm_conn *conn)
 static void rxm_rndv_post(struct rxm_ep *ep, struct rxm_tx *tx)
 {
 	struct rxm_rndv *r = (struct rxm_rndv *)tx->buf;
+	struct rxm_conn *conn = tx->conn;
 	struct fi_msg cm = { .addr = FI_ADDR_UNSPEC };
 	struct kvec kv[2];
 	unsigned int i, n = 0;
@@ -246,16 +247,17 @@ static void rxm_rndv_post(struct rxm_ep *ep, struct rxm_tx *tx)
 		cm.msg_iov = kv;
 		cm.iov_count = 2;
 		cm.context = &tx->cqe;
-		ret = fi_sendmsg(tx->conn->core, &cm,
+		ret = fi_sendmsg(conn->core, &cm,
 				 FI_COMPLETION | FI_MAY_SLEEP);
 	}
-	rxm_conn_put(tx->conn);
+	/* once posted, @tx may be complete and freed already */
+	rxm_conn_put(conn);
 	if (!ret)
 		return;
 	/* neither the send's completion nor an answer will come */
 	spin_lock_irqsave(&ep->lock, flags);
 	tx->err = -ret;
-	taken = rxm_rndv_take_locked(ep, tx, tx->conn);
+	taken = rxm_rndv_take_locked(ep, tx, conn);
 	spin_unlock_irqrestore(&ep->lock, flags);
 	if (taken)
 		rxm_rndv_put(tx);
