@@ -6,8 +6,8 @@
 # directions; every message's length, data and source are checked, and
 # rxe0's packet counter shows that RDS/IB carried them.  Kernel to kernel
 # over the ib domain (kofi_rds transport=ib): the pingpong sample with
-# tagged messages (header endpoints) and over the guests' IPv6
-# addresses, data verified.  An
+# tagged messages (header endpoints), over the guests' IPv6 addresses,
+# and with RMA writes (remote CQ data) and reads, data verified.  An
 # address no RDMA device has gets no "ib" info.  rmmod rds_rdma is
 # refused while an endpoint uses it and works once none does; fi_getinfo()
 # then has no ib info (the guests load no module on demand: an RDS/IB
@@ -94,7 +94,7 @@ fi
 barrier "ib: kernel to user: done"
 
 # 3. Kernel to kernel over the ib domain: header endpoints (tagged
-# messages) and IPv6.
+# messages), IPv6, and RMA carried in messages.
 check "rmmod kofi_rds" rmmod kofi_rds
 check "insmod kofi_rds transport=ib" insmod $M/kofi_rds.ko transport=ib
 if [ "$KOFI_HOST" = 0 ]; then
@@ -113,6 +113,12 @@ pp "ib: rdm pingpong, IPv6" 18132 $peer6 prov=rds ep_type=rdm verify=1 \
 	sizes=0,64,65536,1048576 iters=2
 check_output "ib: IPv6 pingpong in the ib domain" "domain ib" \
 	rows "$from" "domain"
+from=$(dmesg | wc -l)
+pp "ib: rdm pingpong RMA write with CQ data" 18133 $peer prov=rds \
+	ep_type=rdm verify=1 op=write sizes=1,65536,1048520 iters=2
+pp "ib: rdm RMA read" 18134 $peer prov=rds ep_type=rdm verify=1 op=read \
+	sizes=1,65536,1048520 iters=2
+check_output "ib: RMA in the ib domain" "domain ib" rows "$from" "domain"
 
 check "RDS/IB carried the messages" ib_received
 check "no ib info for an address without an RDMA device" no_ib_info

@@ -44,6 +44,7 @@ pair kofi_sample_rdsraw "raw RDS pingpong" 7576 $peer mode=pingpong \
 	sizes=0,64,1048576 iters=$(scaled 4 1)
 pair kofi_sample_rdsraw "raw RDS bandwidth" 7577 $peer mode=bandwidth \
 	sizes=65536,1048576 iters=$(scaled 8 2)
+check "IPv6 address usable" wait_for 30 ping -6 -c 1 -W 1 "$KOFI_PEER6"
 pp "rdm pingpong, IPv6" 7578 $peer6 $RDM sizes=0,64,65536,1048576 \
 	iters=$(scaled 4 1)
 pp "rdm pingpong RMA write with CQ data" 7579 $peer $RDM op=write \
