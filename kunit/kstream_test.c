@@ -926,6 +926,39 @@ static void kstream_large_test(struct kunit *test)
 	ks_teardown(test, &t);
 }
 
+/*
+ * rsockets' iWARP mode over ksocket (the test hook drops its remote CQ
+ * data): writes followed by 4-byte sends, 4-byte receive buffers, no
+ * write before the peer was heard.  Small rings, so that ring updates
+ * and credits go many times both ways.
+ */
+static void ks_msg_send_off(void *unused)
+{
+	kstream_test_set_msg_send(false);
+}
+
+static void kstream_msg_send_test(struct kunit *test)
+{
+	const struct ks_opts o = { .sbuf = 4096, .rbuf = 4096, .rq = 16 };
+	struct ks t;
+
+	kstream_test_set_msg_send(true);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, ks_msg_send_off,
+							NULL), 0);
+	ks_connect(test, &t, &o);
+	kstream_test_set_msg_send(false);
+	KUNIT_EXPECT_EQ(test, kstream_ep(t.cep)->mode, KSTREAM_MSG_SEND);
+	KUNIT_EXPECT_EQ(test, kstream_ep(t.sep)->mode, KSTREAM_MSG_SEND);
+	ks_xfer(test, t.cep, t.sep, 300000, 3000, 1000);
+	ks_xfer(test, t.sep, t.cep, 300000, 1777, 4096);
+	ks_xfer(test, t.cep, t.sep, 2 << 20, 1 << 20, 65536);
+	KUNIT_EXPECT_TRUE(test, kstream_ep(t.cep)->peer_heard);
+	KUNIT_EXPECT_TRUE(test, kstream_ep(t.sep)->peer_heard);
+	KUNIT_EXPECT_EQ(test, kstream_ep_error(t.cep), 0);
+	KUNIT_EXPECT_EQ(test, kstream_ep_error(t.sep), 0);
+	ks_teardown(test, &t);
+}
+
 /* Two senders and two readers on one stream, each in its own thread. */
 #define KS_CONC_BYTES	SZ_1M
 #define KS_CONC_PIECE	SZ_16K
@@ -1834,6 +1867,7 @@ static struct kunit_case kstream_cases[] = {
 	KUNIT_CASE(kstream_may_sleep_test),
 	KUNIT_CASE(kstream_wrap_test),
 	KUNIT_CASE(kstream_large_test),
+	KUNIT_CASE_SLOW(kstream_msg_send_test),
 	KUNIT_CASE(kstream_credits_test),
 	KUNIT_CASE(kstream_concurrent_test),
 	KUNIT_CASE(kstream_vectors_test),

@@ -495,6 +495,8 @@ static inline struct kstream_ep *kstream_ep(struct fid_ep *ep)
 
 /* kstream_main.c */
 int kstream_core_mode(const struct fi_info *core);
+/* Only in a build with the KUnit suites (KOFI_KSTREAM_TEST_HOOK). */
+void kstream_test_set_msg_send(bool on);
 
 /* kstream_cm.c */
 int kstream_pep_open(struct fid_fabric *fabric, struct fi_info *info,

@@ -121,6 +121,38 @@ module_param_cb(wake_up_interval, &kstream_param_ops, &kstream_p_wake_up_interva
 MODULE_PARM_DESC(wake_up_interval,
 		 "Longest sleep of the socket layer's waits in ms before it re-checks the stream (1..3600000, default 5000)");
 
+#ifdef KOFI_KSTREAM_TEST_HOOK
+static bool kstream_test_msg_send;
+
+/**
+ * kstream_test_set_msg_send() - test hook: the iWARP mode over any core
+ * @on: from now on, infos and endpoints over a core with remote CQ data
+ *	use KSTREAM_MSG_SEND too (if its inject size allows it)
+ *
+ * Built only with the KUnit suites (CONFIG_KOFI_KUNIT_TEST), so that they
+ * run rsockets' iWARP mode over ksocket on loopback; the setting is read
+ * by kstream_core_mode() when an info is made and when an endpoint is
+ * enabled.
+ *
+ * Context: any context.
+ */
+void kstream_test_set_msg_send(bool on)
+{
+	WRITE_ONCE(kstream_test_msg_send, on);
+}
+EXPORT_SYMBOL_GPL(kstream_test_set_msg_send);
+
+static bool kstream_test_no_cq_data(void)
+{
+	return READ_ONCE(kstream_test_msg_send);
+}
+#else
+static bool kstream_test_no_cq_data(void)
+{
+	return false;
+}
+#endif
+
 /**
  * kstream_core_mode() - how a stream over a core carries its messages
  * @core: the core FI_EP_MSG info
@@ -137,7 +169,8 @@ MODULE_PARM_DESC(wake_up_interval,
 int kstream_core_mode(const struct fi_info *core)
 {
 	bool cq_data = (core->caps & FI_REMOTE_CQ_DATA) && core->domain_attr &&
-		       core->domain_attr->cq_data_size >= sizeof(u32);
+		       core->domain_attr->cq_data_size >= sizeof(u32) &&
+		       !kstream_test_no_cq_data();
 
 	return kstream_msg_mode_choose(cq_data, core->tx_attr ?
 				       core->tx_attr->inject_size : 0);
