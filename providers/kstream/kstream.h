@@ -299,9 +299,12 @@ struct kstream_req {
  *	peer before: on iWARP the core may register memory only as the
  *	connection comes up (ib_verbs, before it reports FI_CONNECTED), so
  *	the peer's keys are known good once the peer has sent, which it does
- *	only after FI_CONNECTED.  Until then the stream sends one credits-only
- *	message (@hello_sent), a send, which needs no key of the peer's
+ *	only after FI_CONNECTED.  Until then the connecting side sends one
+ *	credits-only message (@hello_sent), a send, which needs no key of the
+ *	peer's, and the accepting side sends nothing at all: on iWARP the
+ *	connecting side sends first (MPA, RFC 6581; see kstream_may_send())
  * @hello_sent: that message was sent
+ * @active: the endpoint connected with fi_connect() (not from a request)
  * @peer_net: the peer's host is big-endian (its NET flag): the byte order
  *	of the message values it sends in KSTREAM_MSG_SEND mode
  * @tx_sent_since: anything sent since the last keepalive tick
@@ -406,6 +409,7 @@ struct kstream_ep {
 	bool peer_net;
 	bool peer_heard;
 	bool hello_sent;
+	bool active;
 	bool tx_sent_since;
 	struct kstream_sge remote_sgl;
 	u64 remote_sgl_key;
@@ -456,6 +460,22 @@ struct kstream_ep {
  * it, and clears the bit.
  */
 #define KSTREAM_TX_WAITERS	1
+
+/**
+ * kstream_may_send() - may the stream send a message now?
+ * @kep: the endpoint (lock held)
+ *
+ * Always in KSTREAM_MSG_IMM mode; in KSTREAM_MSG_SEND mode (iWARP) the
+ * accepting side sends nothing before the connecting side's first message
+ * came in (MPA, RFC 6581: the connecting side sends first).
+ *
+ * Context: any context, endpoint lock held.
+ * Return: true if a message may be posted.
+ */
+static inline bool kstream_may_send(const struct kstream_ep *kep)
+{
+	return kep->peer_heard || kep->active;
+}
 
 /**
  * kstream_sbuf_queued() - bytes of the send buffer queued, not written yet

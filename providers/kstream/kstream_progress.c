@@ -366,12 +366,13 @@ void kstream_tx_waiter(struct kstream_ep *kep)
 
 /*
  * Half the ring or half the credits were consumed (lock held); before the
- * peer was heard, only the one credits-only message (kstream_ep.peer_heard).
+ * peer was heard, only the connecting side's one credits-only message
+ * (kstream_ep.peer_heard).
  */
 static bool kstream_update_due(struct kstream_ep *kep)
 {
 	if (!kep->peer_heard)
-		return !kep->hello_sent;
+		return kstream_may_send(kep) && !kep->hello_sent;
 	return kep->rbuf_avail >= kep->rbuf_size / 2 ||
 	       (s16)(kep->rseq_no - kep->rseq_comp) >= 0;
 }
@@ -396,7 +397,9 @@ static void kstream_tx_note(struct kstream_ep *kep)
  *
  * Without a free control slot the message is sent by the progress work as
  * soon as one frees; while a send copies its data, when that send is done;
- * while bytes are queued in the send buffer, once they are written.
+ * while bytes are queued in the send buffer, once they are written; on
+ * the accepting side in iWARP mode before the peer's first message, once
+ * it came (kstream_may_send()).
  *
  * Context: any context, endpoint lock held.
  * Return: 0 if posted; -EAGAIN if deferred; the core's error.
@@ -405,8 +408,12 @@ int kstream_send_ctrl(struct kstream_ep *kep, u32 ctrl)
 {
 	int ret;
 
-	/* The data goes first: kstream_tx_end() or the progress sends it. */
-	if (!kstream_ctrl_avail(kep) || kep->tx_busy || kstream_sbuf_queued(kep)) {
+	/*
+	 * The data goes first: kstream_tx_end() or the progress sends it; on
+	 * the accepting side in iWARP mode, the peer's first message too.
+	 */
+	if (!kstream_ctrl_avail(kep) || kep->tx_busy ||
+	    kstream_sbuf_queued(kep) || !kstream_may_send(kep)) {
 		kep->ctrl_pending = ctrl;
 		kstream_tx_waiter(kep);
 		return -EAGAIN;
