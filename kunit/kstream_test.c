@@ -377,6 +377,66 @@ static void kstream_proto_msg_test(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, kstream_msg_valid(0xc0000001U, 1));
 }
 
+/*
+ * rsockets' iWARP mode: the mode choice, the operations of each write, and
+ * the message value of a send in the sender's host order.
+ */
+static void kstream_proto_msg_send_test(struct kunit *test)
+{
+	static const u8 le[] = { 0x03, 0x00, 0x00, 0xc0 };
+	static const u8 be[] = { 0xc0, 0x00, 0x00, 0x03 };
+	static const u32 vals[] = { 0, 1, 0x80000180U, 0xe0000002U, 65536 };
+	u8 raw[] = { 0x10, 0x00, 0x00, 0x80 };
+	u8 buf[KSTREAM_MSG_SIZE];
+	size_t i;
+
+	KUNIT_EXPECT_EQ(test, kstream_msg_mode_choose(true, 0),
+			(int)KSTREAM_MSG_IMM);
+	KUNIT_EXPECT_EQ(test, kstream_msg_mode_choose(true, 80),
+			(int)KSTREAM_MSG_IMM);
+	KUNIT_EXPECT_EQ(test, kstream_msg_mode_choose(false, 4),
+			(int)KSTREAM_MSG_SEND);
+	KUNIT_EXPECT_EQ(test, kstream_msg_mode_choose(false, 80),
+			(int)KSTREAM_MSG_SEND);
+	KUNIT_EXPECT_EQ(test, kstream_msg_mode_choose(false, 3), -EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, kstream_msg_mode_choose(false, 0), -EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, kstream_wr_per_req(KSTREAM_MSG_IMM), 1U);
+	KUNIT_EXPECT_EQ(test, kstream_wr_per_req(KSTREAM_MSG_SEND), 2U);
+
+	/* Messages: one write with immediate, or the bytes' write and a send. */
+	KUNIT_EXPECT_EQ(test, kstream_post_ops(KSTREAM_MSG_IMM, true, 0),
+			(u32)(KSTREAM_POST_WRITE | KSTREAM_POST_IMM));
+	KUNIT_EXPECT_EQ(test, kstream_post_ops(KSTREAM_MSG_IMM, true, 4096),
+			(u32)(KSTREAM_POST_WRITE | KSTREAM_POST_IMM));
+	KUNIT_EXPECT_EQ(test, kstream_post_ops(KSTREAM_MSG_SEND, true, 0),
+			(u32)KSTREAM_POST_SEND);
+	KUNIT_EXPECT_EQ(test, kstream_post_ops(KSTREAM_MSG_SEND, true, 16),
+			(u32)(KSTREAM_POST_WRITE | KSTREAM_POST_SEND));
+	/* Plain writes (keepalive, iowrite): a write in either mode. */
+	KUNIT_EXPECT_EQ(test, kstream_post_ops(KSTREAM_MSG_SEND, false, 0),
+			(u32)KSTREAM_POST_WRITE);
+	KUNIT_EXPECT_EQ(test, kstream_post_ops(KSTREAM_MSG_SEND, false, 4096),
+			(u32)KSTREAM_POST_WRITE);
+	KUNIT_EXPECT_EQ(test, kstream_post_ops(KSTREAM_MSG_IMM, false, 0),
+			(u32)KSTREAM_POST_WRITE);
+
+	/* The value goes in this host's order, not big-endian. */
+	kstream_msg_put(kstream_msg(KSTREAM_OP_IOMAP_SGL, 3), buf);
+	KUNIT_EXPECT_MEMEQ(test, buf, kstream_host_is_net() ? be : le,
+			   sizeof(buf));
+	/* ... and is read in the order of the peer's NET flag. */
+	KUNIT_EXPECT_EQ(test, kstream_msg_get(le, false), 0xc0000003U);
+	KUNIT_EXPECT_EQ(test, kstream_msg_get(be, true), 0xc0000003U);
+	KUNIT_EXPECT_EQ(test, kstream_msg_get(raw, false), 0x80000010U);
+	KUNIT_EXPECT_EQ(test, kstream_msg_get(raw, true), 0x10000080U);
+	for (i = 0; i < ARRAY_SIZE(vals); i++) {
+		kstream_msg_put(vals[i], buf);
+		KUNIT_EXPECT_EQ(test, kstream_msg_get(buf,
+						      kstream_host_is_net()),
+				vals[i]);
+	}
+}
+
 static void kstream_proto_credits_test(struct kunit *test)
 {
 	struct kstream_sge s = { .addr = 0x1000, .key = 1, .length = 4096 };
@@ -863,6 +923,39 @@ static void kstream_large_test(struct kunit *test)
 	ks_connect(test, &t, NULL);
 	ks_xfer(test, t.cep, t.sep, 4 << 20, 1 << 20, 1 << 20);
 	ks_xfer(test, t.sep, t.cep, 3 << 20, 100000, 65536);
+	ks_teardown(test, &t);
+}
+
+/*
+ * rsockets' iWARP mode over ksocket (the test hook drops its remote CQ
+ * data): writes followed by 4-byte sends, 4-byte receive buffers, no
+ * write before the peer was heard.  Small rings, so that ring updates
+ * and credits go many times both ways.
+ */
+static void ks_msg_send_off(void *unused)
+{
+	kstream_test_set_msg_send(false);
+}
+
+static void kstream_msg_send_test(struct kunit *test)
+{
+	const struct ks_opts o = { .sbuf = 4096, .rbuf = 4096, .rq = 16 };
+	struct ks t;
+
+	kstream_test_set_msg_send(true);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, ks_msg_send_off,
+							NULL), 0);
+	ks_connect(test, &t, &o);
+	kstream_test_set_msg_send(false);
+	KUNIT_EXPECT_EQ(test, kstream_ep(t.cep)->mode, KSTREAM_MSG_SEND);
+	KUNIT_EXPECT_EQ(test, kstream_ep(t.sep)->mode, KSTREAM_MSG_SEND);
+	ks_xfer(test, t.cep, t.sep, 300000, 3000, 1000);
+	ks_xfer(test, t.sep, t.cep, 300000, 1777, 4096);
+	ks_xfer(test, t.cep, t.sep, 2 << 20, 1 << 20, 65536);
+	KUNIT_EXPECT_TRUE(test, kstream_ep(t.cep)->peer_heard);
+	KUNIT_EXPECT_TRUE(test, kstream_ep(t.sep)->peer_heard);
+	KUNIT_EXPECT_EQ(test, kstream_ep_error(t.cep), 0);
+	KUNIT_EXPECT_EQ(test, kstream_ep_error(t.sep), 0);
 	ks_teardown(test, &t);
 }
 
@@ -1761,6 +1854,7 @@ static void kstream_iomap_test(struct kunit *test)
 static struct kunit_case kstream_cases[] = {
 	KUNIT_CASE(kstream_proto_conn_test),
 	KUNIT_CASE(kstream_proto_msg_test),
+	KUNIT_CASE(kstream_proto_msg_send_test),
 	KUNIT_CASE(kstream_proto_credits_test),
 	KUNIT_CASE(kstream_curs_add_test),
 	KUNIT_CASE(kstream_curs_diff_test),
@@ -1773,6 +1867,7 @@ static struct kunit_case kstream_cases[] = {
 	KUNIT_CASE(kstream_may_sleep_test),
 	KUNIT_CASE(kstream_wrap_test),
 	KUNIT_CASE(kstream_large_test),
+	KUNIT_CASE_SLOW(kstream_msg_send_test),
 	KUNIT_CASE(kstream_credits_test),
 	KUNIT_CASE(kstream_concurrent_test),
 	KUNIT_CASE(kstream_vectors_test),

@@ -962,6 +962,29 @@ out:
 	return ret;
 }
 
+/*
+ * iWARP: once rdma_accept() returns, the QP is in RTS and the peer may
+ * write into the regions it was told of as soon as it has the reply,
+ * which can be before the ESTABLISHED event is handled here: the domain's
+ * pending regions are registered now, posting allowed for that alone
+ * (ibv_ep_established() registers any left).  A registration that timed
+ * out ended the connection (EQ error): the event then changes nothing.
+ * @ep->mutex held.
+ */
+static void ibv_ep_accept_register(struct ibv_ep *ep)
+{
+	spin_lock_bh(&ep->lock);
+	ep->can_send = true;
+	spin_unlock_bh(&ep->lock);
+	if (ibv_mr_register_pending(ep) == -ETIMEDOUT) {
+		ibv_ep_stop(ep);
+		return;
+	}
+	spin_lock_bh(&ep->lock);
+	ep->can_send = false;
+	spin_unlock_bh(&ep->lock);
+}
+
 static int ibv_ep_accept(struct fid_ep *fep, const void *param,
 			 size_t paramlen)
 {
@@ -1000,6 +1023,8 @@ static int ibv_ep_accept(struct fid_ep *fep, const void *param,
 	ret = rdma_accept(id, &cp);
 	if (ret)
 		ep->state = IBV_EP_ENABLED;
+	else if (dom->iwarp)
+		ibv_ep_accept_register(ep);
 out:
 	mutex_unlock(&ep->mutex);
 	rdma_unlock_handler(id);

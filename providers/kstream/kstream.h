@@ -205,19 +205,30 @@ static inline bool kstream_peer_gone(enum kstream_peer peer)
  * @kep: the endpoint
  * @next: linkage in the free list of its kind (under kstream_ep.lock)
  * @node: linkage in the list of completed requests of its kind
+ * @wcqe: KSTREAM_MSG_SEND mode: the completion of the RMA write a message
+ *	posts before its send, which completes to @cqe; nothing to do there
+ *	(RC completes the write first, and a failed write fails the send)
  * @flags: receives: the completion's flags
- * @len: data writes: bytes of the send buffer the write carries
+ * @len: data writes: bytes of the send buffer the write carries;
+ *	receives: bytes received
  * @data: receives: the completion's remote CQ data (the message)
+ * @msg: KSTREAM_MSG_SEND mode, writes: the value the send carries
+ *	(kstream_msg_put()), kept until the send completes
+ * @slot: KSTREAM_MSG_SEND mode, receives: the KSTREAM_MSG_SIZE bytes the
+ *	receive is posted with (after the receive ring)
  * @err: the completion's error (positive errno), 0 for success
  */
 struct kstream_req {
 	struct fi_cqe cqe;
+	struct fi_cqe wcqe;
 	struct kstream_ep *kep;
 	struct kstream_req *next;
 	struct llist_node node;
 	u64 flags;
 	u32 len;
 	u32 data;
+	u8 msg[KSTREAM_MSG_SIZE];
+	u8 *slot;
 	int err;
 };
 
@@ -236,12 +247,15 @@ struct kstream_req {
  * @rmr: MR of @rbuf
  * @tmr: MR of @tsgl
  * @sbuf: send buffer, @sbuf_size bytes plus KSTREAM_CTRL_SLOTS rs_sge
- * @rbuf: receive ring
+ * @rbuf: receive ring, and in KSTREAM_MSG_SEND mode after it the
+ *	KSTREAM_MSG_SIZE-byte buffers of the @rq_size receives (as rsockets)
  * @tsgl: target SGL the peer writes ring updates into
  * @sbuf_size: bytes of the send buffer
  * @rbuf_size: bytes of the receive ring
  * @sq_size: core send queue size used
  * @rq_size: receives posted (and credits given)
+ * @mode: how messages go (enum kstream_msg_mode), from the core info at
+ *	enable (kstream_core_mode())
  * @virt: the core uses virtual addresses (FI_MR_VIRT_ADDR)
  * @wide_keys: the core's keys are wider than 32 bits
  * @peer: the peer's connection data (after the connection request or
@@ -280,6 +294,19 @@ struct kstream_req {
  * @err_report: @err is still to be reported on the EQ
  * @rx_posted: receives posted on the core endpoint
  * @swap_sgl: the NET flags differ: swap ring updates we write
+ * @peer_heard: a message came from the peer, or the mode is
+ *	KSTREAM_MSG_IMM.  In KSTREAM_MSG_SEND mode no RMA write goes to the
+ *	peer before: on iWARP the core may register memory only as the
+ *	connection comes up (ib_verbs, before it reports FI_CONNECTED), so
+ *	the peer's keys are known good once the peer has sent, which it does
+ *	only after FI_CONNECTED.  Until then the connecting side sends one
+ *	credits-only message (@hello_sent), a send, which needs no key of the
+ *	peer's, and the accepting side sends nothing at all: on iWARP the
+ *	connecting side sends first (MPA, RFC 6581; see kstream_may_send())
+ * @hello_sent: that message was sent
+ * @active: the endpoint connected with fi_connect() (not from a request)
+ * @peer_net: the peer's host is big-endian (its NET flag): the byte order
+ *	of the message values it sends in KSTREAM_MSG_SEND mode
  * @tx_sent_since: anything sent since the last keepalive tick
  * @remote_sgl: the peer's target SGL (addr, key)
  * @remote_sgl_key: its full key
@@ -346,6 +373,7 @@ struct kstream_ep {
 	u32 rbuf_size;
 	u32 sq_size;
 	u32 rq_size;
+	enum kstream_msg_mode mode;
 	bool virt;
 	bool wide_keys;
 	u8 peer[KSTREAM_CONN_LEN_EXT];
@@ -378,6 +406,10 @@ struct kstream_ep {
 	bool err_report;
 	u32 rx_posted;
 	bool swap_sgl;
+	bool peer_net;
+	bool peer_heard;
+	bool hello_sent;
+	bool active;
 	bool tx_sent_since;
 	struct kstream_sge remote_sgl;
 	u64 remote_sgl_key;
@@ -430,6 +462,22 @@ struct kstream_ep {
 #define KSTREAM_TX_WAITERS	1
 
 /**
+ * kstream_may_send() - may the stream send a message now?
+ * @kep: the endpoint (lock held)
+ *
+ * Always in KSTREAM_MSG_IMM mode; in KSTREAM_MSG_SEND mode (iWARP) the
+ * accepting side sends nothing before the connecting side's first message
+ * came in (MPA, RFC 6581: the connecting side sends first).
+ *
+ * Context: any context, endpoint lock held.
+ * Return: true if a message may be posted.
+ */
+static inline bool kstream_may_send(const struct kstream_ep *kep)
+{
+	return kep->peer_heard || kep->active;
+}
+
+/**
  * kstream_sbuf_queued() - bytes of the send buffer queued, not written yet
  * @kep: the endpoint (lock held)
  *
@@ -464,6 +512,11 @@ static inline struct kstream_ep *kstream_ep(struct fid_ep *ep)
 {
 	return container_of(ep, struct kstream_ep, ep);
 }
+
+/* kstream_main.c */
+int kstream_core_mode(const struct fi_info *core);
+/* Only in a build with the KUnit suites (KOFI_KSTREAM_TEST_HOOK). */
+void kstream_test_set_msg_send(bool on);
 
 /* kstream_cm.c */
 int kstream_pep_open(struct fid_fabric *fabric, struct fi_info *info,
@@ -502,9 +555,10 @@ void kstream_reqs_release(struct kstream_ep *kep);
 struct kstream_req *kstream_data_req(struct kstream_ep *kep, u32 len);
 void kstream_data_req_done(struct kstream_ep *kep, struct kstream_req *req);
 void kstream_tx_posted(struct kstream_ep *kep);
-int kstream_core_write(struct fid_ep *core, struct kvec *iov, void **desc,
-		       size_t cnt, u64 addr, u64 key, u32 imm,
-		       struct kstream_req *req, bool with_imm, u64 flags);
+int kstream_core_write(struct fid_ep *core, enum kstream_msg_mode mode,
+		       struct kvec *iov, void **desc, size_t cnt, u64 addr,
+		       u64 key, u32 imm, struct kstream_req *req, bool with_imm,
+		       u64 flags);
 int kstream_post_data(struct kstream_ep *kep, struct kvec *iov,
 		      void **desc, size_t cnt, u64 addr, u64 key, u32 imm,
 		      u32 len, bool with_imm);

@@ -74,6 +74,7 @@ static int kstream_cm_connect(struct fid_ep *ep, const void *addr,
 	len = kstream_ep_conn_data(kep, buf);
 	spin_lock_bh(&kep->lock);
 	kstream_set_state(kep, KSTREAM_CONNECTING);
+	kep->active = true;
 	spin_unlock_bh(&kep->lock);
 	ret = fi_connect(kep->core_ep, addr, buf, len);
 	if (ret) {

@@ -254,7 +254,8 @@ static void kstream_tx_state(struct kstream_ep *kep, struct kstream_tx_state *s)
 	s->olen = kep->tx_olen;
 	s->sbuf_avail = kep->sbuf_avail;
 	s->sqe_avail = kep->sqe_avail;
-	s->credits = (u16)(kep->sseq_comp - kep->sseq_no);
+	/* No data write before the peer was heard (kstream_ep.peer_heard). */
+	s->credits = kep->peer_heard ? (u16)(kep->sseq_comp - kep->sseq_no) : 0;
 	s->target = kep->target[kep->target_sge].length;
 	s->target_next = kep->target[kep->target_sge ^ 1].length;
 }
@@ -391,6 +392,7 @@ static int kstream_tx_write(struct kstream_ep *kep, u32 x)
 /**
  * struct kstream_tx_wr - a data write to post with the endpoint lock dropped
  * @core: the core endpoint
+ * @mode: the stream's enum kstream_msg_mode
  * @req: its request
  * @iov: the bytes of the send buffer
  * @desc: their descriptors
@@ -401,6 +403,7 @@ static int kstream_tx_write(struct kstream_ep *kep, u32 x)
  */
 struct kstream_tx_wr {
 	struct fid_ep *core;
+	enum kstream_msg_mode mode;
 	struct kstream_req *req;
 	struct kvec iov[2];
 	void *desc[2];
@@ -441,6 +444,7 @@ static void kstream_tx_write_prep(struct kstream_ep *kep, u32 x,
 	/* A data send slot is free (kstream_tx_write_size()): a request too. */
 	w->req = kstream_data_req(kep, x);
 	w->core = kep->core_ep;
+	w->mode = kep->mode;
 	w->addr = t->addr;
 	w->key = kep->data_key_hi | t->key;
 	w->imm = kstream_msg(KSTREAM_OP_DATA, x);
@@ -589,9 +593,9 @@ static ssize_t kstream_send_vec(struct kstream_ep *kep, struct kstream_vec *v,
 			/* The only bytes to write: post from this context. */
 			kstream_tx_write_prep(kep, x, &w);
 			spin_unlock_bh(&kep->lock);
-			err = kstream_core_write(w.core, w.iov, w.desc, w.cnt,
-						 w.addr, w.key, w.imm, w.req,
-						 true, sleep);
+			err = kstream_core_write(w.core, w.mode, w.iov, w.desc,
+						 w.cnt, w.addr, w.key, w.imm,
+						 w.req, true, sleep);
 			spin_lock_bh(&kep->lock);
 			kstream_tx_write_fini(kep, &w, err);
 		} else {

@@ -93,8 +93,8 @@ int kstream_ep_set_peer(struct kstream_ep *kep, const void *data, size_t len)
 	 * processed before the connection event that brought this data.
 	 */
 	kep->target[0] = c.data_buf;
-	kep->swap_sgl = !!(c.flags & KSTREAM_CONN_FLAG_NET) !=
-			kstream_host_is_net();
+	kep->peer_net = !!(c.flags & KSTREAM_CONN_FLAG_NET);
+	kep->swap_sgl = kep->peer_net != kstream_host_is_net();
 	spin_unlock_bh(&kep->lock);
 	return 0;
 }
@@ -146,6 +146,16 @@ static void kstream_release_core(struct kstream_ep *kep)
 	kep->rmsg = NULL;
 }
 
+/* Bytes of rbuf: the ring, and the receives' buffers in KSTREAM_MSG_SEND. */
+static size_t kstream_rbuf_alloc(struct kstream_ep *kep)
+{
+	size_t n = kep->rbuf_size;
+
+	if (kep->mode == KSTREAM_MSG_SEND)
+		n += (size_t)kep->rq_size * KSTREAM_MSG_SIZE;
+	return n;
+}
+
 static int kstream_open_core(struct kstream_ep *kep)
 {
 	struct kofi_util_domain *dom = kep->dom;
@@ -163,7 +173,7 @@ static int kstream_open_core(struct kstream_ep *kep)
 	ret = kofi_util_core_cq_open(dom->core, 0, &kep->rx_cq, kep);
 	if (ret)
 		return ret;
-	ci->tx_attr->size = kep->sq_size;
+	ci->tx_attr->size = kep->sq_size * kstream_wr_per_req(kep->mode);
 	ci->rx_attr->size = kep->rq_size;
 	ret = fi_endpoint(dom->core, ci, &kep->core_ep, kep);
 	if (ret)
@@ -189,7 +199,7 @@ static int kstream_open_core(struct kstream_ep *kep)
 			FI_SEND | FI_WRITE, 0, 0, 0, &kep->smr, NULL);
 	if (ret)
 		return ret;
-	ret = fi_mr_reg(dom->core, kep->rbuf, kep->rbuf_size,
+	ret = fi_mr_reg(dom->core, kep->rbuf, kstream_rbuf_alloc(kep),
 			FI_RECV | FI_REMOTE_WRITE, 0, 0, 0, &kep->rmr, NULL);
 	if (ret)
 		return ret;
@@ -209,11 +219,17 @@ static int kstream_ep_enable(struct fid_ep *fep)
 		return kep->state == KSTREAM_ENABLED ? 0 : -EISCONN;
 	if (!kofi_ep_eq(&kep->ep))
 		return -ENOTCONN;
+	ret = kstream_core_mode(ci);
+	if (ret < 0)
+		return ret;
+	kep->mode = ret;
 	kep->sbuf_size = kep->opts.sbuf_size & ~63UL;
 	kep->rbuf_size = kep->opts.rbuf_size & ~63UL;
 	kep->sq_size = kep->opts.sq_size;
+	/* A request may take more than one operation of the core's queue. */
 	if (ci->tx_attr->size)
-		kep->sq_size = min_t(size_t, kep->sq_size, ci->tx_attr->size);
+		kep->sq_size = min_t(size_t, kep->sq_size, ci->tx_attr->size /
+				     kstream_wr_per_req(kep->mode));
 	kep->rq_size = kep->opts.rq_size;
 	if (ci->rx_attr->size)
 		kep->rq_size = min_t(size_t, kep->rq_size, ci->rx_attr->size);
@@ -226,7 +242,7 @@ static int kstream_ep_enable(struct fid_ep *fep)
 	ret = -ENOMEM;
 	kep->sbuf = kvzalloc(kep->sbuf_size + KSTREAM_CTRL_SLOTS *
 			     sizeof(struct kstream_sge), GFP_KERNEL);
-	kep->rbuf = kvzalloc(kep->rbuf_size, GFP_KERNEL);
+	kep->rbuf = kvzalloc(kstream_rbuf_alloc(kep), GFP_KERNEL);
 	kep->rmsg = kcalloc(kep->rmsg_size, sizeof(*kep->rmsg), GFP_KERNEL);
 	if (!kep->sbuf || !kep->rbuf || !kep->rmsg || kstream_iomap_init(kep) ||
 	    kstream_reqs_init(kep))
@@ -252,6 +268,8 @@ static int kstream_ep_enable(struct fid_ep *fep)
 	kep->remote_sge = 1;
 	kep->next_update = 1;
 	kep->ctrl_pending = -1;
+	kep->peer_heard = kep->mode == KSTREAM_MSG_IMM;
+	kep->hello_sent = false;
 	kstream_set_state(kep, KSTREAM_ENABLED);
 	spin_unlock_bh(&kep->lock);
 	kstream_post_recvs(kep);

@@ -133,7 +133,8 @@ void kstream_iomap_flush(struct kstream_ep *kep)
 		m = &kep->liomap[i];
 		if (!m->mr || !m->pending)
 			continue;
-		if (!kep->sqe_avail || kep->sseq_comp == kep->sseq_no ||
+		if (!kep->peer_heard || !kep->sqe_avail ||
+		    kep->sseq_comp == kep->sseq_no ||
 		    kep->sbuf_avail < kep->iomap_stride) {
 			pending = true;
 			break;

@@ -5,8 +5,9 @@
  *
  * kstream is a utility provider: its infos ("ksocket;kstream",
  * "ib_verbs;kstream") are the core providers' FI_EP_MSG infos with
- * FI_MSG | FI_RMA and at least 32 bits of remote CQ data, turned into
- * FI_EP_SOCK_STREAM infos.  Its fabric and domain are the utility
+ * FI_MSG | FI_RMA and either at least 32 bits of remote CQ data or an
+ * inject size of at least 4 bytes (iWARP, kstream_core_mode()), turned
+ * into FI_EP_SOCK_STREAM infos.  Its fabric and domain are the utility
  * objects of <kofi/util.h>, which own the core's.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -120,18 +121,71 @@ module_param_cb(wake_up_interval, &kstream_param_ops, &kstream_p_wake_up_interva
 MODULE_PARM_DESC(wake_up_interval,
 		 "Longest sleep of the socket layer's waits in ms before it re-checks the stream (1..3600000, default 5000)");
 
+#ifdef KOFI_KSTREAM_TEST_HOOK
+static bool kstream_test_msg_send;
+
+/**
+ * kstream_test_set_msg_send() - test hook: the iWARP mode over any core
+ * @on: from now on, infos and endpoints over a core with remote CQ data
+ *	use KSTREAM_MSG_SEND too (if its inject size allows it)
+ *
+ * Built only with the KUnit suites (CONFIG_KOFI_KUNIT_TEST), so that they
+ * run rsockets' iWARP mode over ksocket on loopback; the setting is read
+ * by kstream_core_mode() when an info is made and when an endpoint is
+ * enabled.
+ *
+ * Context: any context.
+ */
+void kstream_test_set_msg_send(bool on)
+{
+	WRITE_ONCE(kstream_test_msg_send, on);
+}
+EXPORT_SYMBOL_GPL(kstream_test_set_msg_send);
+
+static bool kstream_test_no_cq_data(void)
+{
+	return READ_ONCE(kstream_test_msg_send);
+}
+#else
+static bool kstream_test_no_cq_data(void)
+{
+	return false;
+}
+#endif
+
+/**
+ * kstream_core_mode() - how a stream over a core carries its messages
+ * @core: the core FI_EP_MSG info
+ *
+ * The one place the choice is made: writes with immediate where the core
+ * delivers 32 bits of remote CQ data, else (ib_verbs on iWARP) rsockets'
+ * iWARP mode, writes followed by 4-byte sends, which the core must be able
+ * to send inline (kstream_msg_mode_choose()).
+ *
+ * Context: any context.
+ * Return: KSTREAM_MSG_IMM or KSTREAM_MSG_SEND; -EOPNOTSUPP if neither way
+ * works over @core.
+ */
+int kstream_core_mode(const struct fi_info *core)
+{
+	bool cq_data = (core->caps & FI_REMOTE_CQ_DATA) && core->domain_attr &&
+		       core->domain_attr->cq_data_size >= sizeof(u32) &&
+		       !kstream_test_no_cq_data();
+
+	return kstream_msg_mode_choose(cq_data, core->tx_attr ?
+				       core->tx_attr->inject_size : 0);
+}
+
 /*
- * Hints for the core query: MSG endpoints with RMA and 32-bit remote CQ
- * data, which the stream protocol carries its messages in (RDMA writes
- * with immediate).  A core info without FI_REMOTE_CQ_DATA (ib_verbs on an
- * iWARP device) is not one kstream can run over, so it is not asked for.
+ * Hints for the core query: MSG endpoints with RMA.  The messages of the
+ * stream are writes with immediate on a core with remote CQ data, or
+ * writes and sends without (kstream_core_mode()).
  */
 static void kstream_core_hints(struct fi_info *h)
 {
-	h->caps = FI_MSG | FI_RMA | FI_REMOTE_CQ_DATA;
+	h->caps = FI_MSG | FI_RMA;
 	h->mode = FI_RX_CQ_DATA;
 	h->ep_attr->type = FI_EP_MSG;
-	h->domain_attr->cq_data_size = sizeof(u32);
 }
 
 /* The kstream info over a core FI_EP_MSG info; NULL if out of memory. */
@@ -178,6 +232,10 @@ static struct fi_info *kstream_info_from_core(const struct fi_info *core)
 static int kstream_getinfo(u32 version, const struct fi_info *hints,
 			   u64 flags, struct fi_info **info)
 {
+	const struct fi_info *core;
+	struct fi_info *head, *cur, **pos;
+	int ret;
+
 	/*
 	 * Streams only for who asks for them: FI_EP_SOCK_STREAM, or any type
 	 * with kstream named in prov_name; a user asking for anything keeps
@@ -192,7 +250,25 @@ static int kstream_getinfo(u32 version, const struct fi_info *hints,
 	}
 	if (hints->caps & ~KSTREAM_CAPS)
 		return -ENODATA;
-	return kofi_util_getinfo(&kstream_util, version, hints, flags, info);
+	ret = kofi_util_getinfo(&kstream_util, version, hints, flags, &head);
+	if (ret)
+		return ret;
+	/* Only over a core that can carry the messages one way or the other. */
+	for (pos = &head; *pos;) {
+		cur = *pos;
+		core = kofi_util_info_core(cur);
+		if (core && kstream_core_mode(core) >= 0) {
+			pos = &cur->next;
+			continue;
+		}
+		*pos = cur->next;
+		cur->next = NULL;
+		fi_freeinfo(cur);
+	}
+	if (!head)
+		return -ENODATA;
+	*info = head;
+	return 0;
 }
 
 /* ---- domain and fabric: the utility objects ---- */

@@ -5,7 +5,10 @@
  *
  * Every message is an RMA write with 32 bits of remote CQ data (rsockets'
  * write with immediate), each consuming one of the zero-length receives
- * posted on the core endpoint.  The functions marked "lock held" run under
+ * posted on the core endpoint; over a core without remote CQ data
+ * (iWARP) an RMA write of its bytes, if any, then a 4-byte send of its
+ * value, each consuming a receive posted with a 4-byte buffer
+ * (enum kstream_msg_mode, kstream_core_write()).  The functions marked "lock held" run under
  * kstream_ep.lock and never sleep.
  *
  * The core CQs are callback CQs: each operation posted on the core
@@ -145,26 +148,37 @@ bool kstream_after_disconnect(struct kstream_ep *kep)
 }
 
 /**
- * kstream_core_write() - post an RMA write on a core endpoint
+ * kstream_core_write() - post a write of the stream on a core endpoint
  * @core: the core endpoint
+ * @mode: the stream's enum kstream_msg_mode
  * @iov: local source, or NULL for a zero-length write
  * @desc: descriptors of @iov
  * @cnt: entries of @iov
  * @addr: remote address
  * @key: remote key
- * @imm: the immediate (remote CQ data)
+ * @imm: the message (the immediate, or the value the send carries)
  * @req: the request the write completes to
- * @with_imm: false for a plain write (keepalive, iowrite)
+ * @with_imm: the write is a message; false for a plain write (keepalive,
+ *	iowrite)
  * @flags: FI_MAY_SLEEP when the caller may sleep (it holds no lock, and
  *	its own caller promised that it may sleep), else 0
+ *
+ * The operations are those of kstream_post_ops(): an RMA write with the
+ * message as remote CQ data, or (KSTREAM_MSG_SEND) the RMA write of the
+ * bytes, completing to @req->wcqe, then the KSTREAM_MSG_SIZE-byte send of
+ * the message from @req->msg, completing to @req: one completion of @req
+ * either way.  A send the core refuses after the write was taken leaves
+ * that write at the peer unannounced: the caller gives the request back
+ * (its completion does nothing) and may write the same bytes again.
  *
  * Context: any context; sleeps only as the core's data calls do (ksocket's
  * may wait briefly for their socket with FI_MAY_SLEEP).
  * Return: 0 or the core's error.
  */
-int kstream_core_write(struct fid_ep *core, struct kvec *iov, void **desc,
-		       size_t cnt, u64 addr, u64 key, u32 imm,
-		       struct kstream_req *req, bool with_imm, u64 flags)
+int kstream_core_write(struct fid_ep *core, enum kstream_msg_mode mode,
+		       struct kvec *iov, void **desc, size_t cnt, u64 addr,
+		       u64 key, u32 imm, struct kstream_req *req, bool with_imm,
+		       u64 flags)
 {
 	struct fi_rma_iov rma = { .addr = addr, .key = key };
 	struct fi_msg_rma msg = {
@@ -178,12 +192,35 @@ int kstream_core_write(struct fid_ep *core, struct kvec *iov, void **desc,
 		.context = &req->cqe,
 		.data = imm,
 	};
+	struct kvec siov = { .iov_base = req->msg, .iov_len = KSTREAM_MSG_SIZE };
+	struct fi_msg smsg = {
+		.iov_type = FI_IOV_KVEC,
+		.msg_iov = &siov,
+		.iov_count = 1,
+		.addr = FI_ADDR_UNSPEC,
+		.context = &req->cqe,
+	};
+	u64 sleep = flags & FI_MAY_SLEEP;
 	size_t i;
+	u32 ops;
+	int ret;
 
 	for (i = 0; i < cnt; i++)
 		rma.len += iov[i].iov_len;
-	return fi_writemsg(core, &msg, FI_COMPLETION | (flags & FI_MAY_SLEEP) |
-			   (with_imm ? FI_REMOTE_CQ_DATA : 0));
+	ops = kstream_post_ops(mode, with_imm, rma.len);
+	if (ops & KSTREAM_POST_WRITE) {
+		if (ops & KSTREAM_POST_SEND)
+			msg.context = &req->wcqe;
+		ret = fi_writemsg(core, &msg, FI_COMPLETION | sleep |
+				  (ops & KSTREAM_POST_IMM ?
+				   FI_REMOTE_CQ_DATA : 0));
+		if (ret)
+			return ret;
+	}
+	if (!(ops & KSTREAM_POST_SEND))
+		return 0;
+	kstream_msg_put(imm, req->msg);
+	return fi_sendmsg(core, &smsg, FI_COMPLETION | sleep);
 }
 
 /**
@@ -233,8 +270,8 @@ static int kstream_post_req(struct kstream_ep *kep, struct kstream_req **free,
 		kstream_req_put(free, req);
 		return -ENOTCONN;
 	}
-	ret = kstream_core_write(kep->core_ep, iov, desc, cnt, addr, key, imm,
-				 req, with_imm, 0);
+	ret = kstream_core_write(kep->core_ep, kep->mode, iov, desc, cnt, addr,
+				 key, imm, req, with_imm, 0);
 	if (ret) {
 		kstream_req_put(free, req);
 		return ret;
@@ -327,9 +364,15 @@ void kstream_tx_waiter(struct kstream_ep *kep)
 		queue_work(kstream_wq, &kep->work);
 }
 
-/* Half the ring or half the credits were consumed (lock held). */
+/*
+ * Half the ring or half the credits were consumed (lock held); before the
+ * peer was heard, only the connecting side's one credits-only message
+ * (kstream_ep.peer_heard).
+ */
 static bool kstream_update_due(struct kstream_ep *kep)
 {
+	if (!kep->peer_heard)
+		return kstream_may_send(kep) && !kep->hello_sent;
 	return kep->rbuf_avail >= kep->rbuf_size / 2 ||
 	       (s16)(kep->rseq_no - kep->rseq_comp) >= 0;
 }
@@ -354,7 +397,9 @@ static void kstream_tx_note(struct kstream_ep *kep)
  *
  * Without a free control slot the message is sent by the progress work as
  * soon as one frees; while a send copies its data, when that send is done;
- * while bytes are queued in the send buffer, once they are written.
+ * while bytes are queued in the send buffer, once they are written; on
+ * the accepting side in iWARP mode before the peer's first message, once
+ * it came (kstream_may_send()).
  *
  * Context: any context, endpoint lock held.
  * Return: 0 if posted; -EAGAIN if deferred; the core's error.
@@ -363,8 +408,12 @@ int kstream_send_ctrl(struct kstream_ep *kep, u32 ctrl)
 {
 	int ret;
 
-	/* The data goes first: kstream_tx_end() or the progress sends it. */
-	if (!kstream_ctrl_avail(kep) || kep->tx_busy || kstream_sbuf_queued(kep)) {
+	/*
+	 * The data goes first: kstream_tx_end() or the progress sends it; on
+	 * the accepting side in iWARP mode, the peer's first message too.
+	 */
+	if (!kstream_ctrl_avail(kep) || kep->tx_busy ||
+	    kstream_sbuf_queued(kep) || !kstream_may_send(kep)) {
 		kep->ctrl_pending = ctrl;
 		kstream_tx_waiter(kep);
 		return -EAGAIN;
@@ -386,7 +435,10 @@ static u64 kstream_rbuf_addr(struct kstream_ep *kep, u32 off)
 	return off;
 }
 
-/* rsockets' rs_send_credits(): a ring half and/or credits (lock held). */
+/*
+ * rsockets' rs_send_credits(): a ring half and/or credits (lock held); only
+ * credits before the peer was heard (kstream_ep.peer_heard).
+ */
 static int kstream_send_credits(struct kstream_ep *kep)
 {
 	u32 half = kep->rbuf_size / 2;
@@ -397,7 +449,7 @@ static int kstream_send_credits(struct kstream_ep *kep)
 	void *desc;
 	int ret;
 
-	if (kep->rbuf_avail >= half) {
+	if (kep->rbuf_avail >= half && kep->peer_heard) {
 		slot = (struct kstream_sge *)(kep->sbuf + kep->sbuf_size) +
 		       kep->ctrl_seqno % KSTREAM_CTRL_SLOTS;
 		slot->addr = kstream_rbuf_addr(kep, kep->rbuf_free_off.count);
@@ -428,6 +480,7 @@ static int kstream_send_credits(struct kstream_ep *kep)
 	}
 	kep->ctrl_seqno++;
 	kep->rseq_comp = kep->rseq_no + kep->rq_size / 2;
+	kep->hello_sent = true;
 	return 0;
 }
 
@@ -470,8 +523,11 @@ void kstream_update_credits(struct kstream_ep *kep)
 }
 
 /**
- * kstream_post_recvs() - post the zero-length receives still missing
+ * kstream_post_recvs() - post the receives still missing
  * @kep: the endpoint
+ *
+ * Zero-length receives for writes with immediate; in KSTREAM_MSG_SEND
+ * mode each with its KSTREAM_MSG_SIZE-byte buffer.
  *
  * Context: any context; takes the endpoint lock.
  */
@@ -479,6 +535,7 @@ void kstream_post_recvs(struct kstream_ep *kep)
 {
 	struct fi_msg msg = { .iov_type = FI_IOV_KVEC, .addr = FI_ADDR_UNSPEC };
 	struct kstream_req *req;
+	struct kvec iov;
 	int ret = 0;
 
 	spin_lock_bh(&kep->lock);
@@ -488,6 +545,16 @@ void kstream_post_recvs(struct kstream_ep *kep)
 		if (!req)
 			break;
 		msg.context = &req->cqe;
+		if (kep->mode == KSTREAM_MSG_SEND) {
+			/*
+			 * No descriptor: the MR may be registered only as
+			 * the connection comes up (kstream_ep.peer_heard).
+			 */
+			iov.iov_base = req->slot;
+			iov.iov_len = KSTREAM_MSG_SIZE;
+			msg.msg_iov = &iov;
+			msg.iov_count = 1;
+		}
 		ret = fi_recvmsg(kep->core_ep, &msg, FI_COMPLETION);
 		if (ret) {
 			kstream_req_put(&kep->rx_free, req);
@@ -571,17 +638,38 @@ static int kstream_take_sge(struct kstream_ep *kep)
 	return 0;
 }
 
-/* A message from the peer (lock held). */
-static void kstream_rx_msg(struct kstream_ep *kep, u64 flags, u32 msg)
+/*
+ * The message a receive brought (lock held): the immediate, or in
+ * KSTREAM_MSG_SEND mode the value of a KSTREAM_MSG_SIZE-byte send, as
+ * rsockets reads either.  -EPROTO for anything else.
+ */
+static int kstream_rx_value(struct kstream_ep *kep, struct kstream_req *req,
+			    u32 *msg)
 {
-	u32 data = kstream_msg_data(msg);
-	struct kstream_curs tail;
+	if (req->flags & FI_REMOTE_CQ_DATA) {
+		*msg = req->data;
+		return 0;
+	}
+	if (kep->mode != KSTREAM_MSG_SEND || !(req->flags & FI_RECV) ||
+	    req->len != KSTREAM_MSG_SIZE)
+		return -EPROTO;
+	*msg = kstream_msg_get(req->slot, kep->peer_net);
+	return 0;
+}
 
-	if (!(flags & FI_REMOTE_CQ_DATA) ||
+/* A message from the peer (lock held). */
+static void kstream_rx_msg(struct kstream_ep *kep, struct kstream_req *req)
+{
+	struct kstream_curs tail;
+	u32 msg, data;
+
+	if (kstream_rx_value(kep, req, &msg) ||
 	    !kstream_msg_valid(msg, kep->iomap_size)) {
 		kstream_fail(kep, EPROTO);
 		return;
 	}
+	kep->peer_heard = true;
+	data = kstream_msg_data(msg);
 	switch (kstream_msg_op(msg)) {
 	case KSTREAM_OP_DATA:
 		if (data > kep->rbuf_adv || kstream_peer_eof(kep->peer_state) ||
@@ -633,7 +721,7 @@ static void kstream_rx_req_done(struct kstream_ep *kep, struct kstream_req *req)
 {
 	kstream_count_done(kep, &kep->rx_posted);
 	if (!req->err)
-		kstream_rx_msg(kep, req->flags, req->data);
+		kstream_rx_msg(kep, req);
 	else if (req->err != ECANCELED && !kstream_peer_eof(kep->peer_state))
 		kstream_fail(kep, req->err);
 	kstream_req_put(&kep->rx_free, req);
@@ -751,6 +839,7 @@ static void kstream_recv_done(struct fid_cq *cq, struct fi_cqe *cqe,
 	struct kstream_req *req = kstream_req_completed(cqe, comp);
 	struct kstream_ep *kep = req->kep;
 
+	req->len = comp->len;
 	llist_add(&req->node, &kep->rx_done);
 	kstream_rx_kick(kep);
 }
@@ -775,6 +864,16 @@ static void kstream_ctrl_done(struct fid_cq *cq, struct fi_cqe *cqe,
 	kstream_tx_kick(kep);
 }
 
+/*
+ * The completion of the RMA write before a message's send (KSTREAM_MSG_SEND
+ * mode): the send after it completes the request, and fails if the write
+ * failed, so there is nothing to do; the request may already be reused.
+ */
+static void kstream_write_done(struct fid_cq *cq, struct fi_cqe *cqe,
+			       const struct fi_cq_err_entry *comp)
+{
+}
+
 /* Put @n requests from @req on, of kind @done, on the free list @free. */
 static struct kstream_req *
 kstream_reqs_kind(struct kstream_ep *kep, struct kstream_req *req, u32 n,
@@ -785,6 +884,7 @@ kstream_reqs_kind(struct kstream_ep *kep, struct kstream_req *req, u32 n,
 	*free = NULL;
 	for (; n; n--, req++) {
 		req->cqe.done = done;
+		req->wcqe.done = kstream_write_done;
 		req->kep = kep;
 		kstream_req_put(free, req);
 	}
@@ -793,10 +893,11 @@ kstream_reqs_kind(struct kstream_ep *kep, struct kstream_req *req, u32 n,
 
 /**
  * kstream_reqs_init() - allocate the requests of an endpoint being enabled
- * @kep: the endpoint, sq_size and rq_size set, not live yet
+ * @kep: the endpoint, sq_size, rq_size, mode and rbuf set, not live yet
  *
  * One data write request per data send slot, one control write request per
- * control slot, one receive request per receive.
+ * control slot, one receive request per receive; in KSTREAM_MSG_SEND mode
+ * each receive request gets its buffer after the receive ring.
  *
  * Context: process context, may sleep.
  * Return: 0 or -ENOMEM.
@@ -804,6 +905,7 @@ kstream_reqs_kind(struct kstream_ep *kep, struct kstream_req *req, u32 n,
 int kstream_reqs_init(struct kstream_ep *kep)
 {
 	struct kstream_req *req;
+	u32 i;
 
 	kep->reqs = kvcalloc(kep->sq_size + kep->rq_size, sizeof(*kep->reqs),
 			     GFP_KERNEL);
@@ -816,6 +918,11 @@ int kstream_reqs_init(struct kstream_ep *kep)
 				kstream_ctrl_done, &kep->ctrl_free);
 	kstream_reqs_kind(kep, req, kep->rq_size, kstream_recv_done,
 			  &kep->rx_free);
+	/* KSTREAM_MSG_SEND: each receive's buffer, after the ring */
+	if (kep->mode == KSTREAM_MSG_SEND)
+		for (i = 0; i < kep->rq_size; i++)
+			req[i].slot = kep->rbuf + kep->rbuf_size +
+				      i * KSTREAM_MSG_SIZE;
 	init_llist_head(&kep->rx_done);
 	init_llist_head(&kep->data_done);
 	init_llist_head(&kep->ctrl_done);
@@ -1018,7 +1125,7 @@ void kstream_keepalive_work(struct work_struct *work)
 		spin_unlock_bh(&kep->lock);
 		return;
 	}
-	if (!kep->tx_sent_since && kstream_ctrl_avail(kep)) {
+	if (!kep->tx_sent_since && kstream_ctrl_avail(kep) && kep->peer_heard) {
 		ret = kstream_post_ctrl(kep, NULL, NULL, 0,
 					kep->remote_sgl.addr,
 					kep->remote_sgl_key,

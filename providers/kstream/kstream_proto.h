@@ -10,6 +10,9 @@
  *   providers whose remote keys are wider than 32 bits (ksocket);
  * - the 32-bit immediate of every RDMA write with immediate: bits 31:29 the
  *   operation, bits 28:0 its data;
+ * - how a message goes on a core without immediate data (iWARP, rsockets'
+ *   RS_OPT_MSG_SEND): the mode choice, the operations a message takes and
+ *   the 4-byte value its send carries;
  * - the iomap size scale of the connection data;
  * - the 16-bit absolute credits;
  * - the send chunk choice (2 KiB, doubling to 64 KiB, limited by the send
@@ -370,6 +373,133 @@ static inline u32 kstream_msg_op(u32 msg)
 static inline u32 kstream_msg_data(u32 msg)
 {
 	return msg & KSTREAM_MSG_DATA_MASK;
+}
+
+/**
+ * enum kstream_msg_mode - how the messages of a stream go on the wire
+ * @KSTREAM_MSG_IMM: each message is the 32-bit immediate (remote CQ data)
+ *	of an RDMA write, zero-length when it carries no bytes; the
+ *	receives posted are zero-length
+ * @KSTREAM_MSG_SEND: the core has no immediate data (iWARP): each message
+ *	is a KSTREAM_MSG_SIZE-byte send of its value in the sender's host
+ *	order, after the RDMA write of its bytes if it carries any; each
+ *	receive posted has a KSTREAM_MSG_SIZE-byte buffer (rsockets'
+ *	RS_OPT_MSG_SEND)
+ *
+ * Each side chooses by itself from its core (kstream_msg_mode_choose()),
+ * as rsockets does from its device; the connection data is the same.
+ */
+enum kstream_msg_mode {
+	KSTREAM_MSG_IMM,
+	KSTREAM_MSG_SEND,
+};
+
+/* Bytes of the value a message's send carries (KSTREAM_MSG_SEND). */
+#define KSTREAM_MSG_SIZE	4
+
+/**
+ * kstream_msg_mode_choose() - how messages go over a core
+ * @cq_data: the core delivers at least 32 bits of remote CQ data
+ * @inject_size: bytes the core sends inline (copied at post time)
+ *
+ * With remote CQ data the messages are immediates; without, they are
+ * sends of KSTREAM_MSG_SIZE bytes, which the core must take inline, as
+ * rsockets requires.
+ *
+ * Context: any context.
+ * Return: KSTREAM_MSG_IMM or KSTREAM_MSG_SEND; -EOPNOTSUPP if the core can
+ * carry messages neither way.
+ */
+static inline int kstream_msg_mode_choose(bool cq_data, size_t inject_size)
+{
+	if (cq_data)
+		return KSTREAM_MSG_IMM;
+	if (inject_size < KSTREAM_MSG_SIZE)
+		return -EOPNOTSUPP;
+	return KSTREAM_MSG_SEND;
+}
+
+/**
+ * kstream_wr_per_req() - core send operations a request may post
+ * @mode: the stream's enum kstream_msg_mode
+ *
+ * Context: any context.
+ * Return: 2 in KSTREAM_MSG_SEND mode (write and send), else 1.
+ */
+static inline u32 kstream_wr_per_req(enum kstream_msg_mode mode)
+{
+	return mode == KSTREAM_MSG_SEND ? 2 : 1;
+}
+
+/* What kstream_post_ops() posts. */
+#define KSTREAM_POST_WRITE	0x1	/* an RMA write (of the bytes, if any) */
+#define KSTREAM_POST_IMM	0x2	/* ... with the message as its immediate */
+#define KSTREAM_POST_SEND	0x4	/* a send of the message, last */
+
+/**
+ * kstream_post_ops() - the core operations of one write of the stream
+ * @mode: the stream's enum kstream_msg_mode
+ * @is_msg: the write is a message (ring update, data, mapping, control)
+ *	rather than a plain write (keepalive, iowrite)
+ * @len: bytes written
+ *
+ * A plain write is an RMA write in either mode.  A message is one write
+ * with immediate in KSTREAM_MSG_IMM mode; in KSTREAM_MSG_SEND mode the
+ * write of its bytes (none without bytes) and then the send of its value,
+ * which the peer sees only after the bytes, as RC transmits in order.
+ *
+ * Context: any context.
+ * Return: KSTREAM_POST_* bits.
+ */
+static inline u32 kstream_post_ops(enum kstream_msg_mode mode, bool is_msg,
+				   size_t len)
+{
+	if (!is_msg)
+		return KSTREAM_POST_WRITE;
+	if (mode == KSTREAM_MSG_IMM)
+		return KSTREAM_POST_WRITE | KSTREAM_POST_IMM;
+	return len ? KSTREAM_POST_WRITE | KSTREAM_POST_SEND : KSTREAM_POST_SEND;
+}
+
+/**
+ * kstream_msg_put() - the bytes a message's send carries
+ * @msg: the message (kstream_msg())
+ * @buf: KSTREAM_MSG_SIZE bytes
+ *
+ * The value in this host's byte order, as rsockets sends it (not
+ * big-endian like the immediate).
+ *
+ * Context: any context.
+ */
+static inline void kstream_msg_put(u32 msg, void *buf)
+{
+	__be32 be = cpu_to_be32(msg);
+	__le32 le = cpu_to_le32(msg);
+
+	if (kstream_host_is_net())
+		memcpy(buf, &be, sizeof(be));
+	else
+		memcpy(buf, &le, sizeof(le));
+}
+
+/**
+ * kstream_msg_get() - the message a received send carries
+ * @buf: the KSTREAM_MSG_SIZE bytes received
+ * @peer_net: the peer's host is big-endian (its KSTREAM_CONN_FLAG_NET)
+ *
+ * The peer wrote the value in its own host order.
+ *
+ * Context: any context.
+ * Return: the message.
+ */
+static inline u32 kstream_msg_get(const void *buf, bool peer_net)
+{
+	__be32 be;
+	__le32 le;
+
+	memcpy(&be, buf, sizeof(be));
+	memcpy(&le, buf, sizeof(le));
+	return peer_net ? be32_to_cpu(be) : le32_to_cpu(le);
 }
 
 /**
