@@ -122,8 +122,8 @@ barrier "writedata: done"
 # sends): the stream samples kernel to kernel as kstream-ibv.sh runs them
 # over soft-RoCE, every byte verified; IPv4 only: in make check this test
 # follows ibv-keepalive's link flaps in the same boot, after which the
-# guests' IPv6 addresses were not usable within 30 s.  Not rstream or riostream against
-# them: a peer on rsockets may write into a new connection's memory
+# guests' IPv6 addresses were not usable within 30 s.  Not rstream or
+# riostream against them: a peer on rsockets may write into a new connection's memory
 # before ib_verbs on iWARP has registered it (Documentation/kstream.rst,
 # Limitations).
 check_output "ib_verbs;kstream is registered" kstream \
