@@ -16,17 +16,25 @@
  * side waits for and does not echo: closing an RDS socket drops what it
  * has not yet transmitted, so the echo side closes only once the sender
  * has all its echoes, and the sender lingers a second before it closes.
+ * -r ping instead sends RDS pings to PEER (its kernel answers them) once a
+ * second until one is answered or -t SECONDS pass: RDS/TCP then has its
+ * connection to PEER, made from this host.  ADDR and PEER are IPv4 or
+ * IPv6 addresses ("[fd00::1]:4000" or "fd00::1:4000").
  *
  * -R sets the receive buffer (RDS marks the port congested above half of
  * it) and -d makes -r echo sleep before it receives the burst, so that a
  * sender meets RDS's congestion control.  -c prints RDS's counter NAME of
- * this host (as "NAME VALUE") and exits.
+ * this host (as "NAME VALUE") and exits.  -I prints RDS's state on this
+ * host - its IPv6-form connections, TCP sockets, messages on send queues
+ * and counters that are not zero, one per line - and exits.
  *
- * usage: rds-peer -r send|echo -b ADDR:PORT -p PEER:PPORT [-T tcp|ib]
+ * usage: rds-peer -r send|echo|ping -b ADDR:PORT -p PEER:PPORT [-T tcp|ib]
  *                 [-s SIZE,SIZE...] [-i ITERS] [-n BURST] [-z BURST_SIZE]
  *                 [-t SECONDS] [-R RCVBUF] [-d MS]
  *        rds-peer -c NAME
- * Exits 0 when every message was verified, 1 otherwise.
+ *        rds-peer -I
+ * Exits 0 when every message was verified (the ping answered), 1
+ * otherwise.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -52,7 +60,7 @@
 static unsigned int sizes[NSIZES_MAX] = { 0, 1, 64, 4096, 65536, 1048576 };
 static unsigned int nsizes = 6, iters = 4, burst = 32, burst_size = 65536;
 static unsigned int burst_delay_ms;
-static struct sockaddr_in peer;
+static struct sockaddr_in6 peer;
 static unsigned char *txbuf, *rxbuf;
 
 /* Message @k's size; the last message, after the burst, is empty. */
@@ -72,19 +80,65 @@ static unsigned char pattern(unsigned int k, size_t i)
 	return alphabet[(k * 7 + i) % (sizeof(alphabet) - 1)];
 }
 
-static int parse_addr(const char *s, struct sockaddr_in *sin)
+/*
+ * ADDR:PORT into @sin6, ADDR an IPv4 address (as an IPv4-mapped one,
+ * which RDS takes for IPv4) or an IPv6 address, in brackets or not.
+ */
+static int parse_addr(const char *s, struct sockaddr_in6 *sin6)
 {
-	char host[64];
+	char host[INET6_ADDRSTRLEN + 2], *h = host;
 	const char *colon = strrchr(s, ':');
+	struct in_addr in4;
+	size_t n;
 
 	if (!colon || colon - s >= (int)sizeof(host))
 		return -1;
-	memcpy(host, s, colon - s);
-	host[colon - s] = '\0';
-	memset(sin, 0, sizeof(*sin));
-	sin->sin_family = AF_INET;
-	sin->sin_port = htons(atoi(colon + 1));
-	return inet_pton(AF_INET, host, &sin->sin_addr) == 1 ? 0 : -1;
+	n = colon - s;
+	memcpy(host, s, n);
+	host[n] = '\0';
+	if (n >= 2 && host[0] == '[' && host[n - 1] == ']') {
+		host[n - 1] = '\0';
+		h++;
+	}
+	memset(sin6, 0, sizeof(*sin6));
+	sin6->sin6_family = AF_INET6;
+	sin6->sin6_port = htons(atoi(colon + 1));
+	if (inet_pton(AF_INET, h, &in4) == 1) {
+		sin6->sin6_addr.s6_addr[10] = 0xff;
+		sin6->sin6_addr.s6_addr[11] = 0xff;
+		memcpy(&sin6->sin6_addr.s6_addr[12], &in4, sizeof(in4));
+		return 0;
+	}
+	return inet_pton(AF_INET6, h, &sin6->sin6_addr) == 1 ? 0 : -1;
+}
+
+/* @ss, a sockaddr_in or sockaddr_in6 from RDS, in the form of parse_addr(). */
+static void to_in6(const struct sockaddr_storage *ss, struct sockaddr_in6 *out)
+{
+	const struct sockaddr_in *sin = (const struct sockaddr_in *)ss;
+
+	if (ss->ss_family == AF_INET6) {
+		memcpy(out, ss, sizeof(*out));
+		return;
+	}
+	memset(out, 0, sizeof(*out));
+	out->sin6_family = AF_INET6;
+	out->sin6_port = sin->sin_port;
+	out->sin6_addr.s6_addr[10] = 0xff;
+	out->sin6_addr.s6_addr[11] = 0xff;
+	memcpy(&out->sin6_addr.s6_addr[12], &sin->sin_addr, 4);
+}
+
+/* ADDR:PORT of @sin6 as text, in a static buffer. */
+static const char *addr_str(const struct sockaddr_in6 *sin6)
+{
+	static char buf[INET6_ADDRSTRLEN + 8];
+	char a[INET6_ADDRSTRLEN];
+
+	snprintf(buf, sizeof(buf), "[%s]:%u",
+		 inet_ntop(AF_INET6, &sin6->sin6_addr, a, sizeof(a)) ? a : "?",
+		 ntohs(sin6->sin6_port));
+	return buf;
 }
 
 static int send_msg(int fd, const unsigned char *buf, size_t len,
@@ -104,23 +158,25 @@ static int send_msg(int fd, const unsigned char *buf, size_t len,
 /* Receive message @k into rxbuf and check its length, data and sender. */
 static int recv_msg(int fd, unsigned int k)
 {
-	struct sockaddr_in from;
-	socklen_t fromlen = sizeof(from);
+	struct sockaddr_storage ss;
+	socklen_t sslen = sizeof(ss);
+	struct sockaddr_in6 from;
 	size_t len = msg_size(k), i;
 	ssize_t n;
 
-	n = recvfrom(fd, rxbuf, MAX_SIZE, MSG_TRUNC, (struct sockaddr *)&from,
-		     &fromlen);
+	n = recvfrom(fd, rxbuf, MAX_SIZE, MSG_TRUNC, (struct sockaddr *)&ss,
+		     &sslen);
 	if (n < 0) {
 		fprintf(stderr, "message %u: recvfrom: %s\n", k,
 			strerror(errno));
 		return -1;
 	}
-	if ((size_t)n != len || from.sin_addr.s_addr != peer.sin_addr.s_addr ||
-	    from.sin_port != peer.sin_port) {
-		fprintf(stderr, "message %u: %zd bytes (want %zu) from %s:%u\n",
-			k, n, len, inet_ntoa(from.sin_addr),
-			ntohs(from.sin_port));
+	to_in6(&ss, &from);
+	if ((size_t)n != len ||
+	    memcmp(&from.sin6_addr, &peer.sin6_addr, sizeof(from.sin6_addr)) ||
+	    from.sin6_port != peer.sin6_port) {
+		fprintf(stderr, "message %u: %zd bytes (want %zu) from %s\n",
+			k, n, len, addr_str(&from));
 		return -1;
 	}
 	for (i = 0; i < len; i++) {
@@ -177,6 +233,50 @@ static int run_echo(int fd)
 	return recv_msg(fd, k);
 }
 
+/*
+ * Send RDS pings - empty messages to port 0 of the peer, which its kernel
+ * answers from port 0 - once a second until one is answered or @secs
+ * pass.  Each is sent without waiting: a blocking send of a new
+ * connection's first message may wait for the peer without a bound.
+ */
+static int run_ping(int fd, unsigned int secs)
+{
+	struct timeval one = { .tv_sec = 1 };
+	struct sockaddr_storage ss;
+	struct sockaddr_in6 from;
+	socklen_t sslen;
+	unsigned int i;
+	char c;
+
+	peer.sin6_port = 0;
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &one, sizeof(one))) {
+		perror("SO_RCVTIMEO");
+		return -1;
+	}
+	for (i = 0; i < secs; i++) {
+		if (sendto(fd, &c, 0, MSG_DONTWAIT, (struct sockaddr *)&peer,
+			   sizeof(peer)) < 0 && errno != EAGAIN &&
+		    errno != ENOBUFS) {
+			perror("sendto");
+			return -1;
+		}
+		sslen = sizeof(ss);
+		if (recvfrom(fd, &c, sizeof(c), 0, (struct sockaddr *)&ss,
+			     &sslen) < 0)
+			continue;
+		to_in6(&ss, &from);
+		if (!memcmp(&from.sin6_addr, &peer.sin6_addr,
+			    sizeof(from.sin6_addr)) && !from.sin6_port) {
+			printf("rds-peer: %s answered ping %u\n",
+			       addr_str(&peer), i + 1);
+			return 0;
+		}
+	}
+	fprintf(stderr, "rds-peer: no answer from %s in %u s\n",
+		addr_str(&peer), secs);
+	return -1;
+}
+
 /* Print RDS's counter @name of this host. */
 static int print_counter(int fd, const char *name)
 {
@@ -204,6 +304,108 @@ static int print_counter(int fd, const char *name)
 	return -1;
 }
 
+/*
+ * RDS's table @opt of this host, in a buffer of its own that the caller
+ * frees; *@len is its length in bytes and *@each an entry's.
+ */
+static void *get_info(int fd, int opt, socklen_t *len, int *each)
+{
+	void *buf = NULL;
+	int n;
+
+	*len = 0;
+	for (;;) {
+		n = getsockopt(fd, SOL_RDS, opt, buf, len);
+		if (n >= 0) {
+			*each = n;
+			return buf;
+		}
+		free(buf);
+		if (errno != ENOSPC)
+			return NULL;
+		/* The table may grow between the two calls. */
+		*len += 4096;
+		buf = calloc(1, *len);
+		if (!buf)
+			return NULL;
+	}
+}
+
+/* @a (unaligned, in a packed RDS table) as text in @buf. */
+static const char *addr6(const void *a, char *buf)
+{
+	struct in6_addr in6;
+
+	memcpy(&in6, a, sizeof(in6));
+	return inet_ntop(AF_INET6, &in6, buf, INET6_ADDRSTRLEN) ? buf : "?";
+}
+
+/* Entry @i of a table whose entries are @each bytes, copied to @out. */
+static void *entry(const void *table, int i, int each, void *out, size_t n)
+{
+	memcpy(out, (const char *)table + (size_t)i * each,
+	       each < (int)n ? (size_t)each : n);
+	return out;
+}
+
+/* Print RDS's connections, TCP sockets, send queues and counters. */
+static int print_state(int fd)
+{
+	char l[INET6_ADDRSTRLEN], f[INET6_ADDRSTRLEN];
+	struct rds6_info_connection c;
+	struct rds6_info_tcp_socket t;
+	struct rds6_info_message m;
+	struct rds_info_counter k;
+	socklen_t len;
+	int each, i;
+	void *tab;
+
+	tab = get_info(fd, RDS6_INFO_CONNECTIONS, &len, &each);
+	for (i = 0; tab && each && i < (int)(len / each); i++) {
+		entry(tab, i, each, &c, sizeof(c));
+		printf("conn %s %s %.*s flags %#x tx_seq %llu rx_seq %llu\n",
+		       addr6(&c.laddr, l), addr6(&c.faddr, f), TRANSNAMSIZ,
+		       (char *)c.transport, c.flags,
+		       (unsigned long long)c.next_tx_seq,
+		       (unsigned long long)c.next_rx_seq);
+	}
+	free(tab);
+	tab = get_info(fd, RDS6_INFO_TCP_SOCKETS, &len, &each);
+	for (i = 0; tab && each && i < (int)(len / each); i++) {
+		entry(tab, i, each, &t, sizeof(t));
+		printf("tcp [%s]:%u [%s]:%u hdr_rem %llu data_rem %llu",
+		       addr6(&t.local_addr, l), ntohs(t.local_port),
+		       addr6(&t.peer_addr, f), ntohs(t.peer_port),
+		       (unsigned long long)t.hdr_rem,
+		       (unsigned long long)t.data_rem);
+		printf(" sent_nxt %u expected_una %u seen_una %u\n",
+		       t.last_sent_nxt, t.last_expected_una, t.last_seen_una);
+	}
+	free(tab);
+	tab = get_info(fd, RDS6_INFO_SEND_MESSAGES, &len, &each);
+	for (i = 0; tab && each && i < (int)(len / each); i++) {
+		entry(tab, i, each, &m, sizeof(m));
+		printf("queued seq %llu len %u [%s]:%u -> [%s]:%u\n",
+		       (unsigned long long)m.seq, m.len, addr6(&m.laddr, l),
+		       ntohs(m.lport), addr6(&m.faddr, f), ntohs(m.fport));
+	}
+	free(tab);
+	tab = get_info(fd, RDS_INFO_COUNTERS, &len, &each);
+	if (!tab || !each) {
+		perror("RDS_INFO_COUNTERS");
+		free(tab);
+		return -1;
+	}
+	for (i = 0; i < (int)(len / each); i++) {
+		entry(tab, i, each, &k, sizeof(k));
+		if (k.value)
+			printf("counter %.32s %llu\n", (char *)k.name,
+			       (unsigned long long)k.value);
+	}
+	free(tab);
+	return 0;
+}
+
 static int parse_sizes(char *s)
 {
 	char *tok;
@@ -222,7 +424,7 @@ static int parse_sizes(char *s)
 static void usage(const char *prog)
 {
 	fprintf(stderr,
-		"%s: -r send|echo -b ADDR:PORT -p PEER:PPORT [-T tcp|ib] [-s SIZES] [-i ITERS] [-n BURST] [-z BURST_SIZE] [-t SECONDS] [-R RCVBUF] [-d MS] | -c NAME\n",
+		"%s: -r send|echo|ping -b ADDR:PORT -p PEER:PPORT [-T tcp|ib] [-s SIZES] [-i ITERS] [-n BURST] [-z BURST_SIZE] [-t SECONDS] [-R RCVBUF] [-d MS] | -c NAME | -I\n",
 		prog);
 	exit(2);
 }
@@ -231,11 +433,11 @@ int main(int argc, char **argv)
 {
 	int fd, opt, val, rcvbuf = SOCK_BUF, transport = RDS_TRANS_TCP, ret;
 	struct timeval tv = { .tv_sec = 60 };
-	struct sockaddr_in self;
+	struct sockaddr_in6 self;
 	const char *role = NULL, *counter = NULL;
-	int have_self = 0, have_peer = 0;
+	int have_self = 0, have_peer = 0, state = 0;
 
-	while ((opt = getopt(argc, argv, "r:b:p:T:s:i:n:z:t:R:d:c:")) != -1) {
+	while ((opt = getopt(argc, argv, "r:b:p:T:s:i:n:z:t:R:d:c:I")) != -1) {
 		switch (opt) {
 		case 'r':
 			role = optarg;
@@ -283,22 +485,26 @@ int main(int argc, char **argv)
 		case 'c':
 			counter = optarg;
 			break;
+		case 'I':
+			state = 1;
+			break;
 		default:
 			usage(argv[0]);
 		}
 	}
-	if (counter) {
+	if (counter || state) {
 		fd = socket(AF_RDS, SOCK_SEQPACKET, 0);
 		if (fd < 0) {
 			perror("socket(AF_RDS)");
 			return 1;
 		}
-		ret = print_counter(fd, counter);
+		ret = counter ? print_counter(fd, counter) : print_state(fd);
 		close(fd);
 		return ret ? 1 : 0;
 	}
 	if (!role || !have_self || !have_peer || burst_size > MAX_SIZE ||
-	    (strcmp(role, "send") && strcmp(role, "echo")))
+	    (strcmp(role, "send") && strcmp(role, "echo") &&
+	     strcmp(role, "ping")))
 		usage(argv[0]);
 	txbuf = malloc(MAX_SIZE);
 	rxbuf = malloc(MAX_SIZE);
@@ -329,6 +535,11 @@ int main(int argc, char **argv)
 	       transport == RDS_TRANS_IB ? "ib" : "tcp", nsizes, iters, burst,
 	       burst_size);
 	fflush(stdout);
+	if (!strcmp(role, "ping")) {
+		ret = run_ping(fd, tv.tv_sec);
+		close(fd);
+		return ret ? 1 : 0;
+	}
 	ret = !strcmp(role, "send") ? run_send(fd) : run_echo(fd);
 	close(fd);
 	printf("rds-peer: %s\n", ret ? "FAILED" : "every message verified");

@@ -5,8 +5,46 @@
 M=/kofi/modules
 K=/lib/modules/$(uname -r)
 
+# RDS/TCP's paths between two addresses (RDS_MPATH_WORKERS of the
+# guests' kernels).
+RDS_TCP_PATHS=8
+
+# rds_addr ADDR: ADDR as rds-peer -I prints it (IPv4 as IPv4-mapped).
+rds_addr() {
+	case $1 in
+	*:*) echo "$1" ;;
+	*) echo "::ffff:$1" ;;
+	esac
+}
+
+# rds_tcp_paths_up SELF PEER: RDS/TCP has all its paths between this
+# guest's SELF and PEER.
+rds_tcp_paths_up() {
+	n=$(rds-peer -I | grep "^tcp \[$(rds_addr "$1")\]:" |
+		grep -c -F "[$(rds_addr "$2")]:")
+	echo "$n of $RDS_TCP_PATHS paths"
+	[ "$n" = "$RDS_TCP_PATHS" ]
+}
+
+# rds_tcp_connect SELF PEER: RDS/TCP's connection between this guest's
+# SELF and the other's PEER, made from guest 0 (whose addresses are the
+# smaller: .1, ::1) by an RDS ping before either guest sends, with every
+# path up on both.  The guests' kernels can lose a message when the larger
+# address makes the connection (Documentation/rds.rst, "Limits").
+rds_tcp_connect() {
+	if [ "$KOFI_HOST" = 0 ]; then
+		check "RDS/TCP connection to $2 made from $1" \
+			rds-peer -r ping -b "$1:0" -p "$2:0" -t 60
+	fi
+	check "RDS/TCP's $RDS_TCP_PATHS paths to $2 up" \
+		wait_for 60 rds_tcp_paths_up "$1" "$2"
+	barrier "RDS/TCP connection"
+}
+
 # rds_load MODULE...: load the kernel's RDS modules named (rds first)
 # that are not loaded yet, then kOFI and its rds provider, one check each.
+# With rds_tcp in a two-guest run, the guests' RDS/TCP connection is made
+# (rds_tcp_connect).
 rds_load() {
 	for _kofi_m in rds "$@"; do
 		module_loaded "$_kofi_m" ||
@@ -15,6 +53,13 @@ rds_load() {
 	check "insmod kofi" insmod $M/kofi.ko
 	check "insmod kofi_rds" insmod $M/kofi_rds.ko
 	check_output "rds is registered" rds cat /sys/kernel/debug/kofi/providers
+	case " $* " in
+	*" rds_tcp "*)
+		if [ "$KOFI_HOSTS" -gt 1 ]; then
+			rds_tcp_connect "$KOFI_SELF" "$KOFI_PEER"
+		fi
+		;;
+	esac
 }
 
 # rds_unload: unload the rds provider and kOFI, one check each.

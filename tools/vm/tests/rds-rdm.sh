@@ -13,7 +13,9 @@
 # messages carry rds's header) up to the largest tagged message, 1 MiB
 # less the 24-byte header.  Then the pingpong over IPv6 (the guests'
 # IPv6 addresses: FI_SOCKADDR_IN6 endpoints; the KUnit suite has the
-# header endpoints on ::1).  Then the modules unload.
+# header endpoints on ::1), once RDS/TCP's IPv6 connection is made from
+# guest 0 as rds_load makes the IPv4 one (rds_tcp_connect).  Then the
+# modules unload.
 . ./lib.sh
 . ./rds-lib.sh
 
@@ -45,6 +47,7 @@ pair kofi_sample_rdsraw "raw RDS pingpong" 7576 $peer mode=pingpong \
 pair kofi_sample_rdsraw "raw RDS bandwidth" 7577 $peer mode=bandwidth \
 	sizes=65536,1048576 iters=$(scaled 8 2)
 check "IPv6 address usable" wait_for 30 ping -6 -c 1 -W 1 "$KOFI_PEER6"
+rds_tcp_connect "$KOFI_SELF6" "$KOFI_PEER6"
 pp "rdm pingpong, IPv6" 7578 $peer6 $RDM sizes=0,64,65536,1048576 \
 	iters=$(scaled 4 1)
 pp "rdm pingpong RMA write with CQ data" 7579 $peer $RDM op=write \
