@@ -30,7 +30,8 @@ rds_tcp_paths_up() {
 # SELF and the other's PEER, made from guest 0 (whose addresses are the
 # smaller: .1, ::1) by an RDS ping before either guest sends, with every
 # path up on both.  The guests' kernels can lose a message when the larger
-# address makes the connection (Documentation/rds.rst, "Limits").
+# address makes the connection (Documentation/rds.rst, "Connection
+# set-up on RDS/TCP").
 rds_tcp_connect() {
 	if [ "$KOFI_HOST" = 0 ]; then
 		check "RDS/TCP connection to $2 made from $1" \
