@@ -229,6 +229,8 @@ struct krds_ep {
 	struct krds_req *pool;
 	struct kofi_oplist ops;
 	struct delayed_work work;
+	struct mutex tx_mutex;	/* one hands answers and sends to the socket */
+	bool may_sleep;
 	struct wait_queue_entry wait;
 	bool hdr;
 	size_t max_msg;

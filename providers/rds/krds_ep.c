@@ -241,9 +241,29 @@ static const struct kofi_util_opt krds_opt_tab[] = {
 };
 
 /*
+ * fi_setopt()/fi_getopt() of FI_OPT_DATA_MAY_SLEEP: every data call may
+ * sleep, so a send goes to the socket in the caller's context when
+ * nothing waits before it (krds_send()).
+ */
+static int krds_ep_may_sleep_opt(struct krds_ep *ep, const void *in,
+				 void *out, size_t *optlen)
+{
+	if (*optlen < sizeof(size_t))
+		return -EINVAL;
+	if (out) {
+		*(size_t *)out = READ_ONCE(ep->may_sleep);
+		*optlen = sizeof(size_t);
+		return 0;
+	}
+	WRITE_ONCE(ep->may_sleep, !!*(const size_t *)in);
+	return 0;
+}
+
+/*
  * fi_setopt() (@in the value) or fi_getopt() (@out room for it) of
- * FI_OPT_MIN_MULTI_RECV, the endpoint's only option, which its receive
- * queues keep and check at each message a multi-receive buffer takes.
+ * FI_OPT_DATA_MAY_SLEEP, or of FI_OPT_MIN_MULTI_RECV, which the
+ * endpoint's receive queues keep and check at each message a
+ * multi-receive buffer takes.
  */
 static int krds_ep_opt(struct fid *fid, int level, int optname,
 		       const void *in, void *out, size_t *optlen)
@@ -252,6 +272,8 @@ static int krds_ep_opt(struct fid *fid, int level, int optname,
 	unsigned long flags;
 	int ret;
 
+	if (level == FI_OPT_ENDPOINT && optname == FI_OPT_DATA_MAY_SLEEP)
+		return krds_ep_may_sleep_opt(ep, in, out, optlen);
 	spin_lock_irqsave(&ep->lock, flags);
 	if (in)
 		ret = kofi_util_setopt(krds_opt_tab, ARRAY_SIZE(krds_opt_tab),
@@ -363,6 +385,7 @@ int krds_ep_open(struct fid_domain *domain, struct fi_info *info,
 			KRDS_MIN_MULTI_RECV);
 	INIT_LIST_HEAD(&ep->ux_dead);
 	INIT_DELAYED_WORK(&ep->work, krds_ep_work);
+	mutex_init(&ep->tx_mutex);
 	init_waitqueue_func_entry(&ep->wait, krds_ep_wake);
 	INIT_LIST_HEAD(&ep->av_watch.node);
 	ep->av_watch.removed = krds_av_removed;

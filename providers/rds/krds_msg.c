@@ -245,6 +245,8 @@ static int krds_req_send(struct krds_ep *ep, struct krds_req *req,
 	return 0;
 }
 
+static void krds_tx_direct(struct krds_ep *ep, struct krds_req *req);
+
 static ssize_t krds_send(struct krds_ep *ep, const struct fi_msg_tagged *t,
 			 u64 flags, u64 op)
 {
@@ -264,7 +266,10 @@ static ssize_t krds_send(struct krds_ep *ep, const struct fi_msg_tagged *t,
 		krds_req_put(ep, req, &ep->tx_free);
 		return ret;
 	}
-	krds_req_post(ep, req, &ep->tx_queue);
+	if (READ_ONCE(ep->may_sleep) || (flags & FI_MAY_SLEEP))
+		krds_tx_direct(ep, req);
+	else
+		krds_req_post(ep, req, &ep->tx_queue);
 	return 0;
 }
 
@@ -886,6 +891,34 @@ static bool krds_tx_progress(struct krds_ep *ep)
 	return false;
 }
 
+/*
+ * Post the send @req of a caller that may sleep, and hand it to the
+ * socket in the caller's context when the work is not at the socket and
+ * no answer waits (answers go first): a pingpong's message then leaves
+ * without waiting for the work to run.  Anything left (back-pressure, or
+ * the work busy) is the work's.
+ *
+ * Context: process context; sleeps in the socket call.
+ */
+static void krds_tx_direct(struct krds_ep *ep, struct krds_req *req)
+{
+	unsigned long flags;
+	bool left = true;
+
+	kofi_oplist_add(&ep->ops, &req->op);
+	spin_lock_irqsave(&ep->lock, flags);
+	list_add_tail(&req->node, &ep->tx_queue);
+	spin_unlock_irqrestore(&ep->lock, flags);
+	if (mutex_trylock(&ep->tx_mutex)) {
+		if (READ_ONCE(ep->state) == KRDS_EP_ENABLED &&
+		    list_empty(&ep->answers))
+			left = krds_tx_progress(ep);
+		mutex_unlock(&ep->tx_mutex);
+	}
+	if (left)
+		krds_ep_kick(ep);
+}
+
 /* The AV handle of a message's sender (FI_ADDR_NOTAVAIL if none). */
 static fi_addr_t krds_src(struct krds_ep *ep, struct sockaddr_storage *ss,
 			  int namelen)
@@ -1216,11 +1249,13 @@ void krds_ep_work(struct work_struct *work)
 	if (READ_ONCE(ep->state) != KRDS_EP_ENABLED)
 		return;
 	krds_ux_reap(ep);
+	mutex_lock(&ep->tx_mutex);
 	again = krds_answers_progress(ep);
 	again |= krds_tx_progress(ep);
 	again |= krds_rx_progress(ep);
 	/* the answers to the requests just taken in */
 	again |= krds_answers_progress(ep);
+	mutex_unlock(&ep->tx_mutex);
 	if (again)
 		queue_delayed_work(krds_wq, &ep->work,
 				   msecs_to_jiffies(KRDS_RETRY_MS));
