@@ -191,6 +191,9 @@ struct krds_ux {
  * @pool: every request, allocated at fi_enable()
  * @ops: outstanding operations, flushed at close
  * @work: the progress work (sends and receives)
+ * @tx_mutex: held by whoever hands answers and sends to the socket: the
+ *	work, or a data call that may sleep (krds_send())
+ * @may_sleep: FI_OPT_DATA_MAY_SLEEP: every data call may sleep
  * @wait: on the socket's wait queue: RDS wakes it when a message arrives
  *	and when acknowledged sends free send space
  * @hdr: a header endpoint (FI_TAGGED or FI_REMOTE_CQ_DATA): every message
@@ -229,7 +232,7 @@ struct krds_ep {
 	struct krds_req *pool;
 	struct kofi_oplist ops;
 	struct delayed_work work;
-	struct mutex tx_mutex;	/* one hands answers and sends to the socket */
+	struct mutex tx_mutex;
 	bool may_sleep;
 	struct wait_queue_entry wait;
 	bool hdr;
