@@ -232,7 +232,7 @@ struct krds_ep {
 	struct krds_req *pool;
 	struct kofi_oplist ops;
 	struct delayed_work work;
-	struct mutex tx_mutex;
+	struct mutex tx_mutex;	/* see @tx_mutex */
 	bool may_sleep;
 	struct wait_queue_entry wait;
 	bool hdr;
