@@ -191,8 +191,9 @@ struct krds_ux {
  * @pool: every request, allocated at fi_enable()
  * @ops: outstanding operations, flushed at close
  * @work: the progress work (sends and receives)
- * @tx_mutex: held by whoever hands answers and sends to the socket: the
- *	work, or a data call that may sleep (krds_send())
+ * @tx_mutex: held by whoever hands answers and sends to the socket: a
+ *	data call that may sleep (krds_send()), or the work, which holds it
+ *	through its receives too, as they queue answers
  * @may_sleep: FI_OPT_DATA_MAY_SLEEP: every data call may sleep
  * @wait: on the socket's wait queue: RDS wakes it when a message arrives
  *	and when acknowledged sends free send space

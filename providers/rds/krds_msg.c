@@ -90,6 +90,18 @@ void krds_req_put(struct krds_ep *ep, struct krds_req *req,
 	spin_unlock_irqrestore(&ep->lock, flags);
 }
 
+/* Queue @req on @queue as an outstanding operation. */
+static void krds_req_queue(struct krds_ep *ep, struct krds_req *req,
+			   struct list_head *queue)
+{
+	unsigned long flags;
+
+	kofi_oplist_add(&ep->ops, &req->op);
+	spin_lock_irqsave(&ep->lock, flags);
+	list_add_tail(&req->node, queue);
+	spin_unlock_irqrestore(&ep->lock, flags);
+}
+
 /**
  * krds_req_post() - post a request
  * @ep: the endpoint
@@ -103,12 +115,7 @@ void krds_req_put(struct krds_ep *ep, struct krds_req *req,
 void krds_req_post(struct krds_ep *ep, struct krds_req *req,
 		   struct list_head *queue)
 {
-	unsigned long flags;
-
-	kofi_oplist_add(&ep->ops, &req->op);
-	spin_lock_irqsave(&ep->lock, flags);
-	list_add_tail(&req->node, queue);
-	spin_unlock_irqrestore(&ep->lock, flags);
+	krds_req_queue(ep, req, queue);
 	krds_ep_kick(ep);
 }
 
@@ -902,13 +909,9 @@ static bool krds_tx_progress(struct krds_ep *ep)
  */
 static void krds_tx_direct(struct krds_ep *ep, struct krds_req *req)
 {
-	unsigned long flags;
 	bool left = true;
 
-	kofi_oplist_add(&ep->ops, &req->op);
-	spin_lock_irqsave(&ep->lock, flags);
-	list_add_tail(&req->node, &ep->tx_queue);
-	spin_unlock_irqrestore(&ep->lock, flags);
+	krds_req_queue(ep, req, &ep->tx_queue);
 	if (mutex_trylock(&ep->tx_mutex)) {
 		if (READ_ONCE(ep->state) == KRDS_EP_ENABLED &&
 		    list_empty(&ep->answers))
