@@ -80,6 +80,15 @@ static unsigned char pattern(unsigned int k, size_t i)
 	return alphabet[(k * 7 + i) % (sizeof(alphabet) - 1)];
 }
 
+/* @in4 as the IPv4-mapped address of @sin6. */
+static void set_v4mapped(struct sockaddr_in6 *sin6, const struct in_addr *in4)
+{
+	memset(&sin6->sin6_addr, 0, sizeof(sin6->sin6_addr));
+	sin6->sin6_addr.s6_addr[10] = 0xff;
+	sin6->sin6_addr.s6_addr[11] = 0xff;
+	memcpy(&sin6->sin6_addr.s6_addr[12], in4, sizeof(*in4));
+}
+
 /*
  * ADDR:PORT into @sin6, ADDR an IPv4 address (as an IPv4-mapped one,
  * which RDS takes for IPv4) or an IPv6 address, in brackets or not.
@@ -104,9 +113,7 @@ static int parse_addr(const char *s, struct sockaddr_in6 *sin6)
 	sin6->sin6_family = AF_INET6;
 	sin6->sin6_port = htons(atoi(colon + 1));
 	if (inet_pton(AF_INET, h, &in4) == 1) {
-		sin6->sin6_addr.s6_addr[10] = 0xff;
-		sin6->sin6_addr.s6_addr[11] = 0xff;
-		memcpy(&sin6->sin6_addr.s6_addr[12], &in4, sizeof(in4));
+		set_v4mapped(sin6, &in4);
 		return 0;
 	}
 	return inet_pton(AF_INET6, h, &sin6->sin6_addr) == 1 ? 0 : -1;
@@ -124,9 +131,7 @@ static void to_in6(const struct sockaddr_storage *ss, struct sockaddr_in6 *out)
 	memset(out, 0, sizeof(*out));
 	out->sin6_family = AF_INET6;
 	out->sin6_port = sin->sin_port;
-	out->sin6_addr.s6_addr[10] = 0xff;
-	out->sin6_addr.s6_addr[11] = 0xff;
-	memcpy(&out->sin6_addr.s6_addr[12], &sin->sin_addr, 4);
+	set_v4mapped(out, &sin->sin_addr);
 }
 
 /* ADDR:PORT of @sin6 as text, in a static buffer. */
