@@ -17,9 +17,20 @@
  * A callback CQ (FI_CQ_CALLBACK) has no ring and no lock: a completion
  * written to it is handed at once, in the writer's context, to the done()
  * of the struct fi_cqe that is the operation's context.
+ *
+ * Progress driven by the waiter: a thread in fi_cq_sread() on a ring CQ
+ * drives it.  A provider whose endpoint has something to progress (a
+ * message at its socket) calls kofi_cq_progress_kick(); while a thread
+ * drives the CQ, the endpoint's struct kofi_cq_progress is queued and
+ * that thread, woken, runs it in its own context - the completions it
+ * waits for are written without a work item between the wake-up and the
+ * reader.  Without a driver, or when the driver leaves first, the
+ * provider's own work does it (the kick answers false, or the progress
+ * is deferred).  One thread drives a CQ at a time; others wait as usual.
  */
 #include <linux/kernel.h>
 #include <linux/module.h>
+#include <linux/mutex.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
@@ -41,6 +52,9 @@ struct kofi_cq {
 	enum fi_cq_wait_cond wait_cond;
 	wait_queue_head_t wq;
 	void (*handler)(struct fid_cq *cq, void *context);
+	bool driven;		/* a thread in fi_cq_sread() drives the CQ */
+	struct list_head pending;	/* kofi_cq_progress to run */
+	struct mutex run_mutex;	/* held while one of them runs */
 };
 
 static const struct fi_ops_cq kofi_cq_ops;
@@ -179,12 +193,86 @@ static bool kofi_cq_take_signal(struct kofi_cq *cq)
 	return signaled;
 }
 
+/* The fi_cq_sread() thread takes the CQ's progress, if no other has it. */
+static bool kofi_cq_drive_begin(struct kofi_cq *cq)
+{
+	unsigned long irqflags;
+	bool driving;
+
+	spin_lock_irqsave(&cq->lock, irqflags);
+	driving = !cq->driven;
+	cq->driven = true;
+	spin_unlock_irqrestore(&cq->lock, irqflags);
+	return driving;
+}
+
+static bool kofi_cq_drive_pending(struct kofi_cq *cq)
+{
+	unsigned long irqflags;
+	bool pending;
+
+	spin_lock_irqsave(&cq->lock, irqflags);
+	pending = !list_empty(&cq->pending);
+	spin_unlock_irqrestore(&cq->lock, irqflags);
+	return pending;
+}
+
+/*
+ * Run (@run) or hand back (!@run) the progress queued so far, one at a
+ * time under run_mutex, so that kofi_cq_progress_stop() can wait for the
+ * one running.  A kick during the pass waits for the next one: the
+ * waiter returns to its caller even while wake-ups keep coming.
+ */
+static void kofi_cq_drive_pass(struct kofi_cq *cq, bool run)
+{
+	struct kofi_cq_progress *p;
+	unsigned long irqflags;
+	LIST_HEAD(batch);
+
+	mutex_lock(&cq->run_mutex);
+	spin_lock_irqsave(&cq->lock, irqflags);
+	list_splice_init(&cq->pending, &batch);
+	for (;;) {
+		p = list_first_entry_or_null(&batch, struct kofi_cq_progress,
+					     node);
+		if (p)
+			list_del_init(&p->node);
+		spin_unlock_irqrestore(&cq->lock, irqflags);
+		if (!p)
+			break;
+		if (run)
+			p->run(p);
+		else
+			p->defer(p);
+		spin_lock_irqsave(&cq->lock, irqflags);
+	}
+	mutex_unlock(&cq->run_mutex);
+}
+
+/* The driver leaves: what was queued for it goes back to the providers. */
+static void kofi_cq_drive_end(struct kofi_cq *cq)
+{
+	unsigned long irqflags;
+
+	spin_lock_irqsave(&cq->lock, irqflags);
+	cq->driven = false;
+	spin_unlock_irqrestore(&cq->lock, irqflags);
+	kofi_cq_drive_pass(cq, false);
+}
+
+static bool kofi_cq_woken(struct kofi_cq *cq, u32 threshold, bool driving)
+{
+	return kofi_cq_ready(cq, threshold) ||
+	       (driving && kofi_cq_drive_pending(cq));
+}
+
 static ssize_t kofi_cq_sreadfrom(struct fid_cq *cq_fid, void *buf,
 				 size_t count, fi_addr_t *src_addr,
 				 const void *cond, int timeout)
 {
 	struct kofi_cq *cq = kofi_cq(cq_fid);
 	u32 threshold = 1;
+	bool driving;
 	long left;
 	ssize_t ret;
 
@@ -195,18 +283,35 @@ static ssize_t kofi_cq_sreadfrom(struct fid_cq *cq_fid, void *buf,
 		return kofi_cq_readfrom(cq_fid, buf, count, src_addr);
 
 	left = timeout < 0 ? MAX_SCHEDULE_TIMEOUT : msecs_to_jiffies(timeout);
+	driving = kofi_cq_drive_begin(cq);
 	for (;;) {
+		if (driving)
+			kofi_cq_drive_pass(cq, true);
+		if (kofi_cq_ready(cq, threshold)) {
+			ret = -EAGAIN;
+			if (kofi_cq_take_signal(cq))
+				break;
+			ret = kofi_cq_readfrom(cq_fid, buf, count, src_addr);
+			if (ret != -EAGAIN)
+				break;
+		}
+		if (!left) {
+			ret = kofi_cq_readfrom(cq_fid, buf, count, src_addr);
+			break;
+		}
 		left = wait_event_interruptible_timeout(cq->wq,
-							kofi_cq_ready(cq, threshold),
+							kofi_cq_woken(cq,
+								      threshold,
+								      driving),
 							left);
-		if (left < 0)
-			return -EINTR;
-		if (kofi_cq_take_signal(cq))
-			return -EAGAIN;
-		ret = kofi_cq_readfrom(cq_fid, buf, count, src_addr);
-		if (ret != -EAGAIN || !left)
-			return ret;
+		if (left < 0) {
+			ret = -EINTR;
+			break;
+		}
 	}
+	if (driving)
+		kofi_cq_drive_end(cq);
+	return ret;
 }
 
 static ssize_t kofi_cq_sread(struct fid_cq *cq_fid, void *buf, size_t count,
@@ -268,6 +373,7 @@ static int kofi_cq_close(struct fid *fid)
 {
 	struct kofi_cq *cq = container_of(fid, struct kofi_cq, cq_fid.fid);
 
+	mutex_destroy(&cq->run_mutex);
 	kvfree(cq->ring);
 	kfree(cq);
 	return 0;
@@ -330,6 +436,8 @@ int kofi_cq_open_generic(struct fid_domain *domain, struct fi_cq_attr *attr,
 		return -ENOMEM;
 	spin_lock_init(&q->lock);
 	init_waitqueue_head(&q->wq);
+	INIT_LIST_HEAD(&q->pending);
+	mutex_init(&q->run_mutex);
 	kofi_fid_init(&q->cq_fid.fid, FI_CLASS_CQ, &kofi_cq_fi_ops, context);
 	if (attr->flags & FI_CQ_CALLBACK) {
 		q->cq_fid.ops = &kofi_cq_cb_ops;
@@ -352,6 +460,72 @@ int kofi_cq_open_generic(struct fid_domain *domain, struct fi_cq_attr *attr,
 	return 0;
 }
 EXPORT_SYMBOL_GPL(kofi_cq_open_generic);
+
+/**
+ * kofi_cq_progress_kick() - have a thread waiting on a CQ run progress
+ * @cq_fid: the CQ the progress writes completions to (may be NULL)
+ * @p: the endpoint's progress, set up by kofi_cq_progress_init()
+ *
+ * While a thread waits in fi_cq_sread() on @cq_fid, queues @p (once) and
+ * wakes that thread, which runs @p->run in its own context; if it leaves
+ * before it runs @p, it calls @p->defer.  Otherwise (no such thread, a
+ * callback CQ, no shared CQ) does nothing and answers false: the caller
+ * runs the progress its own way.
+ *
+ * Context: any context (the socket's wake-up callback, softirq; spinlocks
+ * may be held, but no lock @p->run or @p->defer takes); does not sleep.
+ * Return: true if the waiting thread will run @p (or defer it).
+ */
+bool kofi_cq_progress_kick(struct fid_cq *cq_fid, struct kofi_cq_progress *p)
+{
+	struct kofi_cq *cq;
+	unsigned long irqflags;
+	bool queued = false;
+
+	if (!cq_fid || cq_fid->ops != &kofi_cq_ops)
+		return false;
+	cq = kofi_cq(cq_fid);
+	spin_lock_irqsave(&cq->lock, irqflags);
+	if (cq->driven) {
+		if (list_empty(&p->node))
+			list_add_tail(&p->node, &cq->pending);
+		queued = true;
+	}
+	spin_unlock_irqrestore(&cq->lock, irqflags);
+	if (queued)
+		wake_up_interruptible_sync(&cq->wq);
+	return queued;
+}
+EXPORT_SYMBOL_GPL(kofi_cq_progress_kick);
+
+/**
+ * kofi_cq_progress_stop() - no thread waiting on a CQ runs progress any more
+ * @cq_fid: the CQ @p was kicked on (may be NULL)
+ * @p: the endpoint's progress, no longer kicked
+ *
+ * Waits for the CQ's waiter to finish the progress it runs, then takes @p
+ * off the CQ's queue (it is then neither run nor deferred).  Call it at
+ * endpoint close, after the last kofi_cq_progress_kick() of @p.
+ *
+ * Context: process context, may sleep; no lock a run of progress takes
+ * held, and not from a run of progress (a completion's done() or the
+ * CQ's comp_handler called from one).
+ */
+void kofi_cq_progress_stop(struct fid_cq *cq_fid, struct kofi_cq_progress *p)
+{
+	struct kofi_cq *cq;
+	unsigned long irqflags;
+
+	if (!cq_fid || cq_fid->ops != &kofi_cq_ops)
+		return;
+	cq = kofi_cq(cq_fid);
+	mutex_lock(&cq->run_mutex);
+	spin_lock_irqsave(&cq->lock, irqflags);
+	list_del_init(&p->node);
+	spin_unlock_irqrestore(&cq->lock, irqflags);
+	mutex_unlock(&cq->run_mutex);
+}
+EXPORT_SYMBOL_GPL(kofi_cq_progress_stop);
 
 /* Complete an operation of a callback CQ: no lock held, no copy kept. */
 static int kofi_cq_call(struct fid_cq *cq_fid, const struct kofi_comp *s)

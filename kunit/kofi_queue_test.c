@@ -843,6 +843,154 @@ static void kc_threshold_test(struct kunit *test)
 	ktp_stack_close(test, &s);
 }
 
+/*
+ * Progress run by a CQ's waiter: each run writes one completion whose
+ * context is the task that ran it; a run may wait at a gate.
+ */
+struct kc_prog {
+	struct kofi_cq_progress p;
+	struct fid_cq *cq;
+	struct completion *gate;
+	struct completion in_run;
+	atomic_t runs;
+	atomic_t defers;
+};
+
+static void kc_prog_run(struct kofi_cq_progress *p)
+{
+	struct kc_prog *g = container_of(p, struct kc_prog, p);
+
+	atomic_inc(&g->runs);
+	kofi_cq_write(g->cq, current, FI_RECV, 0, NULL, 0);
+	complete(&g->in_run);
+	if (g->gate)
+		wait_for_completion(g->gate);
+}
+
+static void kc_prog_defer(struct kofi_cq_progress *p)
+{
+	atomic_inc(&container_of(p, struct kc_prog, p)->defers);
+}
+
+static void kc_prog_init(struct kc_prog *g, struct fid_cq *cq,
+			 struct completion *gate)
+{
+	kofi_cq_progress_init(&g->p, kc_prog_run, kc_prog_defer);
+	g->cq = cq;
+	g->gate = gate;
+	init_completion(&g->in_run);
+	atomic_set(&g->runs, 0);
+	atomic_set(&g->defers, 0);
+}
+
+struct kc_stop {
+	struct fid_cq *cq;
+	struct kofi_cq_progress *p;
+	struct completion done;
+};
+
+static int kc_stopper(void *arg)
+{
+	struct kc_stop *st = arg;
+
+	kofi_cq_progress_stop(st->cq, st->p);
+	complete(&st->done);
+	return 0;
+}
+
+/* kq_start() of kq_cq_sleeper(), and its task. */
+static struct kq_waiter *kc_start_driver(struct kunit *test,
+					 struct fid_cq *cq, int timeout,
+					 struct task_struct **task)
+{
+	struct kq_waiter *w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	w->cq = cq;
+	w->timeout = timeout;
+	init_completion(&w->started);
+	init_completion(&w->done);
+	*task = kthread_run(kq_cq_sleeper, w, "kq_driver");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(*task));
+	wait_for_completion(&w->started);
+	msleep(50);	/* in fi_cq_sread() */
+	return w;
+}
+
+/*
+ * kofi_cq_progress_kick(): without a thread in fi_cq_sread() it answers
+ * false and nothing runs; with one, that thread runs the progress and
+ * returns the completion it wrote; once it left, false again.  A kick
+ * while the thread runs progress waits for its next pass: if the thread
+ * leaves first, the progress is deferred, never lost or run twice.
+ * kofi_cq_progress_stop() waits for a run in progress.
+ */
+static void kc_progress_test(struct kunit *test)
+{
+	struct kc_prog a, b;
+	struct kc_stop st;
+	struct completion gate;
+	struct task_struct *task;
+	struct fi_cq_entry e;
+	struct kq_waiter *w;
+	struct ktp_stack s;
+
+	ktp_stack_open(test, &s, false);
+	kc_prog_init(&a, s.cq, NULL);
+	KUNIT_EXPECT_FALSE(test, kofi_cq_progress_kick(s.cq, &a.p));
+	KUNIT_EXPECT_FALSE(test, kofi_cq_progress_kick(NULL, &a.p));
+	KUNIT_EXPECT_EQ(test, atomic_read(&a.runs), 0);
+	KUNIT_EXPECT_EQ(test, fi_cq_read(s.cq, &e, 1), -EAGAIN);
+
+	/* the waiter runs it and returns its completion */
+	w = kc_start_driver(test, s.cq, 5000, &task);
+	KUNIT_EXPECT_TRUE(test, kofi_cq_progress_kick(s.cq, &a.p));
+	KUNIT_ASSERT_TRUE(test, kq_wait(w));
+	KUNIT_EXPECT_EQ(test, w->ret, 1);
+	KUNIT_EXPECT_PTR_EQ(test, w->comp[0].op_context, (void *)task);
+	KUNIT_EXPECT_EQ(test, atomic_read(&a.runs), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&a.defers), 0);
+	KUNIT_EXPECT_FALSE(test, kofi_cq_progress_kick(s.cq, &a.p));
+
+	/* kicked during a run: deferred when the waiter leaves */
+	init_completion(&gate);
+	kc_prog_init(&a, s.cq, &gate);
+	kc_prog_init(&b, s.cq, NULL);
+	w = kc_start_driver(test, s.cq, 5000, &task);
+	KUNIT_EXPECT_TRUE(test, kofi_cq_progress_kick(s.cq, &a.p));
+	KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&a.in_run,
+							    HZ * 5));
+	KUNIT_EXPECT_TRUE(test, kofi_cq_progress_kick(s.cq, &b.p));
+	KUNIT_EXPECT_TRUE(test, kofi_cq_progress_kick(s.cq, &b.p));
+	complete(&gate);
+	KUNIT_ASSERT_TRUE(test, kq_wait(w));
+	KUNIT_EXPECT_EQ(test, w->ret, 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&b.runs), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&b.defers), 1);
+
+	/* a stop waits for the run in progress */
+	init_completion(&gate);
+	kc_prog_init(&a, s.cq, &gate);
+	w = kc_start_driver(test, s.cq, 5000, &task);
+	KUNIT_EXPECT_TRUE(test, kofi_cq_progress_kick(s.cq, &a.p));
+	KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&a.in_run,
+							    HZ * 5));
+	st.cq = s.cq;
+	st.p = &a.p;
+	init_completion(&st.done);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(kthread_run(kc_stopper, &st,
+						    "kq_stopper")));
+	msleep(50);
+	KUNIT_EXPECT_FALSE(test, completion_done(&st.done));
+	complete(&gate);
+	KUNIT_EXPECT_TRUE(test, wait_for_completion_timeout(&st.done,
+							    HZ * 5));
+	KUNIT_ASSERT_TRUE(test, kq_wait(w));
+	KUNIT_EXPECT_EQ(test, w->ret, 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&a.runs), 1);
+	ktp_stack_close(test, &s);
+}
+
 /* Completions written and read from atomic and softirq context. */
 struct kc_timer {
 	struct timer_list timer;
@@ -1328,6 +1476,7 @@ static struct kunit_case kofi_cq_cases[] = {
 	KUNIT_CASE(kc_signal_test),
 	KUNIT_CASE(kc_sread_wake_test),
 	KUNIT_CASE(kc_threshold_test),
+	KUNIT_CASE(kc_progress_test),
 	KUNIT_CASE(kc_atomic_test),
 	KUNIT_CASE(kc_wrap_test),
 	KUNIT_CASE(kc_cb_open_test),

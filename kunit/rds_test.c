@@ -582,6 +582,68 @@ static void rds_close_multi_test(struct kunit *test)
 	ktr_rdm_close(test, &t);
 }
 
+/*
+ * FI_OPT_DATA_MAY_SLEEP, set before fi_enable(), reads back and is fixed
+ * from then on (-EBUSY); with it, messages both ways between two
+ * endpoints with a send and a receive CQ each, the receiver waiting in
+ * fi_cq_sread() (which runs the endpoint's progress), every message
+ * verified.
+ */
+static void rds_may_sleep_test(struct kunit *test)
+{
+	const struct ktr_rdm_attr attr = {
+		.prov = "rds",
+		.domain = "tcp",
+		.node = "127.0.0.1",
+		.caps = rdt_caps(test),
+		.eps = 2,
+		.split_cq = true,
+		.buf_size = RDT_BUF,
+		.may_sleep = true,
+	};
+	struct fi_cq_tagged_entry e;
+	size_t v = 0, len = sizeof(v);
+	int i, from, to;
+	struct ktr_rdm t;
+	fi_addr_t src;
+
+	ktr_rdm_open(test, &t, &attr);
+	KUNIT_EXPECT_EQ(test, fi_getopt(&t.ep[0]->fid, FI_OPT_ENDPOINT,
+					FI_OPT_DATA_MAY_SLEEP, &v, &len), 0);
+	KUNIT_EXPECT_EQ(test, v, 1);
+	v = 0;
+	KUNIT_EXPECT_EQ(test, fi_setopt(&t.ep[0]->fid, FI_OPT_ENDPOINT,
+					FI_OPT_DATA_MAY_SLEEP, &v, len),
+			-EBUSY);
+	KUNIT_EXPECT_EQ(test, fi_getopt(&t.ep[0]->fid, FI_OPT_ENDPOINT,
+					FI_OPT_DATA_MAY_SLEEP, &v, &len), 0);
+	KUNIT_EXPECT_EQ(test, v, 1);
+
+	for (i = 0; i < 40; i++) {
+		from = i & 1;
+		to = !from;
+		memset(t.buf[to], 0, 1000);
+		KUNIT_ASSERT_EQ(test, fi_recv(t.ep[to], t.buf[to], 1000, NULL,
+					      FI_ADDR_UNSPEC, t.buf[to]), 0);
+		memset(t.buf[from], 'a' + i % 26, 1000);
+		KUNIT_ASSERT_EQ(test, fi_send(t.ep[from], t.buf[from],
+					      100 + i, NULL, t.addr[to],
+					      t.buf[from]), 0);
+		KUNIT_ASSERT_EQ(test, rdt_comp(t.rx[to], &e, &src, NULL), 1);
+		KUNIT_EXPECT_PTR_EQ(test, e.op_context, t.buf[to]);
+		KUNIT_EXPECT_EQ(test, e.len, 100 + i);
+		KUNIT_EXPECT_EQ(test, src, t.addr[from]);
+		KUNIT_EXPECT_EQ(test, t.buf[to][0], 'a' + i % 26);
+		KUNIT_EXPECT_EQ(test, t.buf[to][99 + i], 'a' + i % 26);
+		KUNIT_EXPECT_EQ(test, t.buf[to][100 + i], 0);
+		KUNIT_ASSERT_EQ(test, rdt_comp(t.tx[from], &e, NULL, NULL), 1);
+		KUNIT_EXPECT_PTR_EQ(test, e.op_context, t.buf[from]);
+	}
+	rdt_no_comp(test, t.rx[0]);
+	rdt_no_comp(test, t.rx[1]);
+	ktr_rdm_close(test, &t);
+}
+
 /* What is refused: with -EINVAL, or -ENOPROTOOPT for an unknown option. */
 static void rds_bad_calls_test(struct kunit *test)
 {
@@ -968,6 +1030,7 @@ static struct kunit_case rds_cases[] = {
 	KUNIT_CASE_PARAM(rds_av_reinsert_test, rdt_hdr_gen_params),
 	KUNIT_CASE(rds_lost_host_test),
 	KUNIT_CASE_PARAM(rds_close_multi_test, rdt_hdr_gen_params),
+	KUNIT_CASE_PARAM(rds_may_sleep_test, rdt_hdr_gen_params),
 	KUNIT_CASE(rds_bad_calls_test),
 	KUNIT_CASE(rds_rma_test),
 	KUNIT_CASE(rds_rma_pages_test),

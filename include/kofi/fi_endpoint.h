@@ -61,9 +61,12 @@ struct fi_ops_tagged;
  *                         provider may then do the I/O in the caller's
  *                         context instead of deferring it to a work item.
  *                         Zero (default): a data call may come from any
- *                         context.  Set it before fi_enable(); a provider
- *                         that does not use it accepts and ignores it
- *                         (fi_setopt() answers 0 for it on any endpoint).
+ *                         context.  Set it before fi_enable(): a
+ *                         provider that uses it refuses it afterwards
+ *                         (-EBUSY; kstream, whose options are fixed from
+ *                         its connection on, -EISCONN once connecting);
+ *                         a provider that does not use it accepts and
+ *                         ignores it (fi_setopt() answers 0 for it).
  *                         The operation flag FI_MAY_SLEEP (fabric.h)
  *                         makes the same promise for one call.
  */

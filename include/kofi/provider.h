@@ -186,6 +186,45 @@ struct kofi_comp {
 	int prov_errno;
 };
 
+/**
+ * struct kofi_cq_progress - an endpoint's progress a CQ's waiter may run
+ * @node: on the CQ's queue while kicked (the core's)
+ * @run: runs the endpoint's progress (its receives, which write the
+ *	completions): called by the thread waiting in fi_cq_sread(), in
+ *	process context, may sleep, no lock of the CQ held
+ * @defer: hands the progress back to the provider's own work (queues it):
+ *	called when that thread leaves before it ran @run; process context,
+ *	must not sleep for long
+ *
+ * See kofi_cq_progress_kick().  Set up with kofi_cq_progress_init().
+ */
+struct kofi_cq_progress {
+	struct list_head node;
+	void (*run)(struct kofi_cq_progress *p);
+	void (*defer)(struct kofi_cq_progress *p);
+};
+
+/**
+ * kofi_cq_progress_init() - set up a struct kofi_cq_progress
+ * @p: the progress
+ * @run: see struct kofi_cq_progress
+ * @defer: see struct kofi_cq_progress
+ *
+ * Context: any context.
+ */
+static inline void
+kofi_cq_progress_init(struct kofi_cq_progress *p,
+		      void (*run)(struct kofi_cq_progress *p),
+		      void (*defer)(struct kofi_cq_progress *p))
+{
+	INIT_LIST_HEAD(&p->node);
+	p->run = run;
+	p->defer = defer;
+}
+
+bool kofi_cq_progress_kick(struct fid_cq *cq, struct kofi_cq_progress *p);
+void kofi_cq_progress_stop(struct fid_cq *cq, struct kofi_cq_progress *p);
+
 int kofi_cq_write_comp(struct fid_cq *cq, const struct kofi_comp *c);
 int kofi_cq_write(struct fid_cq *cq, void *op_context, u64 flags,
 		  size_t len, void *buf, u64 data);

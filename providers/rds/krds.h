@@ -197,6 +197,8 @@ struct krds_ux {
  * @may_sleep: FI_OPT_DATA_MAY_SLEEP: every data call may sleep
  * @wait: on the socket's wait queue: RDS wakes it when a message arrives
  *	and when acknowledged sends free send space
+ * @cqp: the progress a thread waiting on the receive CQ runs in place of
+ *	@work
  * @hdr: a header endpoint (FI_TAGGED or FI_REMOTE_CQ_DATA): every message
  *	has the header
  * @max_msg: the largest payload of a message
@@ -236,6 +238,7 @@ struct krds_ep {
 	struct mutex tx_mutex;	/* see @tx_mutex */
 	bool may_sleep;
 	struct wait_queue_entry wait;
+	struct kofi_cq_progress cqp;
 	bool hdr;
 	size_t max_msg;
 	struct kofi_match_queue msgq;
@@ -266,6 +269,7 @@ int krds_ep_open(struct fid_domain *domain, struct fi_info *info,
 		 struct fid_ep **fep, void *context);
 void krds_ep_kick(struct krds_ep *ep);
 void krds_ep_work(struct work_struct *work);
+void krds_ep_cq_run(struct kofi_cq_progress *p);
 void krds_ux_free_all(struct krds_ep *ep);
 ssize_t krds_cancel(struct fid *fid, void *context);
 void krds_av_removed(struct kofi_av_watch *watch, fi_addr_t fi_addr,

@@ -8,8 +8,9 @@
  * address (a concrete IPv4 or IPv6 address, as the domain's address format
  * says; port 0 picks one, fi_getname() tells which).  The
  * endpoint hooks the socket's wait queue, which RDS wakes when a message
- * arrives and when acknowledged sends free send space: the hook queues
- * the endpoint's progress work (krds_msg.c).
+ * arrives and when acknowledged sends free send space: the hook hands the
+ * endpoint's progress (krds_msg.c) to the thread waiting in fi_cq_sread()
+ * on its receive CQ, if there is one, else queues its progress work.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -23,8 +24,17 @@
 static int krds_ep_wake(struct wait_queue_entry *wait, unsigned int mode,
 			int sync, void *key)
 {
-	krds_ep_kick(container_of(wait, struct krds_ep, wait));
+	struct krds_ep *ep = container_of(wait, struct krds_ep, wait);
+
+	if (!kofi_cq_progress_kick(kofi_ep_cq(&ep->ep, FI_RECV, NULL),
+				   &ep->cqp))
+		krds_ep_kick(ep);
 	return 0;
+}
+
+static void krds_ep_cq_defer(struct kofi_cq_progress *p)
+{
+	krds_ep_kick(container_of(p, struct krds_ep, cqp));
 }
 
 /**
@@ -206,6 +216,8 @@ static int krds_ep_close(struct fid *fid)
 	if (ep->sock) {
 		kofi_av_watch_del(kofi_ep_av(&ep->ep), &ep->av_watch);
 		remove_wait_queue(sk_sleep(ep->sock->sk), &ep->wait);
+		kofi_cq_progress_stop(kofi_ep_cq(&ep->ep, FI_RECV, NULL),
+				      &ep->cqp);
 	}
 	cancel_delayed_work_sync(&ep->work);
 	krds_ep_release_multi(ep);
@@ -243,11 +255,15 @@ static const struct kofi_util_opt krds_opt_tab[] = {
 /*
  * fi_setopt()/fi_getopt() of FI_OPT_DATA_MAY_SLEEP: every data call may
  * sleep, so a send goes to the socket in the caller's context when
- * nothing waits before it (krds_send()).
+ * nothing waits before it (krds_send()).  Fixed once the endpoint is
+ * enabled (-EBUSY), as on every provider that uses it.
  */
 static int krds_ep_may_sleep_opt(struct krds_ep *ep, const void *in,
 				 void *out, size_t *optlen)
 {
+	unsigned long flags;
+	int ret = 0;
+
 	if (*optlen < sizeof(size_t))
 		return -EINVAL;
 	if (out) {
@@ -255,8 +271,13 @@ static int krds_ep_may_sleep_opt(struct krds_ep *ep, const void *in,
 		*optlen = sizeof(size_t);
 		return 0;
 	}
-	WRITE_ONCE(ep->may_sleep, !!*(const size_t *)in);
-	return 0;
+	spin_lock_irqsave(&ep->lock, flags);
+	if (ep->state != KRDS_EP_IDLE)
+		ret = -EBUSY;
+	else
+		WRITE_ONCE(ep->may_sleep, !!*(const size_t *)in);
+	spin_unlock_irqrestore(&ep->lock, flags);
+	return ret;
 }
 
 /*
@@ -387,6 +408,7 @@ int krds_ep_open(struct fid_domain *domain, struct fi_info *info,
 	INIT_DELAYED_WORK(&ep->work, krds_ep_work);
 	mutex_init(&ep->tx_mutex);
 	init_waitqueue_func_entry(&ep->wait, krds_ep_wake);
+	kofi_cq_progress_init(&ep->cqp, krds_ep_cq_run, krds_ep_cq_defer);
 	INIT_LIST_HEAD(&ep->av_watch.node);
 	ep->av_watch.removed = krds_av_removed;
 	kofi_fid_init(&ep->ep.fid, FI_CLASS_EP, &krds_ep_fi_ops, context);

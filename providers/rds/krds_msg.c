@@ -1236,17 +1236,13 @@ void krds_ux_free_all(struct krds_ep *ep)
 	ep->ux_bytes = 0;
 }
 
-/**
- * krds_ep_work() - the endpoint's progress: answers to RMA requests,
- *	sends, receives, overdue RMA operations
- * @work: &krds_ep.work
- *
- * Context: process context (krds_wq); sleeps in the socket calls.
+/*
+ * The endpoint's progress: answers to RMA requests, sends, receives,
+ * overdue RMA operations; run by its work or by a thread waiting on its
+ * receive CQ (krds_ep_cq_run()).
  */
-void krds_ep_work(struct work_struct *work)
+static void krds_ep_progress(struct krds_ep *ep)
 {
-	struct krds_ep *ep = container_of(to_delayed_work(work),
-					  struct krds_ep, work);
 	bool again;
 
 	if (READ_ONCE(ep->state) != KRDS_EP_ENABLED)
@@ -1263,4 +1259,28 @@ void krds_ep_work(struct work_struct *work)
 		queue_delayed_work(krds_wq, &ep->work,
 				   msecs_to_jiffies(KRDS_RETRY_MS));
 	krds_rma_expire(ep);
+}
+
+/**
+ * krds_ep_work() - the endpoint's progress work
+ * @work: &krds_ep.work
+ *
+ * Context: process context (krds_wq); sleeps in the socket calls.
+ */
+void krds_ep_work(struct work_struct *work)
+{
+	krds_ep_progress(container_of(to_delayed_work(work), struct krds_ep,
+				      work));
+}
+
+/**
+ * krds_ep_cq_run() - the endpoint's progress, run by a thread waiting in
+ *	fi_cq_sread() on its receive CQ
+ * @p: &krds_ep.cqp
+ *
+ * Context: process context (fi_cq_sread()); sleeps in the socket calls.
+ */
+void krds_ep_cq_run(struct kofi_cq_progress *p)
+{
+	krds_ep_progress(container_of(p, struct krds_ep, cqp));
 }
