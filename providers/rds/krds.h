@@ -181,7 +181,8 @@ struct krds_ux {
  * @transport: the RDS transport of the socket: its domain's
  * @family: AF_INET or AF_INET6, as its domain's address format
  * @sock: the bound AF_RDS socket, from fi_enable() on
- * @lock: protects the lists, the receive queues, @ux_bytes and @state
+ * @lock: protects the lists, the receive queues, @ux_bytes, @rx_held and
+ *	@state
  * @state: KRDS_EP_*
  * @tx_queue: sends not yet taken by the socket, oldest first
  * @tx_busy: the send the work is handing to the socket, off @tx_queue
@@ -199,6 +200,7 @@ struct krds_ux {
  *	and when acknowledged sends free send space
  * @cqp: the progress a thread waiting on the receive CQ runs in place of
  *	@work
+ * @wakes: wake-ups of the socket since that thread last ran @cqp
  * @hdr: a header endpoint (FI_TAGGED or FI_REMOTE_CQ_DATA): every message
  *	has the header
  * @max_msg: the largest payload of a message
@@ -206,6 +208,8 @@ struct krds_ux {
  * @tagq: a header endpoint's tagged receives and unexpected messages
  * @ux_bytes: payload bytes of the messages waiting on @msgq and @tagq,
  *	and of the one the work is taking in as unexpected
+ * @rx_held: the work left a message in the socket for want of a receive
+ *	or of room for it as unexpected: a receive posted runs the work
  * @ux_dead: unexpected messages taken by a receive, freed by the work
  * @bad_msgs: messages without a valid header, dropped
  * @av_watch: on the AV from fi_enable() on: tells of the sources removed
@@ -239,11 +243,13 @@ struct krds_ep {
 	bool may_sleep;
 	struct wait_queue_entry wait;
 	struct kofi_cq_progress cqp;
+	atomic_t wakes;
 	bool hdr;
 	size_t max_msg;
 	struct kofi_match_queue msgq;
 	struct kofi_match_queue tagq;
 	size_t ux_bytes;
+	bool rx_held;
 	struct list_head ux_dead;
 	unsigned long bad_msgs;
 	struct kofi_av_watch av_watch;

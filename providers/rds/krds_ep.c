@@ -26,6 +26,7 @@ static int krds_ep_wake(struct wait_queue_entry *wait, unsigned int mode,
 {
 	struct krds_ep *ep = container_of(wait, struct krds_ep, wait);
 
+	atomic_inc(&ep->wakes);
 	if (!kofi_cq_progress_kick(kofi_ep_cq(&ep->ep, FI_RECV, NULL),
 				   &ep->cqp))
 		krds_ep_kick(ep);

@@ -503,20 +503,24 @@ static void krds_rx_deliver_taken(struct krds_ep *ep, struct krds_req *req,
 
 /*
  * Post @req on @q: the unexpected messages that wait for it are delivered
- * at once; otherwise the work may now take a message it held back.
+ * at once; otherwise, if the work held a message back in the socket, it
+ * may now take it.  A message that arrives later wakes the socket.
  */
 static void krds_rx_post(struct krds_ep *ep, struct kofi_match_queue *q,
 			 struct krds_req *req)
 {
 	unsigned long flags;
+	bool held;
 	LIST_HEAD(taken);
 
 	spin_lock_irqsave(&ep->lock, flags);
 	krds_rx_post_locked(ep, q, req, &taken);
+	held = ep->rx_held;
+	ep->rx_held = false;
 	spin_unlock_irqrestore(&ep->lock, flags);
-	if (list_empty(&taken))
+	if (held)
 		krds_ep_kick(ep);
-	else
+	if (!list_empty(&taken))
 		krds_rx_deliver_taken(ep, req, &taken);
 }
 
@@ -1124,6 +1128,9 @@ static int krds_rx_take(struct krds_ep *ep, struct krds_arrival *a)
 		if (room)
 			ep->ux_bytes += a->d.len;
 	}
+	/* held back: the next receive posted runs the work again */
+	if (!me && !room)
+		ep->rx_held = true;
 	spin_unlock_irqrestore(&ep->lock, flags);
 	if (req) {
 		if (!krds_rx_direct(ep, req, a))
@@ -1133,6 +1140,76 @@ static int krds_rx_take(struct krds_ep *ep, struct krds_arrival *a)
 	if (!room)
 		return -EAGAIN;
 	return krds_rx_unexpected(ep, a);
+}
+
+/*
+ * Does a message wait in the socket?  RDS's poll says so (for a moment
+ * after a congestion map update it says so without one); cheaper than a
+ * receive that finds none.
+ */
+static bool krds_rx_waiting(struct krds_ep *ep)
+{
+	return ep->sock->ops->poll(NULL, ep->sock, NULL) & EPOLLIN;
+}
+
+/*
+ * On a bare endpoint whose first posted receive takes any message (no
+ * source named, not a multi-receive buffer, nothing unexpected waits),
+ * the head message goes straight into that receive, with no look at it
+ * first.  The receive stays posted, busy, during the socket call: an
+ * fi_cancel() meanwhile takes it off the queue and leaves it to this
+ * function, which completes it with its message if one came, else with
+ * ECANCELED.  Return: 0 if a message was taken; -ENOENT if the head
+ * receive is not such a one; -EAGAIN if no message waited.
+ */
+static int krds_rx_head(struct krds_ep *ep)
+{
+	struct krds_msg_desc d = { .flags = FI_MSG };
+	struct sockaddr_storage ss = {};
+	struct msghdr msg = {
+		.msg_name = &ss,
+		.msg_namelen = sizeof(ss),
+	};
+	struct kofi_match_entry m = {}, *me;
+	struct krds_req *req = NULL;
+	struct kofi_comp c;
+	unsigned long flags;
+	struct kvec kv[2];
+	bool cancelled;
+	int ret;
+
+	if (ep->hdr)
+		return -ENOENT;
+	spin_lock_irqsave(&ep->lock, flags);
+	me = list_first_entry_or_null(&ep->msgq.posted,
+				      struct kofi_match_entry, node);
+	if (me && !(me->flags & FI_MULTI_RECV) && !ep->msgq.nr_unexpected &&
+	    (!ep->msgq.directed || me->addr == FI_ADDR_UNSPEC)) {
+		req = container_of(me, struct krds_req, me);
+		req->busy = true;
+	}
+	spin_unlock_irqrestore(&ep->lock, flags);
+	if (!req)
+		return -ENOENT;
+	krds_rx_iter(req, &m, true, kv, &msg.msg_iter);
+	ret = sock_recvmsg(ep->sock, &msg, MSG_DONTWAIT | MSG_TRUNC);
+	spin_lock_irqsave(&ep->lock, flags);
+	req->busy = false;
+	cancelled = req->cancelled;
+	if (ret >= 0)
+		list_del_init(&req->me.node);
+	spin_unlock_irqrestore(&ep->lock, flags);
+	if (ret < 0) {
+		if (cancelled)
+			krds_rx_cancelled(ep, req);
+		return -EAGAIN;
+	}
+	d.len = ret;
+	m.addr = krds_src(ep, &ss, msg.msg_namelen);
+	m.len = ret;
+	krds_comp_fill(&c, req, &d, &m);
+	krds_req_done(ep, req, &ep->rx_free, &c);
+	return 0;
 }
 
 /*
@@ -1162,18 +1239,25 @@ static void krds_rx_multi_progress(struct krds_ep *ep)
 }
 
 /*
- * Take waiting messages in.  Return: true if out of memory, or out of room
- * for answers to RMA requests, with messages left (the work tries again
- * later).
+ * Take waiting messages in, at most @budget.  Return: true if out of
+ * memory, or out of room for answers to RMA requests, with messages left
+ * (the work tries again later).
  */
-static bool krds_rx_progress(struct krds_ep *ep)
+static bool krds_rx_progress(struct krds_ep *ep, unsigned int budget)
 {
 	struct krds_arrival a;
 	unsigned long flags;
 	int ret;
 
 	krds_rx_multi_progress(ep);
-	for (;;) {
+	for (; budget; budget--) {
+		if (!krds_rx_waiting(ep))
+			return false;
+		ret = krds_rx_head(ep);
+		if (!ret)
+			continue;
+		if (ret == -EAGAIN)
+			return false;
 		ret = krds_rx_peek(ep, &a);
 		if (ret == -EBADMSG)
 			continue;
@@ -1195,6 +1279,7 @@ static bool krds_rx_progress(struct krds_ep *ep)
 		if (ret)
 			return false;
 	}
+	return false;
 }
 
 /* Free the unexpected messages receives took. */
@@ -1237,11 +1322,11 @@ void krds_ux_free_all(struct krds_ep *ep)
 }
 
 /*
- * The endpoint's progress: answers to RMA requests, sends, receives,
- * overdue RMA operations; run by its work or by a thread waiting on its
- * receive CQ (krds_ep_cq_run()).
+ * The endpoint's progress: answers to RMA requests, sends, receives (at
+ * most @rx_budget), overdue RMA operations; run by its work or by a
+ * thread waiting on its receive CQ (krds_ep_cq_run()).
  */
-static void krds_ep_progress(struct krds_ep *ep)
+static void krds_ep_progress(struct krds_ep *ep, unsigned int rx_budget)
 {
 	bool again;
 
@@ -1251,7 +1336,7 @@ static void krds_ep_progress(struct krds_ep *ep)
 	mutex_lock(&ep->tx_mutex);
 	again = krds_answers_progress(ep);
 	again |= krds_tx_progress(ep);
-	again |= krds_rx_progress(ep);
+	again |= krds_rx_progress(ep, rx_budget);
 	/* the answers to the requests just taken in */
 	again |= krds_answers_progress(ep);
 	mutex_unlock(&ep->tx_mutex);
@@ -1270,7 +1355,7 @@ static void krds_ep_progress(struct krds_ep *ep)
 void krds_ep_work(struct work_struct *work)
 {
 	krds_ep_progress(container_of(to_delayed_work(work), struct krds_ep,
-				      work));
+				      work), UINT_MAX);
 }
 
 /**
@@ -1278,9 +1363,17 @@ void krds_ep_work(struct work_struct *work)
  *	fi_cq_sread() on its receive CQ
  * @p: &krds_ep.cqp
  *
+ * RDS wakes the socket once for each message it queues, after queueing
+ * it: the messages to take in are at most the wake-ups counted since the
+ * last run (the others were for send space), so the run does not ask the
+ * socket once more only to learn that nothing is left.  A message that
+ * arrives during the run kicks it again.
+ *
  * Context: process context (fi_cq_sread()); sleeps in the socket calls.
  */
 void krds_ep_cq_run(struct kofi_cq_progress *p)
 {
-	krds_ep_progress(container_of(p, struct krds_ep, cqp));
+	struct krds_ep *ep = container_of(p, struct krds_ep, cqp);
+
+	krds_ep_progress(ep, atomic_xchg(&ep->wakes, 0));
 }
