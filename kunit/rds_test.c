@@ -236,6 +236,33 @@ static void rds_directed_test(struct kunit *test)
 }
 
 /*
+ * Messages sent before any receive is posted: a bare endpoint leaves them
+ * in the socket, a header endpoint keeps them as unexpected; either way
+ * each receive posted later takes the next one, in order, and nothing
+ * else completes.
+ */
+static void rds_late_recv_test(struct kunit *test)
+{
+	bool tagged = *(const bool *)test->param_value;
+	struct ktr_rdm t;
+	int i;
+	u8 *rx;
+
+	rdt_setup(test, &t, rdt_caps(test), 0);
+	rx = t.buf[0];
+	for (i = 0; i < 3; i++)
+		rdt_send(test, &t, 1, 'a' + i, 10 + i, tagged, 1);
+	rdt_no_comp(test, t.cq[0]);
+	for (i = 0; i < 3; i++) {
+		rdt_recv(test, &t, rx + 64 * i, 64, FI_ADDR_UNSPEC, tagged,
+			 rx + 64 * i);
+		rdt_expect_recv(test, &t, rx + 64 * i, 1, 'a' + i, 10 + i);
+	}
+	rdt_no_comp(test, t.cq[0]);
+	ktr_rdm_close(test, &t);
+}
+
+/*
  * The same over IPv6 (::1): an info of FI_SOCKADDR_IN6, endpoints named
  * by struct sockaddr_in6, a directed receive taking its source's message
  * and a receive of any source the other's, each source told; then
@@ -1023,6 +1050,7 @@ static void rds_rma_lost_test(struct kunit *test)
 static struct kunit_case rds_cases[] = {
 	KUNIT_CASE(rds_getinfo_test),
 	KUNIT_CASE_PARAM(rds_directed_test, rdt_hdr_gen_params),
+	KUNIT_CASE_PARAM(rds_late_recv_test, rdt_hdr_gen_params),
 	KUNIT_CASE_PARAM(rds_ipv6_test, rdt_hdr_gen_params),
 	KUNIT_CASE_PARAM(rds_multi_recv_test, rdt_hdr_gen_params),
 	KUNIT_CASE_PARAM(rds_cancel_test, rdt_hdr_gen_params),
