@@ -10,7 +10,8 @@
  * endpoint hooks the socket's wait queue, which RDS wakes when a message
  * arrives and when acknowledged sends free send space: the hook hands the
  * endpoint's progress (krds_msg.c) to the thread waiting in fi_cq_sread()
- * on its receive CQ, if there is one, else queues its progress work.
+ * on its receive CQ, or else on its transmit CQ, if there is one, else
+ * queues its progress work.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -21,21 +22,43 @@
 #include <kofi/util.h>
 #include "krds.h"
 
+/*
+ * The socket was woken: its progress goes to a thread waiting on the
+ * receive CQ, else on the transmit CQ (a sender waiting for its sends'
+ * completions while RDS holds them back), else to the work.
+ */
 static int krds_ep_wake(struct wait_queue_entry *wait, unsigned int mode,
 			int sync, void *key)
 {
 	struct krds_ep *ep = container_of(wait, struct krds_ep, wait);
+	struct fid_cq *rx = kofi_ep_cq(&ep->ep, FI_RECV, NULL);
+	struct fid_cq *tx = kofi_ep_cq(&ep->ep, FI_TRANSMIT, NULL);
 
 	atomic_inc(&ep->wakes);
-	if (!kofi_cq_progress_kick(kofi_ep_cq(&ep->ep, FI_RECV, NULL),
-				   &ep->cqp))
+	if (!kofi_cq_progress_kick(rx, &ep->rx_cqp) &&
+	    (tx == rx || !kofi_cq_progress_kick(tx, &ep->tx_cqp)))
 		krds_ep_kick(ep);
 	return 0;
 }
 
-static void krds_ep_cq_defer(struct kofi_cq_progress *p)
+static void krds_ep_rx_cq_run(struct kofi_cq_progress *p)
 {
-	krds_ep_kick(container_of(p, struct krds_ep, cqp));
+	krds_ep_cq_run(container_of(p, struct krds_ep, rx_cqp));
+}
+
+static void krds_ep_tx_cq_run(struct kofi_cq_progress *p)
+{
+	krds_ep_cq_run(container_of(p, struct krds_ep, tx_cqp));
+}
+
+static void krds_ep_rx_cq_defer(struct kofi_cq_progress *p)
+{
+	krds_ep_kick(container_of(p, struct krds_ep, rx_cqp));
+}
+
+static void krds_ep_tx_cq_defer(struct kofi_cq_progress *p)
+{
+	krds_ep_kick(container_of(p, struct krds_ep, tx_cqp));
 }
 
 /**
@@ -218,7 +241,9 @@ static int krds_ep_close(struct fid *fid)
 		kofi_av_watch_del(kofi_ep_av(&ep->ep), &ep->av_watch);
 		remove_wait_queue(sk_sleep(ep->sock->sk), &ep->wait);
 		kofi_cq_progress_stop(kofi_ep_cq(&ep->ep, FI_RECV, NULL),
-				      &ep->cqp);
+				      &ep->rx_cqp);
+		kofi_cq_progress_stop(kofi_ep_cq(&ep->ep, FI_TRANSMIT, NULL),
+				      &ep->tx_cqp);
 	}
 	cancel_delayed_work_sync(&ep->work);
 	krds_ep_release_multi(ep);
@@ -409,7 +434,10 @@ int krds_ep_open(struct fid_domain *domain, struct fi_info *info,
 	INIT_DELAYED_WORK(&ep->work, krds_ep_work);
 	mutex_init(&ep->tx_mutex);
 	init_waitqueue_func_entry(&ep->wait, krds_ep_wake);
-	kofi_cq_progress_init(&ep->cqp, krds_ep_cq_run, krds_ep_cq_defer);
+	kofi_cq_progress_init(&ep->rx_cqp, krds_ep_rx_cq_run,
+			      krds_ep_rx_cq_defer);
+	kofi_cq_progress_init(&ep->tx_cqp, krds_ep_tx_cq_run,
+			      krds_ep_tx_cq_defer);
 	INIT_LIST_HEAD(&ep->av_watch.node);
 	ep->av_watch.removed = krds_av_removed;
 	kofi_fid_init(&ep->ep.fid, FI_CLASS_EP, &krds_ep_fi_ops, context);

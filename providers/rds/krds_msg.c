@@ -1360,20 +1360,18 @@ void krds_ep_work(struct work_struct *work)
 
 /**
  * krds_ep_cq_run() - the endpoint's progress, run by a thread waiting in
- *	fi_cq_sread() on its receive CQ
- * @p: &krds_ep.cqp
+ *	fi_cq_sread() on one of its CQs
+ * @ep: the endpoint
  *
  * RDS wakes the socket once for each message it queues, after queueing
  * it: the messages to take in are at most the wake-ups counted since the
- * last run (the others were for send space), so the run does not ask the
- * socket once more only to learn that nothing is left.  A message that
- * arrives during the run kicks it again.
+ * last such run (the others were for send space), so the run does not
+ * ask the socket once more only to learn that nothing is left.  A message
+ * that arrives during the run kicks it again.
  *
  * Context: process context (fi_cq_sread()); sleeps in the socket calls.
  */
-void krds_ep_cq_run(struct kofi_cq_progress *p)
+void krds_ep_cq_run(struct krds_ep *ep)
 {
-	struct krds_ep *ep = container_of(p, struct krds_ep, cqp);
-
 	krds_ep_progress(ep, atomic_xchg(&ep->wakes, 0));
 }
