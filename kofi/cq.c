@@ -170,13 +170,19 @@ static ssize_t kofi_cq_readerr(struct fid_cq *cq_fid,
 	return ret;
 }
 
+static bool kofi_cq_ready_locked(struct kofi_cq *cq, u32 threshold)
+{
+	lockdep_assert_held(&cq->lock);
+	return cq->signaled || cq->lost || cq->nerr || cq->count >= threshold;
+}
+
 static bool kofi_cq_ready(struct kofi_cq *cq, u32 threshold)
 {
 	unsigned long irqflags;
 	bool ready;
 
 	spin_lock_irqsave(&cq->lock, irqflags);
-	ready = cq->signaled || cq->lost || cq->nerr || cq->count >= threshold;
+	ready = kofi_cq_ready_locked(cq, threshold);
 	spin_unlock_irqrestore(&cq->lock, irqflags);
 	return ready;
 }
@@ -204,17 +210,6 @@ static bool kofi_cq_drive_begin(struct kofi_cq *cq)
 	cq->driven = true;
 	spin_unlock_irqrestore(&cq->lock, irqflags);
 	return driving;
-}
-
-static bool kofi_cq_drive_pending(struct kofi_cq *cq)
-{
-	unsigned long irqflags;
-	bool pending;
-
-	spin_lock_irqsave(&cq->lock, irqflags);
-	pending = !list_empty(&cq->pending);
-	spin_unlock_irqrestore(&cq->lock, irqflags);
-	return pending;
 }
 
 /*
@@ -260,10 +255,17 @@ static void kofi_cq_drive_end(struct kofi_cq *cq)
 	kofi_cq_drive_pass(cq, false);
 }
 
+/* What wakes an fi_cq_sread() thread: kofi_cq_ready(), or progress to run. */
 static bool kofi_cq_woken(struct kofi_cq *cq, u32 threshold, bool driving)
 {
-	return kofi_cq_ready(cq, threshold) ||
-	       (driving && kofi_cq_drive_pending(cq));
+	unsigned long irqflags;
+	bool woken;
+
+	spin_lock_irqsave(&cq->lock, irqflags);
+	woken = kofi_cq_ready_locked(cq, threshold) ||
+		(driving && !list_empty(&cq->pending));
+	spin_unlock_irqrestore(&cq->lock, irqflags);
+	return woken;
 }
 
 static ssize_t kofi_cq_sreadfrom(struct fid_cq *cq_fid, void *buf,
