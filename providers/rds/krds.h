@@ -201,8 +201,6 @@ struct krds_ux {
  * @rx_cqp: the progress a thread waiting on the receive CQ runs in place
  *	of @work
  * @tx_cqp: the same on the transmit CQ, if it is another CQ
- * @wakes: wake-ups of the socket since such a thread last ran the
- *	progress
  * @hdr: a header endpoint (FI_TAGGED or FI_REMOTE_CQ_DATA): every message
  *	has the header
  * @max_msg: the largest payload of a message
@@ -246,7 +244,6 @@ struct krds_ep {
 	struct wait_queue_entry wait;
 	struct kofi_cq_progress rx_cqp;
 	struct kofi_cq_progress tx_cqp;
-	atomic_t wakes;
 	bool hdr;
 	size_t max_msg;
 	struct kofi_match_queue msgq;
@@ -278,7 +275,7 @@ int krds_ep_open(struct fid_domain *domain, struct fi_info *info,
 		 struct fid_ep **fep, void *context);
 void krds_ep_kick(struct krds_ep *ep);
 void krds_ep_work(struct work_struct *work);
-void krds_ep_cq_run(struct krds_ep *ep);
+void krds_ep_progress(struct krds_ep *ep);
 void krds_ux_free_all(struct krds_ep *ep);
 ssize_t krds_cancel(struct fid *fid, void *context);
 void krds_av_removed(struct kofi_av_watch *watch, fi_addr_t fi_addr,

@@ -34,7 +34,6 @@ static int krds_ep_wake(struct wait_queue_entry *wait, unsigned int mode,
 	struct fid_cq *rx = kofi_ep_cq(&ep->ep, FI_RECV, NULL);
 	struct fid_cq *tx = kofi_ep_cq(&ep->ep, FI_TRANSMIT, NULL);
 
-	atomic_inc(&ep->wakes);
 	if (!kofi_cq_progress_kick(rx, &ep->rx_cqp) &&
 	    (tx == rx || !kofi_cq_progress_kick(tx, &ep->tx_cqp)))
 		krds_ep_kick(ep);
@@ -43,12 +42,12 @@ static int krds_ep_wake(struct wait_queue_entry *wait, unsigned int mode,
 
 static void krds_ep_rx_cq_run(struct kofi_cq_progress *p)
 {
-	krds_ep_cq_run(container_of(p, struct krds_ep, rx_cqp));
+	krds_ep_progress(container_of(p, struct krds_ep, rx_cqp));
 }
 
 static void krds_ep_tx_cq_run(struct kofi_cq_progress *p)
 {
-	krds_ep_cq_run(container_of(p, struct krds_ep, tx_cqp));
+	krds_ep_progress(container_of(p, struct krds_ep, tx_cqp));
 }
 
 static void krds_ep_rx_cq_defer(struct kofi_cq_progress *p)

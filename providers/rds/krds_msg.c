@@ -1239,18 +1239,18 @@ static void krds_rx_multi_progress(struct krds_ep *ep)
 }
 
 /*
- * Take waiting messages in, at most @budget.  Return: true if out of
- * memory, or out of room for answers to RMA requests, with messages left
- * (the work tries again later).
+ * Take waiting messages in.  Return: true if out of memory, or out of room
+ * for answers to RMA requests, with messages left (the work tries again
+ * later).
  */
-static bool krds_rx_progress(struct krds_ep *ep, unsigned int budget)
+static bool krds_rx_progress(struct krds_ep *ep)
 {
 	struct krds_arrival a;
 	unsigned long flags;
 	int ret;
 
 	krds_rx_multi_progress(ep);
-	for (; budget; budget--) {
+	for (;;) {
 		if (!krds_rx_waiting(ep))
 			return false;
 		ret = krds_rx_head(ep);
@@ -1279,7 +1279,6 @@ static bool krds_rx_progress(struct krds_ep *ep, unsigned int budget)
 		if (ret)
 			return false;
 	}
-	return false;
 }
 
 /* Free the unexpected messages receives took. */
@@ -1321,12 +1320,17 @@ void krds_ux_free_all(struct krds_ep *ep)
 	ep->ux_bytes = 0;
 }
 
-/*
- * The endpoint's progress: answers to RMA requests, sends, receives (at
- * most @rx_budget), overdue RMA operations; run by its work or by a
- * thread waiting on its receive CQ (krds_ep_cq_run()).
+/**
+ * krds_ep_progress() - the endpoint's progress: answers to RMA requests,
+ *	sends, receives, overdue RMA operations
+ * @ep: the endpoint
+ *
+ * Run by its work, or by a thread waiting in fi_cq_sread() on one of its
+ * CQs (krds_ep.c).
+ *
+ * Context: process context; sleeps in the socket calls.
  */
-static void krds_ep_progress(struct krds_ep *ep, unsigned int rx_budget)
+void krds_ep_progress(struct krds_ep *ep)
 {
 	bool again;
 
@@ -1336,7 +1340,7 @@ static void krds_ep_progress(struct krds_ep *ep, unsigned int rx_budget)
 	mutex_lock(&ep->tx_mutex);
 	again = krds_answers_progress(ep);
 	again |= krds_tx_progress(ep);
-	again |= krds_rx_progress(ep, rx_budget);
+	again |= krds_rx_progress(ep);
 	/* the answers to the requests just taken in */
 	again |= krds_answers_progress(ep);
 	mutex_unlock(&ep->tx_mutex);
@@ -1355,23 +1359,5 @@ static void krds_ep_progress(struct krds_ep *ep, unsigned int rx_budget)
 void krds_ep_work(struct work_struct *work)
 {
 	krds_ep_progress(container_of(to_delayed_work(work), struct krds_ep,
-				      work), UINT_MAX);
-}
-
-/**
- * krds_ep_cq_run() - the endpoint's progress, run by a thread waiting in
- *	fi_cq_sread() on one of its CQs
- * @ep: the endpoint
- *
- * RDS wakes the socket once for each message it queues, after queueing
- * it: the messages to take in are at most the wake-ups counted since the
- * last such run (the others were for send space), so the run does not
- * ask the socket once more only to learn that nothing is left.  A message
- * that arrives during the run kicks it again.
- *
- * Context: process context (fi_cq_sread()); sleeps in the socket calls.
- */
-void krds_ep_cq_run(struct krds_ep *ep)
-{
-	krds_ep_progress(ep, atomic_xchg(&ep->wakes, 0));
+				      work));
 }
