@@ -56,6 +56,11 @@
 #define IBV_MAX_SGE		16
 /* Longest keepalive interval (FI_OPT_KEEPALIVE_MS): one day. */
 #define IBV_KEEPALIVE_MAX_MS	86400000U
+/*
+ * iWARP: keepalive intervals after which a peer that answered no probe
+ * and completed nothing is given up.
+ */
+#define IBV_KEEPALIVE_IWARP_PROBES	3
 /* Largest FI_OPT_RETRY_COUNT and FI_OPT_ACK_TIMEOUT (IB: 3 and 5 bits). */
 #define IBV_RETRY_COUNT_MAX	7U
 #define IBV_ACK_TIMEOUT_MAX	31U
@@ -342,7 +347,10 @@ struct ibv_req {
  * @max_rd_atomic: outstanding RDMA reads the QP allows
  * @keepalive_ms: keepalive interval, 0 = off
  * @keepalive: keepalive timer work
- * @ka_pending: a keepalive write is outstanding
+ * @ka_pending: a keepalive probe is outstanding
+ * @ka_posted: when the outstanding probe was posted (jiffies)
+ * @heard: when a work request last completed successfully (jiffies);
+ *	under @lock
  * @may_probe: keepalive probes may go out: not before the peer has sent
  *	or the user has, on a passive iWARP endpoint (there the connecting
  *	side sends first); under @lock
@@ -404,6 +412,8 @@ struct ibv_ep {
 	unsigned int keepalive_ms;
 	struct delayed_work keepalive;
 	bool ka_pending;
+	unsigned long ka_posted;
+	unsigned long heard;
 	bool may_probe;
 	bool drained;
 	bool eq_ended;

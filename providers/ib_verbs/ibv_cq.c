@@ -185,8 +185,10 @@ void ibv_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 		ep->ka_pending = false;
 	else
 		ibv_req_put(ep, req, true);
-	if (!err)
+	if (!err) {
 		ep->may_probe = true;
+		ep->heard = jiffies;
+	}
 	if (!ucq && err && err != -ECANCELED && !keepalive)
 		/* failed inject: still reported */
 		ucq = kofi_ep_cq(&ep->ep, FI_TRANSMIT, NULL);
@@ -226,8 +228,10 @@ void ibv_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	ibv_req_unmap(ep, req);
 	spin_lock_bh(&ep->lock);
 	ibv_req_put(ep, req, false);
-	if (!err)
+	if (!err) {
 		ep->may_probe = true;
+		ep->heard = jiffies;
+	}
 	spin_unlock_bh(&ep->lock);
 	if (!ucq)
 		return;

@@ -343,6 +343,7 @@ void ibv_ep_set_connected(struct ibv_ep *ep)
 	spin_lock_bh(&ep->lock);
 	ep->can_send = true;
 	ep->may_probe = !ep->passive || !ep->dom->iwarp;
+	ep->heard = jiffies;
 	spin_unlock_bh(&ep->lock);
 	if (ep->keepalive_ms)
 		schedule_delayed_work(&ep->keepalive,
@@ -382,41 +383,96 @@ void ibv_ep_set_ended(struct ibv_ep *ep)
 	spin_unlock_bh(&ep->lock);
 }
 
+/*
+ * Post the keepalive probe.  On InfiniBand and RoCE a zero-length RDMA
+ * write: it needs no remote key (IB spec C9-88) and the peer's HCA
+ * acknowledges it, so a lost peer fails it after the transport retries.
+ * On iWARP a write completes once TCP has taken it, so the probe is a
+ * zero-length RDMA READ, which completes only with the peer's response.
+ * Context: any; @ep->lock held.
+ */
+static void ibv_ep_probe(struct ibv_ep *ep)
+{
+	struct ibv_req *req = &ep->reqs[ep->nreqs - 1];
+	struct ib_sge sge = { .lkey = ep->dom->pd->local_dma_lkey };
+	struct ib_rdma_wr wr = {};
+
+	req->cq = NULL;
+	req->nmap = 0;
+	wr.wr.wr_cqe = &req->cqe;
+	wr.wr.send_flags = IB_SEND_SIGNALED;
+	if (ep->dom->iwarp) {
+		wr.wr.opcode = IB_WR_RDMA_READ;
+		wr.wr.sg_list = &sge;
+		wr.wr.num_sge = 1;
+	} else {
+		wr.wr.opcode = IB_WR_RDMA_WRITE;
+	}
+	if (!ib_post_send(ep->qp, &wr.wr, NULL)) {
+		ep->ka_pending = true;
+		ep->ka_posted = jiffies;
+	}
+}
+
+/*
+ * On iWARP nothing but the probe's response tells that the peer is
+ * there: IBV_KEEPALIVE_IWARP_PROBES intervals after the probe went out
+ * and after the last work request completed, the peer is given up.
+ * Context: any; @ep->lock held.
+ */
+static bool ibv_ep_probe_lost(struct ibv_ep *ep, unsigned int ms)
+{
+	unsigned long since;
+
+	if (!ep->dom->iwarp || !ep->ka_pending)
+		return false;
+	since = time_after(ep->heard, ep->ka_posted) ? ep->heard :
+						       ep->ka_posted;
+	return time_after_eq(jiffies, since + IBV_KEEPALIVE_IWARP_PROBES *
+					      msecs_to_jiffies(ms));
+}
+
 /**
- * ibv_ep_keepalive_work() - probe the peer with a zero-length RDMA write
+ * ibv_ep_keepalive_work() - probe the peer
  * @work: the endpoint's keepalive work
  *
- * A zero-length RDMA write needs no remote key (IB spec C9-88) and is
- * acknowledged by the peer's HCA; if the peer is gone it fails with
- * IB_WC_RETRY_EXC_ERR after the transport retries, and the endpoint
- * reports ETIMEDOUT on its EQ.  On iWARP the connecting side must send
- * first (MPA): a passive endpoint probes only once a message came in or
- * the user sent one.
+ * Every interval a probe goes out unless one is outstanding (see
+ * ibv_ep_probe()).  If the peer is gone, an InfiniBand or RoCE probe
+ * fails with IB_WC_RETRY_EXC_ERR after the transport retries and the
+ * endpoint reports ETIMEDOUT on its EQ; an iWARP probe stays unanswered,
+ * and after IBV_KEEPALIVE_IWARP_PROBES intervals without a response or
+ * any other completion the QP is moved to the error state and the
+ * endpoint reports ETIMEDOUT the same way.  On iWARP the connecting side
+ * must send first (MPA): a passive endpoint probes only once a message
+ * came in or the user sent one.
  *
- * Context: workqueue.
+ * Context: workqueue.  The QP exists while the work runs:
+ * ibv_ep_release() cancels the work before it destroys the QP.
  */
 void ibv_ep_keepalive_work(struct work_struct *work)
 {
 	struct ibv_ep *ep = container_of(to_delayed_work(work), struct ibv_ep,
 					 keepalive);
 	unsigned int ms = READ_ONCE(ep->keepalive_ms);
-	struct ibv_req *req;
-	struct ib_rdma_wr wr = {};
-	bool again;
+	bool again, lost;
 
 	spin_lock_bh(&ep->lock);
 	again = ep->can_send && ms;
-	if (again && !ep->ka_pending && ep->may_probe) {
-		req = &ep->reqs[ep->nreqs - 1];
-		req->cq = NULL;
-		req->nmap = 0;
-		wr.wr.opcode = IB_WR_RDMA_WRITE;
-		wr.wr.wr_cqe = &req->cqe;
-		wr.wr.send_flags = IB_SEND_SIGNALED;
-		if (!ib_post_send(ep->qp, &wr.wr, NULL))
-			ep->ka_pending = true;
-	}
+	lost = again && ibv_ep_probe_lost(ep, ms);
+	if (again && !ep->ka_pending && ep->may_probe)
+		ibv_ep_probe(ep);
 	spin_unlock_bh(&ep->lock);
+	if (lost) {
+		struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+
+		pr_info_ratelimited("QP %u: no answer to keepalive probes for %u ms, the connection ends\n",
+				    ep->qp->qp_num,
+				    IBV_KEEPALIVE_IWARP_PROBES * ms);
+		/* The EQ entry first; the flush then ends what is posted. */
+		ibv_ep_conn_lost(ep, -ETIMEDOUT);
+		ib_modify_qp(ep->qp, &attr, IB_QP_STATE);
+		return;
+	}
 	if (again)
 		schedule_delayed_work(&ep->keepalive, msecs_to_jiffies(ms));
 }

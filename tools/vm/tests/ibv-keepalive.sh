@@ -9,11 +9,15 @@
 # with fi_setopt(FI_OPT_KEEPALIVE_MS): only the endpoint's setting can
 # report the loss in time.  (A second round after the link flap could
 # not connect on 6.1 - the REQ went unanswered for 30 s; one round it is.)
+# With KOFI_SIW=1 (ibv-siw-keepalive.sh) it runs over soft-iWARP, where
+# the probes are zero-length RDMA READs that the peer must answer.
 . ./lib.sh
+. ./siw-lib.sh
 
 M=/kofi/modules
 
 check "link to the peer" wait_for 180 ping -c 1 -W 1 "$KOFI_PEER"
+[ "${KOFI_SIW:-0}" = 1 ] && siw_up
 check "insmod kofi" insmod $M/kofi.ko
 if [ "$KOFI_HOST" = 0 ]; then
 	check "insmod kofi_ib_verbs keepalive_ms=500" \
@@ -78,4 +82,5 @@ round 7182 keepalive_ms=500
 	check_output "client: endpoint keepalive set by fi_setopt" 'endpoint keepalive 500 ms' new_dmesg
 check "rmmod kofi_ib_verbs" rmmod kofi_ib_verbs
 check "rmmod kofi" rmmod kofi
+[ "${KOFI_SIW:-0}" = 1 ] && siw_down
 finish

@@ -6,10 +6,11 @@
 # rping in both roles against the kOFI rping sample (its server RDMA-reads
 # the client's buffer), the pingpong sample over ib_verbs with op=msg,
 # op=write (no remote CQ data on iWARP: the sample notifies each write
-# with a zero-byte message; fi_writedata() refused) and op=read, kstream
-# over ib_verbs in rsockets' iWARP mode (the stream samples kernel to
-# kernel), Debian's fi_pingpong -p verbs against the sample in both
-# roles, and a clean unload.  Runs on the
+# with a zero-byte message; fi_writedata() refused), op=read and op=msg
+# over IPv6, kstream over ib_verbs in rsockets' iWARP mode (the stream
+# samples kernel to kernel, IPv4 and IPv6), Debian's fi_pingpong -p verbs
+# against the sample in both roles, and a clean unload (rxe0 back for
+# the tests after it: siw-lib.sh).  Runs on the
 # debug kernel (siw is one of its modules) and on 6.12, whose Debian
 # build has no CONFIG_RDMA_SIW: there siw.ko is built from linux-source
 # by tools/extra-modules.sh, and make check leaves the test out, as siw
@@ -18,14 +19,13 @@
 # userspace verbs programs slowly.
 . ./lib.sh
 . ./kstream-lib.sh
+. ./siw-lib.sh
 
 M=/kofi/modules
-K=/lib/modules/$(uname -r)
-server=$KOFI_SELF
-[ "$KOFI_HOST" = 0 ] || server=$KOFI_PEER
+server=$KOFI_SELF server6=$KOFI_SELF6
+[ "$KOFI_HOST" = 0 ] || server=$KOFI_PEER server6=$KOFI_PEER6
 FIPP_ENV="FI_VERBS_IFACE=$KOFI_DEV FI_LOG_LEVEL=warn"
 
-siw_active() { rdma link show | grep -q 'siw0.*ACTIVE'; }
 # sample_ok MODULE: it reports success; then unload it.
 sample_ok() { r=$(result_of "$1") && rmmod "$1" && echo "result $r" && [ "$r" = 0 ]; }
 rp() { insmod $M/kofi_sample_rping.ko "$@" && sample_ok kofi_sample_rping; }
@@ -36,12 +36,7 @@ pings_ok() {
 }
 
 check "link to the peer" wait_for 180 ping -c 1 -W 1 "$KOFI_PEER"
-check "rdma link delete rxe0" rdma link delete rxe0
-module_loaded libcrc32c || check "insmod libcrc32c" insmod $K/libcrc32c.ko
-check "insmod siw" insmod $K/siw.ko
-check "rdma link add siw0 on $KOFI_DEV" \
-	rdma link add siw0 type siw netdev "$KOFI_DEV"
-check "siw0 is ACTIVE" wait_for 30 siw_active
+siw_up
 check "insmod kofi" insmod $M/kofi.ko
 check "insmod kofi_ib_verbs" insmod $M/kofi_ib_verbs.ko
 # As kt_load (kstream-lib.sh): a lost wake-up fails a sample's wait.
@@ -95,6 +90,9 @@ check_output "writes notified by a message: no FI_REMOTE_CQ_DATA offered" \
 pp "ib_verbs read" 7473 prov=ib_verbs addr="$server" op=read \
 	sizes=64,4096,65536 iters=10
 
+check "IPv6 address usable" wait_for 30 ping -6 -c 1 -W 1 "$KOFI_PEER6"
+pp "ib_verbs msg IPv6" 7474 prov=ib_verbs addr="$server6" op=msg \
+	sizes=64,65536 iters=10
 # fi_writedata() all the same: refused with -EOPNOTSUPP (-95), nothing
 # posted; the server then sees the connection end.
 if [ "$KOFI_HOST" = 0 ]; then
@@ -120,12 +118,10 @@ barrier "writedata: done"
 
 # 4. kstream over siw0, in rsockets' iWARP mode (writes, then 4-byte
 # sends): the stream samples kernel to kernel as kstream-ibv.sh runs them
-# over soft-RoCE, every byte verified; IPv4 only: in make check this test
-# follows ibv-keepalive's link flaps in the same boot, after which the
-# guests' IPv6 addresses were not usable within 30 s.  Not rstream or
-# riostream against them: a peer on rsockets may write into a new connection's memory
-# before ib_verbs on iWARP has registered it (Documentation/kstream.rst,
-# Limitations).
+# over soft-RoCE, every byte verified, over IPv4 and IPv6.  Not rstream
+# or riostream against them: a peer on rsockets may write into a new
+# connection's memory before ib_verbs on iWARP has registered it
+# (Documentation/kstream.rst, Limitations).
 check_output "ib_verbs;kstream is registered" kstream \
 	cat /sys/kernel/debug/kofi/providers
 P="prov=ib_verbs"
@@ -133,6 +129,11 @@ kt_pair "kstream IPv4 echo" 7511 "$P addr=$KOFI_SELF connections=3" \
 	"$P sizes=1,64,65536 count=$(scaled 20 8) iters=2"
 [ "$KOFI_HOST" = 1 ] && check "kstream IPv4 echo: three rows" \
 	[ "$(kt_rowcount '[0-9.kmg]+_bw')" = 3 ] && kt_show
+check "IPv6 address usable" wait_for 30 ping -6 -c 1 -W 1 "$KOFI_PEER6"
+kt_pair "kstream IPv6 echo" 7512 "$P addr=$KOFI_SELF6" \
+	"$P addr6 sizes=4096 count=20 iters=2"
+[ "$KOFI_HOST" = 1 ] && check "kstream IPv6 echo: one row" \
+	[ "$(kt_rowcount 4k_bw)" = 1 ] && kt_show
 kt_pair "kstream one-way 1 MiB" 7513 "$P addr=$KOFI_SELF echo=0" \
 	"$P oneway=1 sizes=1048576 count=4 iters=$(scaled 2 1)"
 [ "$KOFI_HOST" = 1 ] && check "kstream one-way: one row" \
@@ -192,6 +193,5 @@ barrier "fipp part 2 done"
 check "rmmod kofi_kstream" rmmod kofi_kstream
 check "rmmod kofi_ib_verbs" rmmod kofi_ib_verbs
 check "rmmod kofi" rmmod kofi
-check "rdma link delete siw0" rdma link delete siw0
-check "rmmod siw" rmmod siw
+siw_down
 finish

@@ -1,0 +1,4 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# ibv-remove.sh over soft-iWARP (siw0 in place of rxe0).
+KOFI_SIW=1 exec ./ibv-remove.sh
