@@ -179,15 +179,18 @@ struct ibv_fabric {
  * @dev_node: ibv_dev.domains linkage
  * @attr: device attributes (copied at open)
  * @reg_cq: CQ of @reg_qp
- * @reg_qp: a QP connected to itself, in RTS, that only ever carries
- *	memory registration work requests (local operations); NULL where it
- *	cannot be made (iWARP): registration then uses connected endpoints
+ * @reg_qp: a QP in RTS that only ever carries memory registration work
+ *	requests (local operations): connected to itself by hand, or on
+ *	iWARP through rdma_cm (@loop); NULL where it could not be made:
+ *	registration then uses connected endpoints
  * @reg_req: the request of registrations posted on @reg_qp
  * @reg_done: completed by @reg_req's completion; here, not on a waiter's
  *	stack, for a completion that arrives after its wait timed out
  * @reg_failed: a work request on @reg_qp did not complete in time: the QP
  *	was moved to the error state and is no longer used (registration
  *	then goes through connected endpoints, as without @reg_qp)
+ * @loop: iWARP: the connection to itself that @reg_qp is one side of
+ *	(ibv_loop.c), NULL if none
  */
 struct ibv_domain {
 	struct fid_domain domain;
@@ -208,6 +211,7 @@ struct ibv_domain {
 	struct ibv_req *reg_req;
 	struct completion reg_done;
 	bool reg_failed;
+	struct ibv_loop *loop;
 };
 
 /**
@@ -477,6 +481,8 @@ int ibv_dev_list(struct ibv_dev ***devs);
 void ibv_dev_list_put(struct ibv_dev **devs, int n);
 struct net_device *ibv_dev_netdev(struct net *net, struct ib_device *ibdev,
 				  u32 port);
+bool ibv_netdev_addr(struct net_device *nd, int family,
+		     struct sockaddr_storage *ss);
 struct ib_device *ibv_ibdev_by_netdev(struct net_device *ndev);
 u32 ibv_dev_max_inline(struct ibv_dev *dev);
 
@@ -490,6 +496,11 @@ struct fi_info *ibv_info_for_id(const struct fi_info *base,
 int ibv_domain_open(struct fid_fabric *fabric, struct fi_info *info,
 		    struct fid_domain **domain, void *context);
 void ibv_domain_kill(struct ibv_domain *dom);
+
+/* ibv_loop.c */
+int ibv_loop_create(struct ibv_domain *dom,
+		    const struct ib_qp_init_attr *qp_attr);
+void ibv_loop_destroy(struct ibv_domain *dom);
 
 /* ibv_cm.c */
 int ibv_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev);

@@ -72,7 +72,9 @@ static int ibv_regqp_connect(struct ibv_domain *dom, struct ib_qp *qp)
 
 static void ibv_regqp_destroy(struct ibv_domain *dom)
 {
-	if (dom->reg_qp)
+	if (dom->loop)
+		ibv_loop_destroy(dom);
+	else if (dom->reg_qp)
 		ib_destroy_qp(dom->reg_qp);
 	if (dom->reg_cq)
 		ibv_cq_free(dom->reg_cq);
@@ -84,8 +86,10 @@ static void ibv_regqp_destroy(struct ibv_domain *dom)
 
 /*
  * The registration QP: IB_WR_REG_MR and IB_WR_LOCAL_INV are executed by
- * the local HCA without sending anything, but only on a QP in RTS.  Not
- * possible on iWARP, whose QPs only reach RTS through a connection.
+ * the local HCA without sending anything, but only on a QP in RTS.  An
+ * iWARP QP reaches RTS only through a connection: there the domain
+ * connects to itself through rdma_cm (ibv_loop.c).
+ * Context: process context, sleeps; the device's lock held.
  */
 static void ibv_regqp_create(struct ibv_domain *dom)
 {
@@ -102,30 +106,38 @@ static void ibv_regqp_create(struct ibv_domain *dom)
 	};
 	int ret;
 
-	if (!rdma_protocol_ib(ibdev, dom->port) &&
+	if (!dom->iwarp && !rdma_protocol_ib(ibdev, dom->port) &&
 	    !rdma_protocol_roce(ibdev, dom->port))
 		return;
 	dom->reg_req = kzalloc(sizeof(*dom->reg_req), GFP_KERNEL);
 	if (!dom->reg_req)
 		return;
 	dom->reg_req->cqe.done = ibv_internal_done;
-	dom->reg_cq = ib_alloc_cq_any(ibdev, dom, 8, IB_POLL_SOFTIRQ);
+	dom->reg_cq = ib_alloc_cq_any(ibdev, dom, 16, IB_POLL_SOFTIRQ);
 	if (IS_ERR(dom->reg_cq)) {
+		ret = PTR_ERR(dom->reg_cq);
 		dom->reg_cq = NULL;
 		goto err;
 	}
 	ia.send_cq = dom->reg_cq;
 	ia.recv_cq = dom->reg_cq;
+	if (dom->iwarp) {
+		ret = ibv_loop_create(dom, &ia);
+		if (!ret)
+			return;
+		goto err;
+	}
 	dom->reg_qp = ib_create_qp(dom->pd, &ia);
 	if (IS_ERR(dom->reg_qp)) {
+		ret = PTR_ERR(dom->reg_qp);
 		dom->reg_qp = NULL;
 		goto err;
 	}
 	ret = ibv_regqp_connect(dom, dom->reg_qp);
 	if (!ret)
 		return;
-	pr_debug("%s: no registration QP (%d)\n", dom->dev->name, ret);
 err:
+	pr_debug("%s: no registration QP (%d)\n", dom->dev->name, ret);
 	ibv_regqp_destroy(dom);
 }
 

@@ -31,9 +31,17 @@
 #include <net/route.h>
 #include "ibv.h"
 
-/* The first address of family @family on @nd into @ss (port 0). */
-static bool ibv_netdev_addr(struct net_device *nd, int family,
-			    struct sockaddr_storage *ss)
+/**
+ * ibv_netdev_addr() - an address of a network device
+ * @nd: the network device
+ * @family: AF_INET or AF_INET6 (not link-local)
+ * @ss: its first address of @family, port 0
+ *
+ * Context: any context; takes the RCU read lock.
+ * Return: true if @nd has one.
+ */
+bool ibv_netdev_addr(struct net_device *nd, int family,
+		     struct sockaddr_storage *ss)
 {
 	bool found = false;
 

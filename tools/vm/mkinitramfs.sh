@@ -38,7 +38,7 @@ peers="$(dirname "$0")/../rds/rds-peer.c"
 # The kernel's modules that Debian's build of it lacks, built from
 # linux-source (only when missing from the cache).
 extra=$("$(dirname "$0")/../extra-modules.sh" "$series") || exit 1
-extras=$(find "$extra" -maxdepth 1 -name '*.ko' | sort)
+extras=$(find "$extra/" -maxdepth 1 -name '*.ko' | sort)
 # Checkouts of the tree share the cache: an archive is named after what
 # it is built from, so that one checkout never uses another's.  One
 # unused for a day is removed.

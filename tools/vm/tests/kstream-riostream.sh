@@ -9,6 +9,7 @@
 # guest 1 connects.
 . ./lib.sh
 . ./kstream-lib.sh
+. ./siw-lib.sh
 
 KT_IO=kofi_sample_stream_io
 SIZE=4096 COUNT=10 ITERS=10
@@ -81,7 +82,11 @@ kstream_vs_riostream() {
 }
 
 check "link to the peer" wait_for 180 ping -c 1 -W 1 "$KOFI_PEER"
-check_output "rxe0 is ACTIVE" 'rxe0.*ACTIVE' rdma link show
+if [ "${KOFI_SIW:-0}" = 1 ]; then
+	siw_up
+else
+	check_output "rxe0 is ACTIVE" 'rxe0.*ACTIVE' rdma link show
+fi
 check "riostream is installed" command -v riostream
 kt_load ib_verbs
 
@@ -89,4 +94,5 @@ riostream_vs_kstream "riostream server" 7531
 kstream_vs_riostream "riostream client" 7532
 
 kt_unload ib_verbs
+[ "${KOFI_SIW:-0}" = 1 ] && siw_down
 finish

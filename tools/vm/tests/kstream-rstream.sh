@@ -6,9 +6,13 @@
 # rstream's verification (-T v: one continuous byte counter per
 # direction, checked on both sides) and in blocking mode (-T b), and with
 # 512 KiB buffers, where kstream's writes grow past rsockets' 64 KiB.
-# Guest 0 serves, guest 1 connects.
+# Guest 0 serves, guest 1 connects.  With KOFI_SIW=1 (ibv-siw-rstream.sh)
+# over soft-iWARP, both sides in their iWARP mode, and with 256 KiB
+# buffers: a kstream buffer (twice the size) must fit siw's 256-page
+# registrations.
 . ./lib.sh
 . ./kstream-lib.sh
+. ./siw-lib.sh
 
 SIZE=65536 COUNT=$(scaled 20 8) ITERS=2
 RS_ARGS="-S $SIZE -C $COUNT -I $ITERS"
@@ -86,7 +90,11 @@ kstream_vs_rstream() {
 }
 
 check "link to the peer" wait_for 180 ping -c 1 -W 1 "$KOFI_PEER"
-check_output "rxe0 is ACTIVE" 'rxe0.*ACTIVE' rdma link show
+if [ "${KOFI_SIW:-0}" = 1 ]; then
+	siw_up
+else
+	check_output "rxe0 is ACTIVE" 'rxe0.*ACTIVE' rdma link show
+fi
 check "rstream is installed" command -v rstream
 kt_load ib_verbs
 
@@ -95,12 +103,15 @@ rstream_vs_kstream "rstream server -T b" 7522 -T v -T b
 # 512 KiB buffers on both sides (1 MiB rings): the client's sends beyond
 # the 1 MiB the server's ring takes wait in its send buffer and go as
 # writes larger than rsockets' 64 KiB when the server hands a half back.
-KT_XARGS="bufsize=524288"
-rstream_vs_kstream "rstream server -T v, 512 KiB buffers" 7525 -T v \
-	-B 524288
+big=524288
+[ "${KOFI_SIW:-0}" = 1 ] && big=262144
+KT_XARGS="bufsize=$big"
+rstream_vs_kstream "rstream server -T v, $((big / 1024)) KiB buffers" 7525 -T v \
+	-B $big
 KT_XARGS=
 kstream_vs_rstream "rstream client -T v" 7523 1 -T v
 kstream_vs_rstream "rstream client -T b" 7524 1 -T v -T b
 
 kt_unload ib_verbs
+[ "${KOFI_SIW:-0}" = 1 ] && siw_down
 finish
