@@ -6,7 +6,8 @@
 # kstream_iomap()/kstream_iowrite(): each side maps its buffer at iomap
 # offset 0 and the other writes into it, spinning on the last byte.
 # Verified with riostream's -T v pattern on both sides.  Guest 0 serves,
-# guest 1 connects.
+# guest 1 connects.  With KOFI_SIW=1 (ibv-siw-riostream.sh) over
+# soft-iWARP, both sides in their iWARP mode.
 . ./lib.sh
 . ./kstream-lib.sh
 . ./siw-lib.sh
