@@ -100,9 +100,9 @@ static void rxmit_cm_accept_reject_test(struct kunit *test)
 /* The limits of an rxm info over its core. */
 static void rxmit_limits_test(struct kunit *test)
 {
-	/* ib_verbs on rxe: 2 GiB messages, pages registered: 1 MiB */
+	/* ib_verbs on rxe: 2 GiB messages, pages registered: 4 MiB */
 	KUNIT_EXPECT_EQ(test, rxm_max_msg_size(1ULL << 31, true, true),
-			(u64)SZ_1M);
+			(u64)SZ_4M);
 	/* ksocket: up to 1 GiB */
 	KUNIT_EXPECT_EQ(test, rxm_max_msg_size(1ULL << 31, true, false),
 			(u64)SZ_1G);
@@ -114,9 +114,9 @@ static void rxmit_limits_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rxm_max_msg_size(100, true, false),
 			(u64)RXM_EAGER_LIMIT);
 	/* 1 MiB at the worst alignment: 257 pages, one page list of rxe */
-	KUNIT_EXPECT_EQ(test, ibv_mr_pages(PAGE_SIZE - 1,
-					   RXM_MAX_MSG_SIZE_REG, PAGE_SIZE),
-			RXM_MAX_MSG_SIZE_REG / PAGE_SIZE + 1);
+	KUNIT_EXPECT_EQ(test, ibv_mr_pages(PAGE_SIZE - 1, RXM_REG_CHUNK,
+					   PAGE_SIZE),
+			RXM_REG_CHUNK / PAGE_SIZE + 1);
 
 	/* remote CQ data: an RDMA write's immediate on ib_verbs */
 	KUNIT_EXPECT_EQ(test, rxm_cq_data_size(4, true), 4);
@@ -135,10 +135,38 @@ static void rxmit_limits_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rxm_rd_per_read(4, 2), 1U);
 }
 
+/* A rendezvous's registrations over a core that registers pages. */
+static void rxmit_pieces_test(struct kunit *test)
+{
+	struct kvec kv[4] = {
+		{ .iov_len = SZ_4M },
+		{ .iov_len = 0 },
+		{ .iov_len = 1 },
+	};
+
+	/* 4 MiB in one entry: 4 pieces, the most a request carries */
+	KUNIT_EXPECT_EQ(test, rxm_rndv_pieces(kv, 1, RXM_REG_CHUNK), 4U);
+	KUNIT_EXPECT_EQ(test, rxm_rndv_pieces(kv, 1, RXM_REG_CHUNK),
+			(unsigned int)RXM_RNDV_IOV_MAX);
+	/* empty entries take none, a byte one */
+	KUNIT_EXPECT_EQ(test, rxm_rndv_pieces(kv, 3, RXM_REG_CHUNK), 5U);
+	KUNIT_EXPECT_EQ(test, rxm_rndv_pieces(&kv[1], 1, RXM_REG_CHUNK), 0U);
+	/* each entry from its start: 2 x (1 MiB + 1) take 4 */
+	kv[0].iov_len = SZ_1M + 1;
+	kv[1].iov_len = SZ_1M + 1;
+	KUNIT_EXPECT_EQ(test, rxm_rndv_pieces(kv, 2, RXM_REG_CHUNK), 4U);
+	kv[0].iov_len = SZ_1M;
+	KUNIT_EXPECT_EQ(test, rxm_rndv_pieces(kv, 2, RXM_REG_CHUNK), 3U);
+	/* without page registration (ksocket): one per entry */
+	kv[3].iov_len = SZ_1G;
+	KUNIT_EXPECT_EQ(test, rxm_rndv_pieces(kv, 4, SIZE_MAX), 4U);
+}
+
 static struct kunit_case rxm_ibv_cases[] = {
 	KUNIT_CASE(rxmit_cm_req_test),
 	KUNIT_CASE(rxmit_cm_accept_reject_test),
 	KUNIT_CASE(rxmit_limits_test),
+	KUNIT_CASE(rxmit_pieces_test),
 	{}
 };
 

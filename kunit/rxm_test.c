@@ -235,7 +235,7 @@ static void rxm_getinfo_test(struct kunit *test)
 				   "ib_verbs;rxm");
 		KUNIT_EXPECT_EQ(test, i->ep_attr->type, FI_EP_RDM);
 		KUNIT_EXPECT_EQ(test, i->addr_format, FI_SOCKADDR_IN);
-		KUNIT_EXPECT_EQ(test, i->ep_attr->max_msg_size, SZ_1M);
+		KUNIT_EXPECT_EQ(test, i->ep_attr->max_msg_size, SZ_4M);
 		KUNIT_EXPECT_EQ(test, i->domain_attr->cq_data_size, 4);
 		KUNIT_EXPECT_TRUE(test, i->domain_attr->mr_mode &
 				  FI_MR_VIRT_ADDR);

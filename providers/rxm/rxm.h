@@ -473,6 +473,7 @@ void rxm_av_removed(struct kofi_av_watch *watch, fi_addr_t fi_addr,
 extern const struct fi_ops_msg rxm_msg_ops;
 extern const struct fi_ops_tagged rxm_tagged_ops;
 extern struct kmem_cache *rxm_tx_cache;
+int rxm_vec_chunk(struct kofi_vec *v, size_t chunk);
 unsigned int rxm_vec_slice(const struct kofi_vec *src, size_t off, size_t n,
 			   struct kofi_vec *dst);
 struct rxm_buf *rxm_buf_alloc(struct rxm_conn *conn, gfp_t gfp);

@@ -7,7 +7,7 @@
  * infos of ksocket and ib_verbs with FI_MSG, FI_RMA and remote CQ data
  * (ib_verbs on an iWARP device has none, and no receiver-not-ready retry
  * either: it is left out), turned into FI_EP_RDM infos.  Over ib_verbs,
- * which registers memory by its pages, messages are at most 1 MiB and
+ * which registers memory by its pages, messages are at most 4 MiB and
  * remote CQ data of RMA writes is 4 bytes (rxm_proto.h).  Its fabric and
  * domain are the utility objects of <kofi/util.h>, which own the core's;
  * the domain adds the shared address vector and CQ.

@@ -91,6 +91,38 @@ unsigned int rxm_vec_slice(const struct kofi_vec *src, size_t off, size_t n,
 	return start;
 }
 
+/**
+ * rxm_vec_chunk() - split a kvec vector's entries into pieces
+ * @v: the vector, FI_IOV_KVEC; its entries larger than @chunk are split
+ *	in place into entries of at most @chunk bytes, from their start
+ * @chunk: the largest entry
+ *
+ * Context: any context.
+ * Return: 0, or -EMSGSIZE if the pieces are more than a vector holds
+ * (@v is left as it was).
+ */
+int rxm_vec_chunk(struct kofi_vec *v, size_t chunk)
+{
+	struct kofi_vec src = *v;
+	unsigned int i, n = 0;
+	size_t off;
+
+	for (i = src.first; i < src.count; i++) {
+		for (off = 0; off < src.kv[i].iov_len; off += chunk) {
+			if (n == ARRAY_SIZE(v->kv)) {
+				*v = src;
+				return -EMSGSIZE;
+			}
+			v->kv[n].iov_base = (u8 *)src.kv[i].iov_base + off;
+			v->kv[n].iov_len = min(chunk, src.kv[i].iov_len - off);
+			n++;
+		}
+	}
+	v->first = 0;
+	v->count = n;
+	return 0;
+}
+
 /* ---- sends ---- */
 
 /**

@@ -35,12 +35,16 @@
 /* Largest message over a core with RMA (rendezvous). */
 #define RXM_MAX_MSG_SIZE	SZ_1G
 /*
- * Largest message over a core that registers memory by its pages
- * (FI_MR_ALLOCATED: ib_verbs): each kvec entry of a rendezvous is one
- * registration on each side, which a device maps with one page list
- * (rxe: 512 pages); 1 MiB spans at most 257 pages at any alignment.
+ * Over a core that registers memory by its pages (FI_MR_ALLOCATED:
+ * ib_verbs) a rendezvous registers its kvec entries on each side in
+ * pieces of at most RXM_REG_CHUNK, each of which a device maps with one
+ * page list (rxe: 512 pages): 1 MiB spans at most 257 pages at any
+ * alignment.  A request carries at most RXM_RNDV_IOV_MAX pieces, so the
+ * largest message is 4 MiB (in one kvec entry; fewer bytes where the
+ * entries' pieces add up to more).
  */
-#define RXM_MAX_MSG_SIZE_REG	SZ_1M
+#define RXM_REG_CHUNK		SZ_1M
+#define RXM_MAX_MSG_SIZE_REG	(RXM_RNDV_IOV_MAX * RXM_REG_CHUNK)
 
 /* Connection request flow control (credits over verbs). */
 enum rxm_flow_ctrl {
@@ -394,6 +398,27 @@ static inline int rxm_rndv_check(const void *buf, size_t len)
 		total += l;
 	}
 	return total == le64_to_cpu(hdr->size) ? 0 : -EPROTO;
+}
+
+/**
+ * rxm_rndv_pieces() - the remote segments of a rendezvous request
+ * @kv: the message's kvec entries
+ * @count: entries of @kv
+ * @chunk: the largest registration (RXM_REG_CHUNK over a core that
+ *	registers pages, else SIZE_MAX)
+ *
+ * Return: how many registrations the sender makes: each non-empty entry
+ * in pieces of at most @chunk, from its start.
+ */
+static inline unsigned int rxm_rndv_pieces(const struct kvec *kv,
+					   unsigned int count, size_t chunk)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < count; i++)
+		if (kv[i].iov_len)
+			n += 1 + (kv[i].iov_len - 1) / chunk;
+	return n;
 }
 
 /**

@@ -61,6 +61,12 @@ static bool rxm_rndv_take_locked(struct rxm_ep *ep, struct rxm_tx *tx,
 
 static void rxm_rndv_post(struct rxm_ep *ep, struct rxm_tx *tx);
 
+/* The largest registration of a rendezvous (rxm_proto.h). */
+static size_t rxm_reg_chunk(const struct rxm_ep *ep)
+{
+	return ep->reg_pages ? RXM_REG_CHUNK : SIZE_MAX;
+}
+
 /**
  * rxm_rndv_send() - send a message above the eager limit
  * @ep: the endpoint
@@ -85,7 +91,9 @@ int rxm_rndv_send(struct rxm_ep *ep, struct rxm_conn *conn, struct rxm_tx *tx,
 	int ret;
 
 	if (!ep->rndv_ok || tx->len > ep->info->ep_attr->max_msg_size ||
-	    tx->vec.type != FI_IOV_KVEC)
+	    tx->vec.type != FI_IOV_KVEC ||
+	    rxm_rndv_pieces(&tx->vec.kv[1], tx->vec.count - 1,
+			    rxm_reg_chunk(ep)) > RXM_RNDV_IOV_MAX)
 		return -EMSGSIZE;
 	if (ep->reg_pages && !kofi_vec_pageable(&tx->vec))
 		return -EFAULT;
@@ -205,35 +213,38 @@ static void rxm_rndv_post(struct rxm_ep *ep, struct rxm_tx *tx)
 	struct rxm_rndv *r = (struct rxm_rndv *)tx->buf;
 	struct rxm_conn *conn = tx->conn;
 	struct fi_msg cm = { .addr = FI_ADDR_UNSPEC };
+	struct kofi_vec pieces = tx->vec;
 	struct kvec kv[2];
 	unsigned int i, n = 0;
 	unsigned long flags;
 	bool taken;
-	int ret = 0;
+	int ret;
 
 	BUILD_BUG_ON(sizeof(*r) > sizeof(tx->buf));
 	BUILD_BUG_ON(RXM_IOV_LIMIT > RXM_RNDV_IOV_MAX);
+	BUILD_BUG_ON(ARRAY_SIZE(tx->mr) < RXM_RNDV_IOV_MAX);
 	memset(r, 0, sizeof(*r));
 	tx->posted = true;
-	for (i = 1; i < tx->vec.count && !ret; i++) {
+	/* the entries after the header, in pieces (rxm_rndv_send() counted) */
+	pieces.first = 1;
+	ret = rxm_vec_chunk(&pieces, rxm_reg_chunk(ep));
+	for (i = 0; i < pieces.count && !ret; i++) {
 		struct fi_mr_attr attr = {
 			.iov_type = FI_IOV_KVEC,
-			.mr_iov = &tx->vec.kv[i],
+			.mr_iov = &pieces.kv[i],
 			.iov_count = 1,
 			.access = FI_REMOTE_READ,
 			.requested_key = ((u64)tx->id << 3) | n,
 		};
 
-		if (!tx->vec.kv[i].iov_len)
-			continue;
 		ret = fi_mr_regattr(ep->dom->core, &attr, 0, &tx->mr[n]);
 		if (ret) {
 			tx->mr[n] = NULL;
 			break;
 		}
 		r->iov[n].addr = cpu_to_le64(ep->virt_addr ?
-				(u64)(uintptr_t)tx->vec.kv[i].iov_base : 0);
-		r->iov[n].len = cpu_to_le64(tx->vec.kv[i].iov_len);
+				(u64)(uintptr_t)pieces.kv[i].iov_base : 0);
+		r->iov[n].len = cpu_to_le64(pieces.kv[i].iov_len);
 		r->iov[n].key = cpu_to_le64(fi_mr_key(tx->mr[n]));
 		n++;
 	}
@@ -549,7 +560,10 @@ static void rxm_rd_work(struct rxm_rd *rd)
 		return;
 	}
 	rd->posted = true;
-	ret = rxm_rd_register(rd);
+	/* pieces a device maps with one page list each */
+	ret = rxm_vec_chunk(&rd->local, RXM_REG_CHUNK);
+	if (!ret)
+		ret = rxm_rd_register(rd);
 	if (!ret) {
 		rxm_rd_post(rd);
 	} else {

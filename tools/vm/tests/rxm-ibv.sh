@@ -9,7 +9,10 @@
 # verbs provider) against the kernel, both roles, untagged and tagged,
 # with fi_pingpong's default sizes: libfabric sends 64 KiB as segments
 # (its rxm over verbs does so from 16 KiB to 128 KiB), the kernel by
-# rendezvous, as both do 1 MiB.  FI_UNIVERSE_SIZE=16: libfabric's rxm
+# rendezvous, as both do 1 MiB; and 4 MiB both ways, above the 1 MiB a
+# device registration takes at once (libfabric registers its 4 MiB
+# buffer as one region, the kernel in pieces of 1 MiB on both sides; on
+# 6.1 and 6.12).  FI_UNIVERSE_SIZE=16: libfabric's rxm
 # sizes its verbs CQ for that many peers (default 256: a CQ soft-RoCE
 # refuses, fi_enable() fails with EINVAL).
 . ./lib.sh
@@ -27,6 +30,8 @@ esac
 
 check_output "rxe0 is ACTIVE" 'rxe0.*ACTIVE' rdma link show
 rxm_load
+# 4 MiB: the largest message, four 1 MiB registrations on each side.
+RXM_SIZES=$RXM_SIZES,4194304
 rxm_kernel 7621
 # The samples' buffer is kvzalloc'd, twice the largest size: 2 MiB
 # above (vmalloc'd), 128 KiB here, which kmalloc gives at boot.
@@ -34,5 +39,10 @@ pp "pingpong rendezvous, small buffer" 7629 $peer $RXM \
 	sizes=16385,65536 iters=$(scaled 4 1)
 rxm_ipv6 7630
 rxm_fipp
+if [ -n "$FIPP_MODES" ]; then
+	FIPP_XARGS="-S 4194304" FIPP_KSIZES=4194304 FIPP_ROW=4m
+	rxm_fipp_one msg
+	FIPP_XARGS= FIPP_KSIZES= FIPP_ROW=
+fi
 rxm_unload
 finish

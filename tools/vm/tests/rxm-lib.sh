@@ -76,15 +76,22 @@ rxm_ipv6() {
 }
 
 # fipp_ok: fi_pingpong's output has every size's row, up to 1 MiB, and
-# no data verification error.
+# no data verification error; with FIPP_XARGS="-S SIZE" (one size, the
+# kernel's sizes=FIPP_KSIZES), the row FIPP_ROW only.
+FIPP_XARGS= FIPP_KSIZES= FIPP_ROW=
 fipp_ok() {
-	! grep -q 'Error at iteration' /tmp/fipp.out &&
+	! grep -q 'Error at iteration' /tmp/fipp.out || return 1
+	if [ -n "$FIPP_ROW" ]; then
+		grep -q "^$FIPP_ROW " /tmp/fipp.out
+	else
 		grep -q '^64 ' /tmp/fipp.out && grep -q '^1m ' /tmp/fipp.out
+	fi
 }
 fipp_wait() { wait "$fipp_pid" && fipp_ok; }
 fipp_client() {
+	# shellcheck disable=SC2086
 	limited 240 env $FIPP_ENV fi_pingpong -p "$FIPROV" -e rdm \
-		-I $FIPP_ITERS -c "$@" > /tmp/fipp.out 2>&1 && fipp_ok
+		-I $FIPP_ITERS -c $FIPP_XARGS "$@" > /tmp/fipp.out 2>&1 && fipp_ok
 }
 kernel_client() {
 	insmod $M/kofi_sample_pingpong.ko $RXM fipp=1 role=client \
@@ -95,11 +102,13 @@ kernel_server_wait() { wait "$server_pid" && result_ok kofi_sample_pingpong; }
 
 # rxm_fipp_one MODE: both roles.
 rxm_fipp_one() {
-	_n="fi_pingpong -p $FIPROV -e rdm -m $1"
+	_n="fi_pingpong -p $FIPROV -e rdm -m $1${FIPP_XARGS:+ $FIPP_XARGS}"
+	_ks=${FIPP_KSIZES:-$FIPP_SIZES}
 	# 1. fi_pingpong serves, the kernel connects.
 	if [ "$KOFI_HOST" = 0 ]; then
+		# shellcheck disable=SC2086
 		limited 240 env $FIPP_ENV fi_pingpong -p "$FIPROV" -e rdm \
-			-I $FIPP_ITERS -c -m "$1" > /tmp/fipp.out 2>&1 &
+			-I $FIPP_ITERS -c -m "$1" $FIPP_XARGS > /tmp/fipp.out 2>&1 &
 		fipp_pid=$!
 		wait_for 30 listening 47592 ||
 			fail "$_n server: not listening"
@@ -109,14 +118,14 @@ rxm_fipp_one() {
 	else
 		barrier "$_n server up"
 		check "kernel client vs $_n server" kernel_client \
-			mode="$1" sizes=$FIPP_SIZES
+			mode="$1" sizes="$_ks"
 		rmmod kofi_sample_pingpong
 	fi
 	barrier "$_n: part 1 done"
 	# 2. The kernel serves, fi_pingpong connects.
 	if [ "$KOFI_HOST" = 0 ]; then
 		insmod $M/kofi_sample_pingpong.ko $RXM fipp=1 role=server \
-			addr="$KOFI_SELF" mode="$1" sizes=$FIPP_SIZES \
+			addr="$KOFI_SELF" mode="$1" sizes="$_ks" \
 			iters=$FIPP_ITERS > /tmp/server.out 2>&1 &
 		server_pid=$!
 		wait_for 30 listening 47592 ||
