@@ -7,9 +7,16 @@
 # in the same run.  Guest 1 prints one line per measurement, "bench
 # PROVIDER METRIC VALUE UNIT", that tools/bench.sh turns into ratios
 # against the "verbs" baseline.  Timing is reported, never checked: the
-# checks only say that every run completed.
+# checks only say that every run completed.  Where the kernel has
+# soft-iWARP (siw.ko: 6.12 and the debug kernel), the latency rounds run
+# again with siw0 in place of rxe0, as "ib_verbs-siw" against
+# "verbs-siw"; not bandwidth, as a window of sends ahead of the
+# receiver's posted receives ends an iWARP connection (no
+# receiver-not-ready retry) and neither sample paces its sends by the
+# receiver's.
 . ./lib.sh
 . ./ksocket-lib.sh
+. ./siw-lib.sh
 
 LAT_ITERS=${LAT_ITERS:-1000}
 BW_ITERS=${BW_ITERS:-1000}
@@ -43,6 +50,23 @@ ks_bench_rounds verbs_lat kofi_lat verbs_bw kofi_bw
 say "rxe0: $(rdma statistic show link rxe0/1 2>&1 |
 	grep -o -E '(rcvd|send)_rnr_err [0-9]+' | tr '\n' ' ')"
 
+siw_verbs_lat() {
+	ks_bench_lat verbs-siw kofi_sample_verbs 7494 \
+		addr="$srv" mode=pingpong verify=0
+}
+siw_kofi_lat() {
+	ks_bench_lat ib_verbs-siw kofi_sample_pingpong 7495 \
+		prov=ib_verbs addr="$srv" op=msg verify=0
+}
+if [ -e "$SIW_K/siw.ko" ]; then
+	check "rmmod kofi_ib_verbs (for siw)" rmmod kofi_ib_verbs
+	siw_up
+	check "insmod kofi_ib_verbs (siw)" insmod $KS_M/kofi_ib_verbs.ko
+	barrier "siw0 up"
+	ks_bench_rounds siw_verbs_lat siw_kofi_lat
+fi
+
 check "rmmod kofi_ib_verbs" rmmod kofi_ib_verbs
 check "rmmod kofi" rmmod kofi
+[ -e "$SIW_K/siw.ko" ] && siw_down
 finish
