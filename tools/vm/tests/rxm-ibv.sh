@@ -39,10 +39,12 @@ pp "pingpong rendezvous, small buffer" 7629 $peer $RXM \
 	sizes=16385,65536 iters=$(scaled 4 1)
 rxm_ipv6 7630
 rxm_fipp
+# Two iterations: fi_pingpong over userspace rxe takes seconds for each.
 if [ -n "$FIPP_MODES" ]; then
-	FIPP_XARGS="-S 4194304" FIPP_KSIZES=4194304 FIPP_ROW=4m
+	fipp_iters=$FIPP_ITERS
+	FIPP_XARGS="-S 4194304" FIPP_KSIZES=4194304 FIPP_ROW=4m FIPP_ITERS=2
 	rxm_fipp_one msg
-	FIPP_XARGS= FIPP_KSIZES= FIPP_ROW=
+	FIPP_XARGS= FIPP_KSIZES= FIPP_ROW= FIPP_ITERS=$fipp_iters
 fi
 rxm_unload
 finish
