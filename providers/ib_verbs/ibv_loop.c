@@ -11,14 +11,19 @@
  * identifier, both in the initial network namespace.  The connecting side's QP is the
  * domain's registration QP; nothing is ever sent over the connection
  * (registration is local), and the accepting side's QP only keeps it up.
+ * The listener accepts only its own domain's request (its address and
+ * port), once.
  * Without it (no address, a failure, no answer in time) the domain
  * registers through its connected endpoints, as before their first
  * connection.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/in.h>
+#include <linux/in6.h>
 #include <linux/netdevice.h>
 #include <linux/slab.h>
+#include <net/ipv6.h>
 #include <net/net_namespace.h>
 #include "ibv.h"
 
@@ -36,6 +41,36 @@ struct ibv_loop {
 	int status;
 };
 
+/*
+ * Does connection request @id come from the domain's own connecting
+ * side, address and port?  Anyone else who finds the listener is
+ * refused: the accepted QP is in the domain's PD.
+ */
+static bool ibv_loop_is_self(struct ibv_loop *loop, struct rdma_cm_id *id)
+{
+	const struct sockaddr *peer = (struct sockaddr *)&id->route.addr.dst_addr;
+	const struct sockaddr *self =
+		(struct sockaddr *)&loop->active->route.addr.src_addr;
+
+	if (peer->sa_family != self->sa_family)
+		return false;
+	if (self->sa_family == AF_INET) {
+		const struct sockaddr_in *p = (const void *)peer;
+		const struct sockaddr_in *s = (const void *)self;
+
+		return p->sin_port == s->sin_port &&
+		       p->sin_addr.s_addr == s->sin_addr.s_addr;
+	}
+	if (self->sa_family == AF_INET6) {
+		const struct sockaddr_in6 *p = (const void *)peer;
+		const struct sockaddr_in6 *s = (const void *)self;
+
+		return p->sin6_port == s->sin6_port &&
+		       ipv6_addr_equal(&p->sin6_addr, &s->sin6_addr);
+	}
+	return false;
+}
+
 /* The listener's connection request: accept it with a QP of its own. */
 static int ibv_loop_accept(struct ibv_loop *loop, struct rdma_cm_id *id)
 {
@@ -43,8 +78,9 @@ static int ibv_loop_accept(struct ibv_loop *loop, struct rdma_cm_id *id)
 	struct rdma_conn_param cp = {};
 	int ret;
 
-	if (loop->child)
-		return -EBUSY;		/* not ours: rdma_cm drops it */
+	/* a second request, or not ours: rdma_cm refuses and drops it */
+	if (loop->child || !loop->active || !ibv_loop_is_self(loop, id))
+		return -EBUSY;
 	ret = rdma_create_qp(id, loop->dom->pd, &ia);
 	if (ret)
 		return ret;
