@@ -523,6 +523,7 @@ void ibv_ep_set_connected(struct ibv_ep *ep);
 void ibv_ep_stop(struct ibv_ep *ep);
 void ibv_ep_set_ended(struct ibv_ep *ep);
 void ibv_ep_keepalive_work(struct work_struct *work);
+int ibv_qp_stop(struct ib_qp *qp);
 #ifdef KOFI_IBV_TEST_HOOK
 bool ibv_ep_test_qp_event(struct ibv_ep *ep, enum ib_event_type event);
 #endif

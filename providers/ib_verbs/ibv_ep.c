@@ -20,6 +20,23 @@
 #include <linux/slab.h>
 #include "ibv.h"
 
+/**
+ * ibv_qp_stop() - move a QP to the error state
+ * @qp: the QP
+ *
+ * Everything posted on it completes flushed (IB_WC_WR_FLUSH_ERR) and
+ * nothing posted later takes effect.
+ *
+ * Context: process context; may sleep (the device's modify_qp).
+ * Return: 0 or the error of ib_modify_qp().
+ */
+int ibv_qp_stop(struct ib_qp *qp)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+
+	return ib_modify_qp(qp, &attr, IB_QP_STATE);
+}
+
 /*
  * The QP failed (ibv_qp_event()): report it, end the connection and flush
  * what is posted.  Nothing is freed here; closing the endpoint does that.
@@ -28,7 +45,6 @@
 static void ibv_ep_qp_work(struct work_struct *work)
 {
 	struct ibv_ep *ep = container_of(work, struct ibv_ep, qp_work);
-	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
 	int event = atomic_read(&ep->qp_event);
 	int ret;
 
@@ -44,7 +60,7 @@ static void ibv_ep_qp_work(struct work_struct *work)
 		ep->shutdown_reported = true;
 		rdma_disconnect(ep->cm_id);
 	}
-	ret = ib_modify_qp(ep->qp, &attr, IB_QP_STATE);
+	ret = ibv_qp_stop(ep->qp);
 	if (ret)
 		pr_debug("QP %u to the error state: %d\n", ep->qp->qp_num,
 			 ret);
@@ -463,14 +479,12 @@ void ibv_ep_keepalive_work(struct work_struct *work)
 		ibv_ep_probe(ep);
 	spin_unlock_bh(&ep->lock);
 	if (lost) {
-		struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
-
 		pr_info_ratelimited("QP %u: no answer to keepalive probes for %u ms, the connection ends\n",
 				    ep->qp->qp_num,
 				    IBV_KEEPALIVE_IWARP_PROBES * ms);
 		/* The EQ entry first; the flush then ends what is posted. */
 		ibv_ep_conn_lost(ep, -ETIMEDOUT);
-		ib_modify_qp(ep->qp, &attr, IB_QP_STATE);
+		ibv_qp_stop(ep->qp);
 		return;
 	}
 	if (again)

@@ -19,12 +19,10 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/in.h>
-#include <linux/in6.h>
 #include <linux/netdevice.h>
 #include <linux/slab.h>
-#include <net/ipv6.h>
 #include <net/net_namespace.h>
+#include <kofi/sockaddr.h>
 #include "ibv.h"
 
 /*
@@ -48,27 +46,9 @@ struct ibv_loop {
  */
 static bool ibv_loop_is_self(struct ibv_loop *loop, struct rdma_cm_id *id)
 {
-	const struct sockaddr *peer = (struct sockaddr *)&id->route.addr.dst_addr;
-	const struct sockaddr *self =
-		(struct sockaddr *)&loop->active->route.addr.src_addr;
-
-	if (peer->sa_family != self->sa_family)
-		return false;
-	if (self->sa_family == AF_INET) {
-		const struct sockaddr_in *p = (const void *)peer;
-		const struct sockaddr_in *s = (const void *)self;
-
-		return p->sin_port == s->sin_port &&
-		       p->sin_addr.s_addr == s->sin_addr.s_addr;
-	}
-	if (self->sa_family == AF_INET6) {
-		const struct sockaddr_in6 *p = (const void *)peer;
-		const struct sockaddr_in6 *s = (const void *)self;
-
-		return p->sin6_port == s->sin6_port &&
-		       ipv6_addr_equal(&p->sin6_addr, &s->sin6_addr);
-	}
-	return false;
+	return kofi_sockaddr_equal((union kofi_sockaddr *)&id->route.addr.dst_addr,
+				   (union kofi_sockaddr *)
+				   &loop->active->route.addr.src_addr);
 }
 
 /* The listener's connection request: accept it with a QP of its own. */
@@ -189,19 +169,25 @@ static void ibv_loop_free(struct ibv_loop *loop)
 	kfree(loop);
 }
 
+/* A new identifier of @loop into @id (NULL on failure). */
+static int ibv_loop_new_id(struct ibv_loop *loop, struct rdma_cm_id **id)
+{
+	struct rdma_cm_id *new = rdma_create_id(&init_net, ibv_loop_handler,
+						loop, RDMA_PS_TCP, IB_QPT_RC);
+
+	*id = IS_ERR(new) ? NULL : new;
+	return PTR_ERR_OR_ZERO(new);
+}
+
 /* Listen on an ephemeral port of @src, connect to it, wait for it. */
 static int ibv_loop_start(struct ibv_loop *loop, struct sockaddr_storage *src)
 {
 	struct sockaddr_storage dst;
 	int ret;
 
-	loop->listen = rdma_create_id(&init_net, ibv_loop_handler, loop,
-				      RDMA_PS_TCP, IB_QPT_RC);
-	if (IS_ERR(loop->listen)) {
-		ret = PTR_ERR(loop->listen);
-		loop->listen = NULL;
+	ret = ibv_loop_new_id(loop, &loop->listen);
+	if (ret)
 		return ret;
-	}
 	ret = rdma_set_afonly(loop->listen, 1);
 	if (!ret)
 		ret = rdma_bind_addr(loop->listen, (struct sockaddr *)src);
@@ -212,13 +198,9 @@ static int ibv_loop_start(struct ibv_loop *loop, struct sockaddr_storage *src)
 	/* The address with the port rdma_bind_addr() chose. */
 	dst = loop->listen->route.addr.src_addr;
 
-	loop->active = rdma_create_id(&init_net, ibv_loop_handler, loop,
-				      RDMA_PS_TCP, IB_QPT_RC);
-	if (IS_ERR(loop->active)) {
-		ret = PTR_ERR(loop->active);
-		loop->active = NULL;
+	ret = ibv_loop_new_id(loop, &loop->active);
+	if (ret)
 		return ret;
-	}
 	ret = rdma_resolve_addr(loop->active, (struct sockaddr *)src,
 				(struct sockaddr *)&dst, ibv_cm_timeout_ms);
 	if (ret)

@@ -67,18 +67,6 @@ static int ibv_mr_wait(struct ibv_req *req, struct completion *done)
 }
 
 /*
- * A work request on @qp did not complete in time: move @qp to the error
- * state, so that the request cannot take effect after the region it names
- * is released (it completes flushed).
- */
-static int ibv_mr_qp_stop(struct ib_qp *qp)
-{
-	struct ib_qp_attr qa = { .qp_state = IB_QPS_ERR };
-
-	return ib_modify_qp(qp, &qa, IB_QP_STATE);
-}
-
-/*
  * A registration timed out on connected endpoint @ep: stop its QP (if
  * the endpoint still has one) and end the connection as after any failed
  * work request - no more posting, an ETIMEDOUT error on the EQ.  The QP
@@ -87,7 +75,8 @@ static int ibv_mr_qp_stop(struct ib_qp *qp)
  */
 static void ibv_mr_ep_fail(struct ibv_ep *ep)
 {
-	int ret = ep->qp ? ibv_mr_qp_stop(ep->qp) : 0;
+	/* the late request cannot take effect on a QP in the error state */
+	int ret = ep->qp ? ibv_qp_stop(ep->qp) : 0;
 
 	pr_warn("%s: registration timed out after %u ms; endpoint QP stopped (%d)\n",
 		ep->dom->dev->name, IBV_REG_TIMEOUT_MS, ret);
@@ -143,7 +132,7 @@ static void ibv_mr_regqp_fail(struct ibv_domain *dom)
 	int ret;
 
 	dom->reg_failed = true;
-	ret = ibv_mr_qp_stop(dom->reg_qp);
+	ret = ibv_qp_stop(dom->reg_qp);
 	pr_warn("%s: registration timed out after %u ms; registration QP stopped (%d)\n",
 		dom->dev->name, IBV_REG_TIMEOUT_MS, ret);
 }
