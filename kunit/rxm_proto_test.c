@@ -183,9 +183,11 @@ static void rxmt_hdr_check_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rxm_hdr_check(pkt, h), -EPROTO);
 	pkt->hdr.flags = cpu_to_le32(RXM_FLAG_CQ_DATA);
 	KUNIT_EXPECT_EQ(test, rxm_hdr_check(pkt, h), 0);
-	/* a control packet (credit) carries no message fields */
+	/* a credit grant carries no message fields and no payload */
 	rxm_hdr_fill(&pkt->hdr, RXM_CREDIT, 0xff, 1, 2, 0, 0, 0, 0);
+	pkt->hdr.ctrl_data = cpu_to_le64(64);
 	KUNIT_EXPECT_EQ(test, rxm_hdr_check(pkt, h), 0);
+	KUNIT_EXPECT_EQ(test, rxm_hdr_check(pkt, h + 1), -EPROTO);
 	/* a "read done" answer is the header alone */
 	rxm_hdr_fill(&pkt->hdr, RXM_RNDV_RD_DONE, RXM_OP_MSG, 1, 2, 0, 0, 0,
 		     0);

@@ -42,6 +42,7 @@
 #include <kofi/sockaddr.h>
 #include <kofi/util.h>
 #include <kofi/vec.h>
+#include "rxm_credit.h"
 #include "rxm_proto.h"
 
 #define RXM_PROV_NAME		"rxm"
@@ -109,7 +110,8 @@ struct rxm_rx {
  *	payload is in @buf
  * @rndv: a rendezvous send: @buf holds the request's struct rxm_rndv
  * @posted: a rendezvous send's request was posted (or failed to be)
- * @node: on the endpoint's list of rendezvous sends for its work
+ * @node: on the endpoint's list of rendezvous sends for its work; a
+ *	control packet's on &rxm_conn.ctrl_wait while it waits for credits
  * @conn: a rendezvous send's connection (held until the request is
  *	posted)
  * @id: a rendezvous send's msg_id, its index in &rxm_ep.rndv
@@ -195,6 +197,8 @@ struct rxm_rd {
  *	with its first segment), or is being delivered; cleared by
  *	rxm_buf_recycle()
  * @copy: a rendezvous request's copy (rxm_buf_copy()), never posted
+ * @grant: the packet was the peer's credit grant (rxm_credit_posted()
+ *	when it is posted again)
  * @raw: the core's tagged message, without rxm's header: @pkt holds the
  *	payload only, @hdr what the core said of it
  * @len: bytes received
@@ -212,6 +216,7 @@ struct rxm_buf {
 	struct list_head node;
 	bool held;
 	bool copy;
+	bool grant;
 	bool raw;
 	size_t len;
 	u8 *pkt;
@@ -320,6 +325,13 @@ enum rxm_conn_state {
  * @maxbufs: the connection's conn_rx_bufs
  * @copies: copies of its rendezvous requests that wait for a receive
  * @sars: its segmented messages whose segments are still to come
+ * @fc: credit flow control (rxm_ctrl.c): set when the core endpoint
+ *	opens if the endpoint wants it, cleared when the peer says it does
+ *	not; fixed once connected
+ * @peer_fc: the peer's enum rxm_flow_ctrl, from its request (accepting)
+ * @cr: the credit state (ep->lock)
+ * @grant_pending: a grant waits for a credit to go (ep->lock)
+ * @ctrl_wait: control packets waiting for credits (ep->lock)
  */
 struct rxm_conn {
 	struct list_head node;
@@ -343,6 +355,11 @@ struct rxm_conn {
 	unsigned int maxbufs;
 	struct list_head copies;
 	struct list_head sars;
+	bool fc;
+	u8 peer_fc;
+	struct rxm_credits cr;
+	bool grant_pending;
+	struct list_head ctrl_wait;
 };
 
 /* Endpoint states. */
@@ -397,6 +414,8 @@ enum rxm_ep_state {
  *	endpoint of each connection we open
  * @may_sleep: FI_OPT_DATA_MAY_SLEEP, fixed once enabled: every data call
  *	may sleep, so a send posts to the core itself (rxm_sleep_flag())
+ * @flow_ctrl: the core has no flow control of its own (ib_verbs): its
+ *	connections use credits where the peer does too (rxm_ctrl.c)
  */
 struct rxm_ep {
 	struct fid_ep ep;
@@ -432,6 +451,7 @@ struct rxm_ep {
 	struct kofi_av_watch av_watch;
 	size_t connect_timeout_ms;
 	bool may_sleep;
+	bool flow_ctrl;
 };
 
 /**
@@ -527,6 +547,18 @@ void rxm_rndv_ack(struct rxm_ep *ep, struct rxm_conn *conn, u64 msg_id);
 void rxm_rndv_read(struct rxm_ep *ep, struct rxm_rx *rx, struct rxm_buf *buf);
 void rxm_tx_work(struct work_struct *work);
 ssize_t rxm_cancel(struct fid *fid, void *context);
+
+/* rxm_ctrl.c */
+struct rxm_tx *rxm_ctrl_alloc(struct rxm_ep *ep, struct rxm_conn *conn,
+			      u8 type, u64 msg_id, u64 ctrl_data);
+void rxm_ctrl_send(struct rxm_conn *conn, struct rxm_tx *tx);
+int rxm_credit_take(struct rxm_conn *conn);
+void rxm_credit_untake(struct rxm_conn *conn);
+void rxm_credit_posted(struct rxm_conn *conn, bool data);
+void rxm_credit_arrived(struct rxm_conn *conn);
+int rxm_credit_granted(struct rxm_conn *conn, struct rxm_buf *buf);
+void rxm_credit_enable(struct rxm_conn *conn, u8 peer);
+void rxm_credit_conn_gone(struct rxm_conn *conn);
 
 /* rxm_rma.c */
 extern const struct fi_ops_rma rxm_rma_ops;

@@ -51,6 +51,8 @@ static struct rxm_conn *rxm_conn_alloc(struct rxm_ep *ep, gfp_t gfp)
 	atomic_set(&conn->users, 0);
 	INIT_LIST_HEAD(&conn->copies);
 	INIT_LIST_HEAD(&conn->sars);
+	INIT_LIST_HEAD(&conn->ctrl_wait);
+	conn->peer_fc = RXM_FLOW_CTRL_ON;
 	conn->id = atomic_inc_return(&ep->next_id);
 	rxm_trx_init(conn);
 	return conn;
@@ -261,22 +263,54 @@ void rxm_conn_fail(struct rxm_conn *conn)
 }
 
 /*
- * Post the first bounce buffer of a new core endpoint; more come as
- * messages wait unexpected in them (rxm_buf_grow()).
+ * Bounce buffers a connection with credit flow control posts at once: its
+ * first grant covers a libfabric peer's largest segmented message (8
+ * segments) and a control packet; libfabric's rxm, short of credits in
+ * the middle of such a message, has been seen to crash later on.
+ */
+#define RXM_CONN_CREDIT_BUFS	(RXM_MAX_SEGMENTS + 2)
+
+/*
+ * Post the first bounce buffers of a new core endpoint: one, or
+ * RXM_CONN_CREDIT_BUFS with credit flow control, which it is set up for
+ * here; more come as messages wait unexpected in them, or as a peer runs
+ * out of credits (rxm_buf_grow()), up to conn_rx_bufs.
  */
 static int rxm_conn_bufs(struct rxm_conn *conn)
 {
-	unsigned int n = clamp(READ_ONCE(rxm_conn_rx_bufs), 1U, 128U);
+	unsigned int i, first = 1, n = clamp(READ_ONCE(rxm_conn_rx_bufs), 1U,
+					     128U);
+	bool fc = conn->ep->flow_ctrl && conn->peer_fc != RXM_FLOW_CTRL_OFF;
+	int ret;
 
+	BUILD_BUG_ON(RXM_CONN_CREDIT_BUFS < RXM_CREDIT_MIN_BUFS);
+	if (fc) {
+		first = RXM_CONN_CREDIT_BUFS;
+		n = max(n, first);
+	}
 	conn->bufs = kcalloc(n, sizeof(*conn->bufs), GFP_KERNEL);
 	if (!conn->bufs)
 		return -ENOMEM;
 	conn->maxbufs = n;
-	conn->bufs[0] = rxm_buf_alloc(conn, GFP_KERNEL);
-	if (!conn->bufs[0])
-		return -ENOMEM;
-	conn->nbufs = 1;
-	return rxm_buf_post(conn, conn->bufs[0]);
+	rxm_credits_init(&conn->cr);
+	conn->grant_pending = false;
+	WRITE_ONCE(conn->fc, fc);
+	for (i = 0; i < first; i++) {
+		conn->bufs[i] = rxm_buf_alloc(conn, GFP_KERNEL);
+		if (!conn->bufs[i])
+			return -ENOMEM;
+		conn->nbufs = i + 1;
+		ret = rxm_buf_post(conn, conn->bufs[i]);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* What our CM data says of flow control. */
+static u8 rxm_conn_fc_flag(const struct rxm_conn *conn)
+{
+	return conn->fc ? RXM_FLOW_CTRL_ON : RXM_FLOW_CTRL_OFF;
 }
 
 /* @conn's tagged message no longer waits for a receive.  Lock held. */
@@ -329,6 +363,7 @@ static void rxm_conn_close_core(struct rxm_conn *conn)
 	}
 	spin_unlock_irqrestore(&ep->lock, flags);
 	rxm_sar_ended(ep, &ended);
+	rxm_credit_conn_gone(conn);
 	kfree(conn->bufs);
 	conn->bufs = NULL;
 	conn->nbufs = 0;
@@ -421,11 +456,13 @@ static void rxm_conn_connect(struct rxm_conn *conn)
 	if (!info->src_addr || !info->dest_addr)
 		goto fail;
 	kofi_sockaddr_set_port(info->src_addr, 0);
+	conn->peer_fc = RXM_FLOW_CTRL_ON;	/* until its accept says */
 	ret = rxm_conn_open_core(conn, info);
 	if (ret)
 		goto fail;
-	rxm_cm_req_fill(&req, kofi_sockaddr_port(&ep->name), RXM_FLOW_CTRL_OFF,
-			ep->info->rx_attr->size, conn->id);
+	rxm_cm_req_fill(&req, kofi_sockaddr_port(&ep->name),
+			rxm_conn_fc_flag(conn), ep->info->rx_attr->size,
+			conn->id);
 	rxm_conn_timeout(conn);
 	rxm_conn_set_state(conn, RXM_CONN_CONNECTING);
 	ret = fi_connect(conn->core, &conn->peer, &req, sizeof(req));
@@ -514,7 +551,9 @@ static void rxm_conn_events(struct rxm_conn *conn)
 					break;
 				}
 				conn->peer_id = le64_to_cpu(acc->conn_id);
+				conn->peer_fc = acc->flow_ctrl;
 			}
+			rxm_credit_enable(conn, conn->peer_fc);
 			rxm_conn_set_state(conn, RXM_CONN_CONNECTED);
 			break;
 		case FI_SHUTDOWN:
@@ -651,6 +690,7 @@ static void rxm_connreq(struct rxm_ep *ep, struct rxm_cm_event *ev,
 	if (takeover)	/* our own request, if any, gives way */
 		rxm_conn_close_core(conn);
 	conn->peer_id = le64_to_cpu(req->conn_id);
+	conn->peer_fc = req->flow_ctrl;
 	ret = rxm_conn_open_core(conn, info);
 	if (ret) {
 		if (!conn->core)
@@ -660,7 +700,7 @@ static void rxm_connreq(struct rxm_ep *ep, struct rxm_cm_event *ev,
 	}
 	acc.conn_id = cpu_to_le64(conn->id);
 	acc.rx_size = cpu_to_le32(ep->info->rx_attr->size);
-	acc.flow_ctrl = RXM_FLOW_CTRL_OFF;
+	acc.flow_ctrl = rxm_conn_fc_flag(conn);
 	ret = fi_accept(conn->core, &acc, sizeof(acc));
 	if (ret)
 		rxm_conn_fail(conn);

@@ -11,6 +11,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/slab.h>
+#include <linux/string.h>
 #include "rxm.h"
 
 /**
@@ -284,6 +285,10 @@ int rxm_ep_open(struct fid_domain *domain, struct fi_info *info,
 		      ep->info->ep_attr->max_msg_size > RXM_EAGER_LIMIT;
 	ep->virt_addr = dom->core_attr.mr_mode & FI_MR_VIRT_ADDR;
 	ep->reg_pages = dom->core_attr.mr_mode & FI_MR_ALLOCATED;
+	/* TCP paces ksocket's sends; a verbs QP's need credits */
+	ep->flow_ctrl = ep->core_info->fabric_attr->prov_name &&
+			!strcmp(ep->core_info->fabric_attr->prov_name,
+				"ib_verbs");
 	ep->rma_iov_limit = max_t(size_t, ep->core_info->tx_attr->rma_iov_limit,
 				  1);
 	kofi_fid_init(&ep->ep.fid, FI_CLASS_EP, &rxm_ep_fi_ops, context);

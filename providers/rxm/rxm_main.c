@@ -25,7 +25,7 @@ struct workqueue_struct *rxm_wq;
 unsigned int rxm_conn_rx_bufs = 4;
 module_param_named(conn_rx_bufs, rxm_conn_rx_bufs, uint, 0644);
 MODULE_PARM_DESC(conn_rx_bufs,
-		 "bounce buffers of 16448 bytes a peer connection may post: one at first, one more for each message waiting unexpected (1..128, default 4)");
+		 "bounce buffers of 16448 bytes a peer connection may post: one at first (ten over ib_verbs with credit flow control, and at least ten), one more for each message waiting unexpected (1..128, default 4)");
 
 unsigned int rxm_connect_timeout_ms = 10000;
 module_param_named(connect_timeout_ms, rxm_connect_timeout_ms, uint, 0644);

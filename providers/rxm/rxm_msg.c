@@ -302,10 +302,32 @@ static int rxm_send_raw(struct rxm_conn *conn, struct rxm_tx *tx,
 				     FI_MAY_SLEEP)));
 }
 
+/* An eager packet: header and payload in one core send. */
+static int rxm_send_pkt(struct rxm_conn *conn, struct rxm_tx *tx, u64 flags)
+{
+	struct fi_msg cm = {
+		.iov_type = tx->vec.type,
+		.iov_count = tx->vec.count,
+		.addr = FI_ADDR_UNSPEC,
+		.context = &tx->cqe,
+	};
+
+	if (tx->vec.type == FI_IOV_BVEC)
+		cm.msg_bvec = tx->vec.bv;
+	else
+		cm.msg_iov = tx->vec.kv;
+	/*
+	 * The core's send completion over its reliable connection is
+	 * transmit complete (as libfabric's rxm has it); delivery complete
+	 * is the core's acknowledgment.
+	 */
+	return fi_sendmsg(conn->core, &cm, FI_COMPLETION |
+			  (flags & (FI_DELIVERY_COMPLETE | FI_MAY_SLEEP)));
+}
+
 static ssize_t rxm_send(struct rxm_ep *ep, const struct fi_msg_tagged *s,
 			u64 flags, u8 op)
 {
-	struct fi_msg cm = { .addr = FI_ADDR_UNSPEC };
 	u64 sleep = rxm_sleep_flag(ep, flags);
 	struct rxm_conn *conn;
 	struct rxm_tx *tx;
@@ -326,6 +348,9 @@ static ssize_t rxm_send(struct rxm_ep *ep, const struct fi_msg_tagged *s,
 		if (ret)
 			goto err_tx;
 	}
+	ret = rxm_credit_take(conn);
+	if (ret)
+		goto err_tx;
 	rxm_hdr_fill(&tx->hdr, RXM_EAGER, op, lower_32_bits(conn->peer_id),
 		     0, tx->len,
 		     (flags & FI_REMOTE_CQ_DATA) ? RXM_FLAG_CQ_DATA : 0,
@@ -334,27 +359,18 @@ static ssize_t rxm_send(struct rxm_ep *ep, const struct fi_msg_tagged *s,
 	if (tx->len > RXM_EAGER_LIMIT) {
 		ret = rxm_rndv_send(ep, conn, tx, sleep);
 		if (ret)
-			goto err_tx;
+			goto err_credit;
 		return 0;	/* the connection is released once posted */
 	}
 	if (op == RXM_OP_TAGGED && conn->raw_tagged)
-		return rxm_tx_posted(tx, conn,
-				     rxm_send_raw(conn, tx, s, flags | sleep));
-	cm.iov_type = tx->vec.type;
-	if (tx->vec.type == FI_IOV_BVEC)
-		cm.msg_bvec = tx->vec.bv;
+		ret = rxm_send_raw(conn, tx, s, flags | sleep);
 	else
-		cm.msg_iov = tx->vec.kv;
-	cm.iov_count = tx->vec.count;
-	cm.context = &tx->cqe;
-	/*
-	 * The core's send completion over its reliable connection is
-	 * transmit complete (as libfabric's rxm has it); delivery complete
-	 * is the core's acknowledgment.
-	 */
-	ret = fi_sendmsg(conn->core, &cm, FI_COMPLETION | sleep |
-			 (flags & FI_DELIVERY_COMPLETE));
-	return rxm_tx_posted(tx, conn, ret);
+		ret = rxm_send_pkt(conn, tx, flags | sleep);
+	if (ret)
+		goto err_credit;
+	return rxm_tx_posted(tx, conn, 0);
+err_credit:
+	rxm_credit_untake(conn);
 err_tx:
 	return rxm_tx_unget(tx, conn, ret);
 }
@@ -457,6 +473,8 @@ static void rxm_buf_copy_free(struct rxm_buf *copy)
  * @conn: the connection
  * @buf: the buffer
  *
+ * With credit flow control the peer is granted it (rxm_credit_posted()).
+ *
  * Context: any context; does not sleep.
  * Return: 0 or the core's error.
  */
@@ -470,8 +488,15 @@ int rxm_buf_post(struct rxm_conn *conn, struct rxm_buf *buf)
 		.addr = FI_ADDR_UNSPEC,
 		.context = &buf->cqe,
 	};
+	bool data = !buf->grant;
+	int ret;
 
-	return fi_recvmsg(conn->core, &cm, FI_COMPLETION);
+	/* once posted, the buffer may be completed again at once */
+	buf->grant = false;
+	ret = fi_recvmsg(conn->core, &cm, FI_COMPLETION);
+	if (!ret)
+		rxm_credit_posted(conn, data);
+	return ret;
 }
 
 /**
@@ -517,11 +542,13 @@ void rxm_buf_recycle(struct rxm_buf *buf)
  * rxm_buf_grow() - a bounce buffer of a connection is held
  * @conn: the connection
  *
- * A message waits in one of @conn's bounce buffers: post one more, up to
- * conn_rx_bufs, so that the connection goes on while the ULP has not
- * taken it.  A connection that never has an unexpected message keeps the
- * one it started with.  Without memory it does not grow: the core holds
- * the peer back until a buffer is free again.
+ * A message waits in one of @conn's bounce buffers, or the peer ran out
+ * of credits (rxm_credit_arrived()): post one more, up to conn_rx_bufs,
+ * so that the connection goes on while the ULP has not taken it.  A
+ * connection that never has an unexpected message (or a peer short of
+ * credits) keeps the ones it started with.  Without memory it does not
+ * grow: the core (or the peer's credits) holds the peer back until a
+ * buffer is free again.
  *
  * Context: any context; does not sleep.
  */
@@ -815,6 +842,7 @@ void rxm_buf_done(struct fid_cq *cq, struct fi_cqe *cqe,
 			rxm_conn_fail_err(conn, EPROTO);
 		return;
 	}
+	rxm_credit_arrived(conn);
 	if (comp->flags & FI_REMOTE_WRITE) {
 		rxm_rma_remote(conn, buf, comp);
 		return;
@@ -854,6 +882,10 @@ void rxm_buf_done(struct fid_cq *cq, struct fi_cqe *cqe,
 		if (rxm_rndv_answered(conn, le64_to_cpu(hdr->msg_id)))
 			goto bad;
 		rxm_buf_recycle(buf);
+		return;
+	case RXM_CREDIT:
+		if (buf->raw || rxm_credit_granted(conn, buf))
+			goto bad;
 		return;
 	default:
 		goto bad;

@@ -323,8 +323,8 @@ static inline void rxm_hdr_fill(struct rxm_hdr *hdr, u8 type, u8 op,
  * a known type, for message packets a known operation and flags, an eager
  * message's size equal to its payload and at most the eager limit, a
  * segment's payload equal to its seg_size, at most the eager limit, and a
- * valid position; a "read done" answer carries no payload.  A packet that
- * fails ends the peer's connection.
+ * valid position; a "read done" answer and a credit grant carry no
+ * payload.  A packet that fails ends the peer's connection.
  *
  * Return: 0, or -EPROTO.
  */
@@ -341,7 +341,7 @@ static inline int rxm_hdr_check(const void *buf, size_t len)
 	    hdr->op_version != RXM_OP_VERSION_HDR ||
 	    hdr->type >= RXM_PKT_TYPES)
 		return -EPROTO;
-	if (hdr->type == RXM_RNDV_RD_DONE)
+	if (hdr->type == RXM_RNDV_RD_DONE || hdr->type == RXM_CREDIT)
 		return payload ? -EPROTO : 0;
 	if (hdr->type != RXM_EAGER && hdr->type != RXM_SEGMENT &&
 	    hdr->type != RXM_RNDV_REQ)

@@ -45,6 +45,7 @@ static ssize_t rxm_rma(struct rxm_ep *ep, const struct fi_msg_rma *msg,
 	struct fi_msg_rma cm = *msg;
 	struct rxm_conn *conn;
 	struct rxm_tx *tx;
+	bool data;
 	size_t i;
 	int ret;
 
@@ -68,6 +69,13 @@ static ssize_t rxm_rma(struct rxm_ep *ep, const struct fi_msg_rma *msg,
 		cm.iov_count = 1;
 		cm.desc = NULL;
 	}
+	/* a write with remote CQ data consumes one of the peer's buffers */
+	data = write && (flags & FI_REMOTE_CQ_DATA);
+	if (data) {
+		ret = rxm_credit_take(conn);
+		if (ret)
+			return rxm_tx_unget(tx, conn, ret);
+	}
 	cm.addr = FI_ADDR_UNSPEC;
 	cm.context = &tx->cqe;
 	/* completion semantics as for sends; the core does the rest */
@@ -75,6 +83,8 @@ static ssize_t rxm_rma(struct rxm_ep *ep, const struct fi_msg_rma *msg,
 		(flags & (FI_DELIVERY_COMPLETE | FI_REMOTE_CQ_DATA));
 	ret = write ? fi_writemsg(conn->core, &cm, flags) :
 		      fi_readmsg(conn->core, &cm, flags & ~FI_REMOTE_CQ_DATA);
+	if (ret && data)
+		rxm_credit_untake(conn);
 	return rxm_tx_posted(tx, conn, ret);
 }
 
@@ -100,7 +110,7 @@ const struct fi_ops_rma rxm_rma_ops = {
  * rxm_rma_remote() - a peer's write with remote CQ data consumed a bounce
  *	buffer
  * @conn: the connection it came on
- * @buf: the buffer, posted again here
+ * @buf: the buffer, posted again here (before the completion is written)
  * @comp: the core's completion (FI_RMA | FI_REMOTE_WRITE |
  *	FI_REMOTE_CQ_DATA, no payload)
  *
@@ -112,12 +122,14 @@ const struct fi_ops_rma rxm_rma_ops = {
 void rxm_rma_remote(struct rxm_conn *conn, struct rxm_buf *buf,
 		    const struct fi_cq_err_entry *comp)
 {
+	struct rxm_ep *ep = conn->ep;
 	struct kofi_comp c = {
 		.flags = FI_RMA | FI_REMOTE_WRITE | FI_REMOTE_CQ_DATA,
 		.data = comp->data,
 		.src = conn->fi_addr,
 	};
 
-	rxm_comp_write(conn->ep, &c);
+	/* posted first: a grant it earns goes out before the ULP's answer */
 	rxm_buf_recycle(buf);
+	rxm_comp_write(ep, &c);
 }

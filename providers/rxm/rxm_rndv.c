@@ -261,6 +261,9 @@ static void rxm_rndv_post(struct rxm_ep *ep, struct rxm_tx *tx)
 		ret = fi_sendmsg(conn->core, &cm,
 				 FI_COMPLETION | FI_MAY_SLEEP);
 	}
+	/* the credit rxm_send() took for the request */
+	if (ret)
+		rxm_credit_untake(conn);
 	/* once posted, @tx may be complete and freed already */
 	rxm_conn_put(conn);
 	if (!ret)
@@ -342,45 +345,20 @@ void rxm_tx_work(struct work_struct *work)
  * @conn: the connection the request came on
  * @msg_id: the request's msg_id
  *
+ * With credit flow control the answer may wait on @conn for the peer's
+ * next grant (rxm_ctrl_send()).
+ *
  * Context: any context; does not sleep.
  */
 void rxm_rndv_ack(struct rxm_ep *ep, struct rxm_conn *conn, u64 msg_id)
 {
-	struct fi_msg cm = {
-		.iov_type = FI_IOV_KVEC,
-		.iov_count = 1,
-		.addr = FI_ADDR_UNSPEC,
-	};
 	struct rxm_tx *tx;
-	int ret = -ENOMEM;
 
-	tx = kmem_cache_alloc(rxm_tx_cache, GFP_ATOMIC);
-	if (!tx)
-		goto fail;
-	atomic_inc(&ep->tx_out);
-	tx->cqe.done = rxm_tx_done;
-	tx->ep = ep;
-	tx->inject = true;
-	tx->rndv = false;
-	rxm_hdr_fill(&tx->hdr, RXM_RNDV_RD_DONE, RXM_OP_MSG,
-		     lower_32_bits(conn->peer_id), msg_id, 0, 0, 0, 0);
-	tx->vec.type = FI_IOV_KVEC;
-	tx->vec.count = 1;
-	tx->vec.kv[0].iov_base = &tx->hdr;
-	tx->vec.kv[0].iov_len = sizeof(tx->hdr);
-	cm.msg_iov = tx->vec.kv;
-	cm.context = &tx->cqe;
-	ret = -ECONNRESET;
-	if (rxm_conn_hold(conn)) {
-		ret = fi_sendmsg(conn->core, &cm, FI_COMPLETION);
-		rxm_conn_put(conn);
-	}
-	if (!ret)
-		return;
-	rxm_tx_free(ep, tx);
-fail:
-	/* the sender would wait forever: end the connection */
-	rxm_conn_fail(conn);
+	tx = rxm_ctrl_alloc(ep, conn, RXM_RNDV_RD_DONE, msg_id, 0);
+	if (tx)
+		rxm_ctrl_send(conn, tx);
+	else	/* the sender would wait forever: end the connection */
+		rxm_conn_fail(conn);
 }
 
 /* Queue @rd for the work. */

@@ -38,6 +38,21 @@ rxm_kernel 7621
 pp "pingpong rendezvous, small buffer" 7629 $peer $RXM \
 	sizes=16385,65536 iters=$(scaled 4 1)
 rxm_ipv6 7630
+# Credits: from here on no receiver-not-ready retries (ib_verbs
+# rnr_retry=0 on both guests, for connections opened later), so a send
+# that found no receive posted would end its connection.  rxm's credits
+# keep each side's packets within the receives the other posted: bursts
+# of eager messages (the bandwidth sample keeps 64 in flight),
+# rendezvous, and fi_pingpong below (libfabric's rxm over verbs uses
+# credits too).
+check "ib_verbs rnr_retry=0" \
+	sh -c 'echo 0 > /sys/module/kofi_ib_verbs/parameters/rnr_retry'
+pair kofi_sample_bandwidth "bandwidth msg, no RNR retry" 7632 $peer $RXM \
+	sizes=1,4096,16384 iters=$(scaled 256 64)
+pair kofi_sample_bandwidth "bandwidth tagged, no RNR retry" 7633 $peer \
+	$RXM mode=tagged sizes=1,16384,65536 iters=$(scaled 256 64)
+pp "pingpong msg, no RNR retry" 7634 $peer $RXM sizes=$RXM_SIZES \
+	iters=$(scaled 4 1)
 rxm_fipp
 # Two iterations: fi_pingpong over userspace rxe takes seconds for each.
 if [ -n "$FIPP_MODES" ]; then
@@ -46,5 +61,7 @@ if [ -n "$FIPP_MODES" ]; then
 	rxm_fipp_one msg
 	FIPP_XARGS= FIPP_KSIZES= FIPP_ROW= FIPP_ITERS=$fipp_iters
 fi
+check "ib_verbs rnr_retry=7" \
+	sh -c 'echo 7 > /sys/module/kofi_ib_verbs/parameters/rnr_retry'
 rxm_unload
 finish
