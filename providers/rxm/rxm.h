@@ -330,7 +330,8 @@ enum rxm_conn_state {
  *	not; fixed once connected
  * @peer_fc: the peer's enum rxm_flow_ctrl, from its request (accepting)
  * @cr: the credit state (ep->lock)
- * @grant_pending: a grant waits for a credit to go (ep->lock)
+ * @grant_pending: a grant waits for a credit to go, or (accepting) for
+ *	the peer's first packet (ep->lock)
  * @ctrl_wait: control packets waiting for credits (ep->lock)
  */
 struct rxm_conn {
@@ -557,7 +558,7 @@ void rxm_credit_untake(struct rxm_conn *conn);
 void rxm_credit_posted(struct rxm_conn *conn, bool data);
 void rxm_credit_arrived(struct rxm_conn *conn);
 int rxm_credit_granted(struct rxm_conn *conn, struct rxm_buf *buf);
-void rxm_credit_enable(struct rxm_conn *conn, u8 peer);
+void rxm_credit_enable(struct rxm_conn *conn, u8 peer, bool accepted);
 void rxm_credit_conn_gone(struct rxm_conn *conn);
 
 /* rxm_rma.c */

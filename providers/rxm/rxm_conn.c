@@ -516,6 +516,7 @@ static void rxm_conn_events(struct rxm_conn *conn)
 	struct rxm_cm_event ev;
 	struct fi_eq_err_entry err;
 	u8 err_data[FI_CM_DATA_MAX];
+	bool accepted;
 	u32 event;
 	ssize_t n;
 
@@ -541,7 +542,8 @@ static void rxm_conn_events(struct rxm_conn *conn)
 			 event);
 		switch (event) {
 		case FI_CONNECTED:
-			if (conn->state == RXM_CONN_CONNECTING) {
+			accepted = conn->state != RXM_CONN_CONNECTING;
+			if (!accepted) {
 				const struct rxm_cm_accept *acc =
 					(const void *)ev.data;
 
@@ -553,7 +555,7 @@ static void rxm_conn_events(struct rxm_conn *conn)
 				conn->peer_id = le64_to_cpu(acc->conn_id);
 				conn->peer_fc = acc->flow_ctrl;
 			}
-			rxm_credit_enable(conn, conn->peer_fc);
+			rxm_credit_enable(conn, conn->peer_fc, accepted);
 			rxm_conn_set_state(conn, RXM_CONN_CONNECTED);
 			break;
 		case FI_SHUTDOWN:

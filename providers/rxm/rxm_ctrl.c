@@ -218,12 +218,16 @@ void rxm_credit_arrived(struct rxm_conn *conn)
 	struct rxm_ep *ep = conn->ep;
 	unsigned long flags;
 	bool short_of;
+	int n;
 
 	if (!READ_ONCE(conn->fc))
 		return;
 	spin_lock_irqsave(&ep->lock, flags);
 	short_of = rxm_credits_arrived(&conn->cr);
+	/* the accepting side's first grant, once the peer spoke */
+	n = conn->grant_pending ? rxm_credit_grant_locked(conn, true) : 0;
 	spin_unlock_irqrestore(&ep->lock, flags);
+	rxm_credit_send_grant(conn, n);
 	if (short_of)
 		rxm_buf_grow(conn);
 }
@@ -275,13 +279,17 @@ int rxm_credit_granted(struct rxm_conn *conn, struct rxm_buf *buf)
  *	sides want it
  * @conn: the connection (its CM work)
  * @peer: the peer's enum rxm_flow_ctrl from its CM data
+ * @accepted: we accepted the peer's request
  *
  * Grants the peer the buffers posted so far, less the one that backs the
- * credit it assumes.
+ * credit it assumes.  The accepting side grants only once the connecting
+ * side's first packet (its own grant) came: on iWARP the connecting side
+ * sends first (MPA), and an accepting side without a grant of its own has
+ * no credit for data either.
  *
  * Context: process context (the CM work); does not sleep.
  */
-void rxm_credit_enable(struct rxm_conn *conn, u8 peer)
+void rxm_credit_enable(struct rxm_conn *conn, u8 peer, bool accepted)
 {
 	struct rxm_ep *ep = conn->ep;
 	unsigned long flags;
@@ -295,7 +303,13 @@ void rxm_credit_enable(struct rxm_conn *conn, u8 peer)
 	}
 	spin_lock_irqsave(&ep->lock, flags);
 	rxm_credits_enable(&conn->cr);
-	n = rxm_credit_grant_locked(conn, true);
+	/* a packet of the peer's came already: it spoke first */
+	if (accepted && conn->cr.lent == 1) {
+		conn->grant_pending = true;
+		n = 0;
+	} else {
+		n = rxm_credit_grant_locked(conn, true);
+	}
 	spin_unlock_irqrestore(&ep->lock, flags);
 	rxm_credit_send_grant(conn, n);
 }

@@ -4,11 +4,12 @@
  * domain objects.
  *
  * rxm's infos ("ksocket;rxm", "ib_verbs;rxm") are the FI_EP_MSG (IPv4 or IPv6)
- * infos of ksocket and ib_verbs with FI_MSG, FI_RMA and remote CQ data
- * (ib_verbs on an iWARP device has none, and no receiver-not-ready retry
- * either: it is left out), turned into FI_EP_RDM infos.  Over ib_verbs,
- * which registers memory by its pages, messages are at most 4 MiB and
- * remote CQ data of RMA writes is 4 bytes (rxm_proto.h).  Its fabric and
+ * infos of ksocket and ib_verbs with FI_MSG and FI_RMA, turned into
+ * FI_EP_RDM infos, with remote CQ data where the core has it (ib_verbs
+ * on an iWARP device has none: RMA writes would not carry it).  Over
+ * ib_verbs, which registers memory by its pages, messages are at most
+ * 4 MiB (less on iWARP: the core's largest read) and remote CQ data of
+ * RMA writes is 4 bytes (rxm_proto.h).  Its fabric and
  * domain are the utility objects of <kofi/util.h>, which own the core's;
  * the domain adds the shared address vector and CQ.
  */
@@ -58,7 +59,8 @@ static void rxm_core_hints(struct fi_info *h)
 		kfree(h->fabric_attr->prov_name);
 		h->fabric_attr->prov_name = name;
 	}
-	h->caps = FI_MSG | FI_RMA | FI_REMOTE_CQ_DATA;
+	/* remote CQ data of RMA writes is the core's (not on iWARP) */
+	h->caps = FI_MSG | FI_RMA | (h->caps & FI_REMOTE_CQ_DATA);
 	/* out of memory: ask for what no core has, so that nothing is found */
 	if (!h->fabric_attr->prov_name)
 		h->caps = ~0ULL;
@@ -81,7 +83,7 @@ static struct fi_info *rxm_info_from_core(const struct fi_info *core)
 	if (!info)
 		return NULL;
 	info->handle = NULL;
-	info->caps = RXM_CAPS | FI_REMOTE_CQ_DATA;
+	info->caps = RXM_CAPS | (core->caps & FI_REMOTE_CQ_DATA);
 	if (core->caps & FI_RMA)
 		info->caps |= RXM_RMA_CAPS;
 	info->mode = 0;
@@ -115,9 +117,9 @@ static struct fi_info *rxm_info_from_core(const struct fi_info *core)
 	info->domain_attr->control_progress = FI_PROGRESS_AUTO;
 	info->domain_attr->data_progress = FI_PROGRESS_AUTO;
 	info->domain_attr->resource_mgmt = FI_RM_ENABLED;
-	info->domain_attr->cq_data_size =
-		rxm_cq_data_size(core->domain_attr->cq_data_size,
-				 core->caps & FI_RMA);
+	info->domain_attr->cq_data_size = !(core->caps & FI_REMOTE_CQ_DATA) ?
+		0 : rxm_cq_data_size(core->domain_attr->cq_data_size,
+				     core->caps & FI_RMA);
 	/* the domain's regions are the core's (kofi_util_domain_mr()) */
 	if (core->caps & FI_RMA) {
 		info->tx_attr->rma_iov_limit = core->tx_attr->rma_iov_limit;
