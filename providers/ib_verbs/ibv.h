@@ -126,6 +126,7 @@ extern unsigned int ibv_rnr_retry;
 extern unsigned int ibv_ack_timeout;
 extern unsigned int ibv_min_rnr_timer;
 extern unsigned int ibv_keepalive_ms;
+extern unsigned int ibv_read_sinks;
 extern unsigned int ibv_connreq_timeout_ms;
 
 /* How often a listener offers its held requests to its full EQ again. */

@@ -151,7 +151,8 @@ int ibv_ep_setup_qp(struct ibv_ep *ep)
 	 * Send queue slots beyond the user's: memory registration and
 	 * keepalive, and on iWARP a LOCAL_INV and a REG_MR per READ sink MR.
 	 */
-	nsink = dom->iwarp ? IBV_SINK_MRS : 0;
+	nsink = dom->iwarp ? clamp(READ_ONCE(ibv_read_sinks), 1U,
+				   (u32)IBV_SINK_MRS) : 0;
 	sq = clamp_t(u32, sq, 1, a->max_qp_wr - 2 - 2 * nsink);
 	nsink = min(nsink, sq);
 	rq = clamp_t(u32, rq, 1, a->max_qp_wr);

@@ -63,6 +63,11 @@ module_param_named(min_rnr_timer, ibv_min_rnr_timer, uint, 0644);
 MODULE_PARM_DESC(min_rnr_timer,
 		 "Receiver-not-ready NAK timer a connection's QP asks of its peer, IBTA encoding (0-31: 12 = 0.64 ms, default; 0 = 655 ms, rdma_cm's default)");
 
+unsigned int ibv_read_sinks = IBV_SINK_MRS;
+module_param_named(read_sinks, ibv_read_sinks, uint, 0644);
+MODULE_PARM_DESC(read_sinks,
+		 "RDMA READs an endpoint on an iWARP device has in flight at most, for endpoints opened later (1-16, default 16): each holds a sink MR; fi_read() answers -EAGAIN beyond");
+
 unsigned int ibv_keepalive_ms;
 module_param_named(keepalive_ms, ibv_keepalive_ms, uint, 0644);
 MODULE_PARM_DESC(keepalive_ms,

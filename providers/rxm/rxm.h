@@ -155,9 +155,12 @@ struct rxm_tx {
  * @rma: where it is read from
  * @nrma: entries of @rma
  * @node: on &rxm_ep.rd_list, for the work to register @local and post
- *	the reads, or to close the registrations and complete
+ *	the reads, or to close the registrations and complete; on
+ *	&rxm_ep.rd_wait while the core is full
  * @posted: the work has registered (or tried to): next time it finishes
  * @pending: the reads in flight, and one for the posting
+ * @next: the first read not posted yet (the core answered -EAGAIN)
+ * @off: where in @local it reads to
  * @err: the first error (positive errno)
  * @mr: the registrations of @local's entries (a core that registers
  *	pages), NULL for an empty entry
@@ -177,6 +180,8 @@ struct rxm_rd {
 	struct list_head node;
 	bool posted;
 	atomic_t pending;
+	unsigned int next;
+	size_t off;
 	int err;
 	struct fid_mr *mr[KOFI_VEC_MAX + 1];
 	void *desc[KOFI_VEC_MAX + 1];
@@ -410,6 +415,9 @@ enum rxm_ep_state {
  *	context, rxm_wq)
  * @rd_list: rendezvous reads for @tx_work to register and post, or to
  *	complete (over a core that registers pages)
+ * @rd_wait: rendezvous reads the core had no room for (-EAGAIN: its send
+ *	queue, or on iWARP its read sinks, full), posted again by @rd_retry
+ * @rd_retry: retries @rd_wait a jiffy later (process context, rxm_wq)
  * @av_watch: tells of the peers removed from the AV
  * @connect_timeout_ms: FI_OPT_CONNECT_TIMEOUT_MS, passed to the core
  *	endpoint of each connection we open
@@ -449,6 +457,8 @@ struct rxm_ep {
 	struct list_head tx_list;
 	struct work_struct tx_work;
 	struct list_head rd_list;
+	struct list_head rd_wait;
+	struct delayed_work rd_retry;
 	struct kofi_av_watch av_watch;
 	size_t connect_timeout_ms;
 	bool may_sleep;
@@ -547,6 +557,8 @@ void rxm_rndv_conn_gone(struct rxm_conn *conn);
 void rxm_rndv_ack(struct rxm_ep *ep, struct rxm_conn *conn, u64 msg_id);
 void rxm_rndv_read(struct rxm_ep *ep, struct rxm_rx *rx, struct rxm_buf *buf);
 void rxm_tx_work(struct work_struct *work);
+void rxm_rd_retry(struct work_struct *work);
+void rxm_rd_conn_gone(struct rxm_conn *conn);
 ssize_t rxm_cancel(struct fid *fid, void *context);
 
 /* rxm_ctrl.c */

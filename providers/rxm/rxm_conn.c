@@ -364,6 +364,7 @@ static void rxm_conn_close_core(struct rxm_conn *conn)
 	spin_unlock_irqrestore(&ep->lock, flags);
 	rxm_sar_ended(ep, &ended);
 	rxm_credit_conn_gone(conn);
+	rxm_rd_conn_gone(conn);
 	kfree(conn->bufs);
 	conn->bufs = NULL;
 	conn->nbufs = 0;

@@ -447,19 +447,24 @@ static void rxm_rd_done(struct fid_cq *cq, struct fi_cqe *cqe,
 /*
  * Post @rd's reads on its connection, which the caller holds: all its
  * segments in one, or one per segment over a core that takes fewer at
- * once.  A read the core refuses ends the connection: the sender would
- * wait for an answer that does not come.
+ * once.  Reads the core has no room for (-EAGAIN) wait on the endpoint's
+ * rd_wait and are posted a jiffy later (rxm_rd_retry()); a read the core
+ * refuses otherwise ends the connection: the sender would wait for an
+ * answer that does not come.
  */
 static void rxm_rd_post(struct rxm_rd *rd)
 {
 	unsigned int per = rxm_rd_per_read(rd->nrma, rd->ep->rma_iov_limit);
+	struct rxm_ep *ep = rd->ep;
 	struct kofi_vec piece;
 	unsigned int i, j, first;
-	size_t off = 0, len;
+	unsigned long flags;
+	size_t len;
 	int ret = 0;
 
-	atomic_set(&rd->pending, 1);
-	for (i = 0; i < rd->nrma && !ret; i += per) {
+	if (!rd->next)
+		atomic_set(&rd->pending, 1);
+	for (i = rd->next; i < rd->nrma; i += per) {
 		struct fi_msg_rma msg = {
 			.addr = FI_ADDR_UNSPEC,
 			.rma_iov = &rd->rma[i],
@@ -471,8 +476,7 @@ static void rxm_rd_post(struct rxm_rd *rd)
 			len += rd->rma[j].len;
 		if (!len)
 			continue;
-		first = rxm_vec_slice(&rd->local, off, len, &piece);
-		off += len;
+		first = rxm_vec_slice(&rd->local, rd->off, len, &piece);
 		msg.iov_type = piece.type;
 		if (piece.type == FI_IOV_BVEC)
 			msg.msg_bvec = piece.bv;
@@ -482,14 +486,84 @@ static void rxm_rd_post(struct rxm_rd *rd)
 		msg.desc = rd->nmr ? &rd->desc[first] : NULL;
 		atomic_inc(&rd->pending);
 		ret = fi_readmsg(rd->conn->core, &msg, FI_COMPLETION);
-		if (ret)
+		if (ret) {
 			atomic_dec(&rd->pending);
+			break;
+		}
+		rd->off += len;
+	}
+	if (ret == -EAGAIN) {
+		/* the core is full: the rest a little later, posting held */
+		rd->next = i;
+		spin_lock_irqsave(&ep->lock, flags);
+		list_add_tail(&rd->node, &ep->rd_wait);
+		spin_unlock_irqrestore(&ep->lock, flags);
+		queue_delayed_work(rxm_wq, &ep->rd_retry, 1);
+		return;
 	}
 	if (ret) {
 		rxm_conn_fail(rd->conn);
 		rxm_rd_error(rd, -ret);
 	}
 	rxm_rd_put(rd);
+}
+
+/**
+ * rxm_rd_retry() - post the reads the core had no room for
+ * @work: &rxm_ep.rd_retry.work
+ *
+ * Reads whose connection is still up are posted again (and wait again
+ * if the core is still full); those of a connection going down are left
+ * to rxm_rd_conn_gone().
+ *
+ * Context: process context (rxm_wq).
+ */
+void rxm_rd_retry(struct work_struct *work)
+{
+	struct rxm_ep *ep = container_of(to_delayed_work(work), struct rxm_ep,
+					 rd_retry);
+	struct rxm_rd *rd, *next;
+	unsigned long flags;
+	LIST_HEAD(go);
+
+	spin_lock_irqsave(&ep->lock, flags);
+	list_for_each_entry_safe(rd, next, &ep->rd_wait, node)
+		if (rxm_conn_hold_locked(rd->conn))
+			list_move_tail(&rd->node, &go);
+	spin_unlock_irqrestore(&ep->lock, flags);
+	list_for_each_entry_safe(rd, next, &go, node) {
+		struct rxm_conn *conn = rd->conn;
+
+		list_del_init(&rd->node);
+		rxm_rd_post(rd);
+		rxm_conn_put(conn);
+	}
+}
+
+/**
+ * rxm_rd_conn_gone() - end the reads of a closed connection that waited
+ *	for room in the core
+ * @conn: the connection, its core closed
+ *
+ * Context: process context (the CM work, or fi_close()).
+ */
+void rxm_rd_conn_gone(struct rxm_conn *conn)
+{
+	struct rxm_ep *ep = conn->ep;
+	struct rxm_rd *rd, *next;
+	unsigned long flags;
+	LIST_HEAD(gone);
+
+	spin_lock_irqsave(&ep->lock, flags);
+	list_for_each_entry_safe(rd, next, &ep->rd_wait, node)
+		if (rd->conn == conn)
+			list_move_tail(&rd->node, &gone);
+	spin_unlock_irqrestore(&ep->lock, flags);
+	list_for_each_entry_safe(rd, next, &gone, node) {
+		list_del_init(&rd->node);
+		rxm_rd_error(rd, ECONNRESET);
+		rxm_rd_put(rd);
+	}
 }
 
 /* Register @rd's kvec entries with the core domain, for the reads. */
