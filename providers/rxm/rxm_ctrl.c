@@ -56,8 +56,11 @@ struct rxm_tx *rxm_ctrl_alloc(struct rxm_ep *ep, struct rxm_conn *conn,
 	return tx;
 }
 
-/* Post control packet @tx on @conn's core; frees it if it cannot go. */
-static int rxm_ctrl_post(struct rxm_conn *conn, struct rxm_tx *tx)
+/*
+ * Post control packet @tx on @conn's core.  One that cannot go is freed
+ * and ends the connection: the peer would wait for it forever.
+ */
+static void rxm_ctrl_post(struct rxm_conn *conn, struct rxm_tx *tx)
 {
 	struct fi_msg cm = {
 		.iov_type = FI_IOV_KVEC,
@@ -72,9 +75,20 @@ static int rxm_ctrl_post(struct rxm_conn *conn, struct rxm_tx *tx)
 		ret = fi_sendmsg(conn->core, &cm, FI_COMPLETION);
 		rxm_conn_put(conn);
 	}
-	if (ret)
+	if (ret) {
 		rxm_tx_free(tx->ep, tx);
-	return ret;
+		rxm_conn_fail(conn);
+	}
+}
+
+/*
+ * Take a credit for a packet that consumes a receive of the peer's;
+ * packets waiting for credits go first.  Lock held.
+ */
+static bool rxm_credit_take_locked(struct rxm_conn *conn)
+{
+	return list_empty(&conn->ctrl_wait) &&
+	       rxm_credits_take(&conn->cr, false);
 }
 
 /**
@@ -95,13 +109,12 @@ void rxm_ctrl_send(struct rxm_conn *conn, struct rxm_tx *tx)
 	bool go;
 
 	spin_lock_irqsave(&ep->lock, flags);
-	go = list_empty(&conn->ctrl_wait) &&
-	     rxm_credits_take(&conn->cr, false);
+	go = rxm_credit_take_locked(conn);
 	if (!go)
 		list_add_tail(&tx->node, &conn->ctrl_wait);
 	spin_unlock_irqrestore(&ep->lock, flags);
-	if (go && rxm_ctrl_post(conn, tx))
-		rxm_conn_fail(conn);
+	if (go)
+		rxm_ctrl_post(conn, tx);
 }
 
 /**
@@ -121,9 +134,7 @@ int rxm_credit_take(struct rxm_conn *conn)
 	if (!READ_ONCE(conn->fc))
 		return 0;
 	spin_lock_irqsave(&ep->lock, flags);
-	/* packets waiting for credits go first */
-	ok = list_empty(&conn->ctrl_wait) &&
-	     rxm_credits_take(&conn->cr, false);
+	ok = rxm_credit_take_locked(conn);
 	spin_unlock_irqrestore(&ep->lock, flags);
 	return ok ? 0 : -EAGAIN;
 }
@@ -176,7 +187,9 @@ static void rxm_credit_send_grant(struct rxm_conn *conn, int n)
 	if (!n)
 		return;
 	tx = rxm_ctrl_alloc(conn->ep, conn, RXM_CREDIT, 0, n);
-	if (!tx || rxm_ctrl_post(conn, tx))
+	if (tx)
+		rxm_ctrl_post(conn, tx);
+	else
 		rxm_conn_fail(conn);
 }
 
@@ -265,8 +278,7 @@ int rxm_credit_granted(struct rxm_conn *conn, struct rxm_buf *buf)
 	spin_unlock_irqrestore(&ep->lock, flags);
 	list_for_each_entry_safe(tx, next, &go, node) {
 		list_del_init(&tx->node);
-		if (rxm_ctrl_post(conn, tx))
-			rxm_conn_fail(conn);
+		rxm_ctrl_post(conn, tx);
 	}
 	rxm_credit_send_grant(conn, n);
 	buf->grant = true;
