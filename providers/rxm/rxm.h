@@ -111,9 +111,11 @@ struct rxm_rx {
  * @rndv: a rendezvous send: @buf holds the request's struct rxm_rndv
  * @posted: a rendezvous send's request was posted (or failed to be)
  * @node: on the endpoint's list of rendezvous sends for its work; a
- *	control packet's on &rxm_conn.ctrl_wait while it waits for credits
+ *	control packet's on &rxm_conn.ctrl_wait while it waits for credits;
+ *	a control packet or rendezvous request on &rxm_ep.post_wait while
+ *	the core has no room for it
  * @conn: a rendezvous send's connection (held until the request is
- *	posted)
+ *	posted), a control packet's
  * @id: a rendezvous send's msg_id, its index in &rxm_ep.rndv
  * @pending: a rendezvous send completes once both its request's core
  *	send completed and the receiver's RXM_RNDV_RD_DONE came (or will not)
@@ -338,6 +340,8 @@ enum rxm_conn_state {
  * @grant_pending: a grant waits for a credit to go, or (accepting) for
  *	the peer's first packet (ep->lock)
  * @ctrl_wait: control packets waiting for credits (ep->lock)
+ * @nwait: its packets on &rxm_ep.post_wait (ep->lock): the ULP's sends
+ *	and RMA to the peer answer -EAGAIN meanwhile, so that they go first
  */
 struct rxm_conn {
 	struct list_head node;
@@ -366,6 +370,7 @@ struct rxm_conn {
 	struct rxm_credits cr;
 	bool grant_pending;
 	struct list_head ctrl_wait;
+	unsigned int nwait;
 };
 
 /* Endpoint states. */
@@ -418,6 +423,9 @@ enum rxm_ep_state {
  * @rd_wait: rendezvous reads the core had no room for (-EAGAIN: its send
  *	queue, or on iWARP its read sinks, full), posted again by @rd_retry
  * @rd_retry: retries @rd_wait a jiffy later (process context, rxm_wq)
+ * @post_wait: control packets and rendezvous requests the core had no
+ *	room for (-EAGAIN: its send queue full), posted again by @post_retry
+ * @post_retry: retries @post_wait a jiffy later (process context, rxm_wq)
  * @av_watch: tells of the peers removed from the AV
  * @connect_timeout_ms: FI_OPT_CONNECT_TIMEOUT_MS, passed to the core
  *	endpoint of each connection we open
@@ -459,6 +467,8 @@ struct rxm_ep {
 	struct list_head rd_list;
 	struct list_head rd_wait;
 	struct delayed_work rd_retry;
+	struct list_head post_wait;
+	struct delayed_work post_retry;
 	struct kofi_av_watch av_watch;
 	size_t connect_timeout_ms;
 	bool may_sleep;
@@ -554,6 +564,7 @@ int rxm_rndv_send(struct rxm_ep *ep, struct rxm_conn *conn,
 void rxm_rndv_sent(struct rxm_tx *tx, int err);
 int rxm_rndv_answered(struct rxm_conn *conn, u64 msg_id);
 void rxm_rndv_conn_gone(struct rxm_conn *conn);
+void rxm_rndv_unposted(struct rxm_tx *tx, int err);
 void rxm_rndv_ack(struct rxm_ep *ep, struct rxm_conn *conn, u64 msg_id);
 void rxm_rndv_read(struct rxm_ep *ep, struct rxm_rx *rx, struct rxm_buf *buf);
 void rxm_tx_work(struct work_struct *work);
@@ -565,6 +576,9 @@ ssize_t rxm_cancel(struct fid *fid, void *context);
 struct rxm_tx *rxm_ctrl_alloc(struct rxm_ep *ep, struct rxm_conn *conn,
 			      u8 type, u64 msg_id, u64 ctrl_data);
 void rxm_ctrl_send(struct rxm_conn *conn, struct rxm_tx *tx);
+int rxm_pkt_post(struct rxm_conn *conn, struct rxm_tx *tx, u64 sleep);
+void rxm_post_retry(struct work_struct *work);
+void rxm_post_conn_gone(struct rxm_conn *conn);
 int rxm_credit_take(struct rxm_conn *conn);
 void rxm_credit_untake(struct rxm_conn *conn);
 void rxm_credit_posted(struct rxm_conn *conn, bool data);

@@ -14,7 +14,13 @@
  * flow control) rxm says RXM_FLOW_CTRL_OFF and nothing here holds a
  * packet back.
  *
- * The credit state is under the endpoint's lock.
+ * A control packet or a rendezvous request the core has no room for
+ * (-EAGAIN: its send queue is full of the ULP's operations, reads and
+ * other control packets) waits on the endpoint's post_wait and is
+ * posted again a jiffy later; meanwhile the ULP's sends and RMA to that
+ * peer answer -EAGAIN, so that what waits goes first.
+ *
+ * The credit state and post_wait are under the endpoint's lock.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -43,6 +49,7 @@ struct rxm_tx *rxm_ctrl_alloc(struct rxm_ep *ep, struct rxm_conn *conn,
 	atomic_inc(&ep->tx_out);
 	tx->cqe.done = rxm_tx_done;
 	tx->ep = ep;
+	tx->conn = conn;
 	tx->inject = true;
 	tx->rndv = false;
 	INIT_LIST_HEAD(&tx->node);
@@ -56,28 +63,166 @@ struct rxm_tx *rxm_ctrl_alloc(struct rxm_ep *ep, struct rxm_conn *conn,
 	return tx;
 }
 
+/* Post @tx, its header and a rendezvous request's body, on @conn's core. */
+static int rxm_pkt_post_core(struct rxm_conn *conn, struct rxm_tx *tx,
+			     u64 sleep)
+{
+	struct kvec kv[2] = {
+		{ .iov_base = &tx->hdr, .iov_len = sizeof(tx->hdr) },
+		{ .iov_base = tx->buf, .iov_len = sizeof(struct rxm_rndv) },
+	};
+	struct fi_msg cm = {
+		.iov_type = FI_IOV_KVEC,
+		.msg_iov = kv,
+		.iov_count = tx->rndv ? 2 : 1,
+		.addr = FI_ADDR_UNSPEC,
+		.context = &tx->cqe,
+	};
+
+	BUILD_BUG_ON(sizeof(struct rxm_rndv) > sizeof(tx->buf));
+	return fi_sendmsg(conn->core, &cm, FI_COMPLETION | sleep);
+}
+
+/* Have @tx wait for room in @conn's core.  Lock held. */
+static void rxm_pkt_wait_locked(struct rxm_conn *conn, struct rxm_tx *tx)
+{
+	struct rxm_ep *ep = conn->ep;
+
+	list_add_tail(&tx->node, &ep->post_wait);
+	conn->nwait++;
+	queue_delayed_work(rxm_wq, &ep->post_retry, 1);
+}
+
+/**
+ * rxm_pkt_post() - post a control packet or a rendezvous request
+ * @conn: the connection, held
+ * @tx: the packet: its header in @tx->hdr, a rendezvous request's body
+ *	in @tx->buf
+ * @sleep: FI_MAY_SLEEP if the caller may sleep, else 0
+ *
+ * A packet the core has no room for, or that would pass packets waiting
+ * for room, waits on the endpoint's post_wait and is posted again a
+ * jiffy later (rxm_post_retry()).
+ *
+ * Context: any context; does not sleep unless @sleep says so.
+ * Return: 0 (posted, or waiting), or the core's error.
+ */
+int rxm_pkt_post(struct rxm_conn *conn, struct rxm_tx *tx, u64 sleep)
+{
+	struct rxm_ep *ep = conn->ep;
+	unsigned long flags;
+	int ret = -EAGAIN;
+
+	if (!READ_ONCE(conn->nwait))
+		ret = rxm_pkt_post_core(conn, tx, sleep);
+	if (ret != -EAGAIN)
+		return ret;
+	spin_lock_irqsave(&ep->lock, flags);
+	rxm_pkt_wait_locked(conn, tx);
+	spin_unlock_irqrestore(&ep->lock, flags);
+	return 0;
+}
+
 /*
  * Post control packet @tx on @conn's core.  One that cannot go is freed
  * and ends the connection: the peer would wait for it forever.
  */
 static void rxm_ctrl_post(struct rxm_conn *conn, struct rxm_tx *tx)
 {
-	struct fi_msg cm = {
-		.iov_type = FI_IOV_KVEC,
-		.msg_iov = tx->vec.kv,
-		.iov_count = 1,
-		.addr = FI_ADDR_UNSPEC,
-		.context = &tx->cqe,
-	};
 	int ret = -ECONNRESET;
 
 	if (rxm_conn_hold(conn)) {
-		ret = fi_sendmsg(conn->core, &cm, FI_COMPLETION);
+		ret = rxm_pkt_post(conn, tx, 0);
 		rxm_conn_put(conn);
 	}
 	if (ret) {
 		rxm_tx_free(tx->ep, tx);
 		rxm_conn_fail(conn);
+	}
+}
+
+/* @tx, of @conn, could not be posted: @err (positive errno). */
+static void rxm_pkt_failed(struct rxm_conn *conn, struct rxm_tx *tx, int err)
+{
+	if (tx->rndv) {
+		/* the credit rxm_send() took for the request */
+		rxm_credit_untake(conn);
+		rxm_rndv_unposted(tx, err);
+		return;
+	}
+	rxm_tx_free(tx->ep, tx);
+	rxm_conn_fail(conn);
+}
+
+/**
+ * rxm_post_retry() - post the packets the core had no room for
+ * @work: &rxm_ep.post_retry.work
+ *
+ * Packets whose connection is still up are posted again in the order
+ * they came (and wait again if the core is still full); those of a
+ * connection going down are left to rxm_post_conn_gone().
+ *
+ * Context: process context (rxm_wq).
+ */
+void rxm_post_retry(struct work_struct *work)
+{
+	struct rxm_ep *ep = container_of(to_delayed_work(work), struct rxm_ep,
+					 post_retry);
+	struct rxm_tx *tx, *next;
+	unsigned long flags;
+	LIST_HEAD(go);
+	int ret;
+
+	spin_lock_irqsave(&ep->lock, flags);
+	list_for_each_entry_safe(tx, next, &ep->post_wait, node)
+		if (rxm_conn_hold_locked(tx->conn))
+			list_move_tail(&tx->node, &go);
+	spin_unlock_irqrestore(&ep->lock, flags);
+	list_for_each_entry_safe(tx, next, &go, node) {
+		struct rxm_conn *conn = tx->conn;
+
+		list_del_init(&tx->node);
+		ret = rxm_pkt_post_core(conn, tx, FI_MAY_SLEEP);
+		spin_lock_irqsave(&ep->lock, flags);
+		conn->nwait--;
+		if (ret == -EAGAIN)
+			rxm_pkt_wait_locked(conn, tx);
+		spin_unlock_irqrestore(&ep->lock, flags);
+		if (ret && ret != -EAGAIN)
+			rxm_pkt_failed(conn, tx, -ret);
+		rxm_conn_put(conn);
+	}
+}
+
+/**
+ * rxm_post_conn_gone() - end the packets of a closed connection that
+ *	waited for room in the core
+ * @conn: the connection, its core closed
+ *
+ * Control packets are freed; rendezvous sends complete with the
+ * connection's error.
+ *
+ * Context: process context (the CM work, or fi_close()).
+ */
+void rxm_post_conn_gone(struct rxm_conn *conn)
+{
+	struct rxm_ep *ep = conn->ep;
+	struct rxm_tx *tx, *next;
+	unsigned long flags;
+	LIST_HEAD(gone);
+
+	spin_lock_irqsave(&ep->lock, flags);
+	list_for_each_entry_safe(tx, next, &ep->post_wait, node)
+		if (tx->conn == conn)
+			list_move_tail(&tx->node, &gone);
+	conn->nwait = 0;
+	spin_unlock_irqrestore(&ep->lock, flags);
+	list_for_each_entry_safe(tx, next, &gone, node) {
+		list_del_init(&tx->node);
+		if (tx->rndv)
+			rxm_rndv_unposted(tx, conn->err ? conn->err : ECONNRESET);
+		else
+			rxm_tx_free(ep, tx);
 	}
 }
 

@@ -212,12 +212,8 @@ static void rxm_rndv_post(struct rxm_ep *ep, struct rxm_tx *tx)
 {
 	struct rxm_rndv *r = (struct rxm_rndv *)tx->buf;
 	struct rxm_conn *conn = tx->conn;
-	struct fi_msg cm = { .addr = FI_ADDR_UNSPEC };
 	struct kofi_vec pieces = tx->vec;
-	struct kvec kv[2];
 	unsigned int i, n = 0;
-	unsigned long flags;
-	bool taken;
 	int ret;
 
 	BUILD_BUG_ON(sizeof(*r) > sizeof(tx->buf));
@@ -249,29 +245,37 @@ static void rxm_rndv_post(struct rxm_ep *ep, struct rxm_tx *tx)
 		n++;
 	}
 	r->count = n;
-	if (!ret) {
-		kv[0].iov_base = &tx->hdr;
-		kv[0].iov_len = sizeof(tx->hdr);
-		kv[1].iov_base = r;
-		kv[1].iov_len = sizeof(*r);
-		cm.iov_type = FI_IOV_KVEC;
-		cm.msg_iov = kv;
-		cm.iov_count = 2;
-		cm.context = &tx->cqe;
-		ret = fi_sendmsg(conn->core, &cm,
-				 FI_COMPLETION | FI_MAY_SLEEP);
-	}
+	/* posted, or waiting for room in the core */
+	if (!ret)
+		ret = rxm_pkt_post(conn, tx, FI_MAY_SLEEP);
 	/* the credit rxm_send() took for the request */
 	if (ret)
 		rxm_credit_untake(conn);
 	/* once posted, @tx may be complete and freed already */
 	rxm_conn_put(conn);
-	if (!ret)
-		return;
-	/* neither the send's completion nor an answer will come */
+	if (ret)
+		rxm_rndv_unposted(tx, -ret);
+}
+
+/**
+ * rxm_rndv_unposted() - a rendezvous request could not be posted
+ * @tx: the send
+ * @err: why (positive errno)
+ *
+ * Neither the request's completion nor an answer will come: the send
+ * completes with @err.
+ *
+ * Context: process context.
+ */
+void rxm_rndv_unposted(struct rxm_tx *tx, int err)
+{
+	struct rxm_ep *ep = tx->ep;
+	unsigned long flags;
+	bool taken;
+
 	spin_lock_irqsave(&ep->lock, flags);
-	tx->err = -ret;
-	taken = rxm_rndv_take_locked(ep, tx, conn);
+	tx->err = err;
+	taken = rxm_rndv_take_locked(ep, tx, tx->conn);
 	spin_unlock_irqrestore(&ep->lock, flags);
 	if (taken)
 		rxm_rndv_put(tx);

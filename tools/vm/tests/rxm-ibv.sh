@@ -61,6 +61,20 @@ if [ -n "$FIPP_MODES" ]; then
 	rxm_fipp_one msg
 	FIPP_XARGS= FIPP_KSIZES= FIPP_ROW= FIPP_ITERS=$fipp_iters
 fi
+# A send queue of two (ib_verbs tx_size=2 on both guests, for endpoints
+# opened later): the ULP's sends, rendezvous requests, the receiver's
+# RDMA READs, read-done answers and credit grants compete for two
+# slots.  A control packet or rendezvous request the core has no room
+# for waits and goes a jiffy later; the ULP's sends to that peer answer
+# -EAGAIN meanwhile.  Nothing fails.
+check "ib_verbs tx_size=2" \
+	sh -c 'echo 2 > /sys/module/kofi_ib_verbs/parameters/tx_size'
+pair kofi_sample_bandwidth "bandwidth msg, send queue of 2" 7635 $peer \
+	$RXM sizes=1,16384,65536 iters=$(scaled 64 32)
+pair kofi_sample_bandwidth "bandwidth tagged, send queue of 2" 7636 $peer \
+	$RXM mode=tagged sizes=65536 iters=$(scaled 64 32)
+check "ib_verbs tx_size=384" \
+	sh -c 'echo 384 > /sys/module/kofi_ib_verbs/parameters/tx_size'
 check "ib_verbs rnr_retry=7" \
 	sh -c 'echo 7 > /sys/module/kofi_ib_verbs/parameters/rnr_retry'
 rxm_unload
