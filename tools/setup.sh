@@ -14,7 +14,8 @@ set -euo pipefail
 PACKAGES="build-essential gcc-12 bc bison flex libelf-dev libssl-dev dwarves
 	python3 rsync cpio xz-utils zstd kmod sparse
 	qemu-system-x86 busybox-static iproute2
-	rdma-core ibverbs-utils ibverbs-providers rdmacm-utils libfabric-bin perftest"
+	rdma-core ibverbs-utils ibverbs-providers rdmacm-utils libfabric-bin libfabric-dev
+	perftest"
 
 install_packages() {
 	local missing=() p

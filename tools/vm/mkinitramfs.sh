@@ -7,12 +7,12 @@
 # first), the rdma tool, and the userspace peers kOFI interoperates with
 # (rping, rstream, riostream, fi_pingpong, fi_info, perftest) with their
 # libraries, and the project's own userspace peers built here (rds-peer,
-# tools/rds).  Modules the tests load themselves (RDS: rds, rds_tcp,
-# rds_rdma; siw) are carried in /lib/modules/KVER but not loaded at boot,
-# with the kernel's own modules built by tools/extra-modules.sh where
-# Debian's build lacks one (siw on 6.12).  The project's own modules and
-# test scripts are added per run by tools/vm/run.sh as a second cpio
-# archive.
+# tools/rds; rma-peer, tools/rxm, against libfabric).  Modules the tests
+# load themselves (RDS: rds, rds_tcp, rds_rdma; siw) are carried in
+# /lib/modules/KVER but not loaded at boot, with the kernel's own modules
+# built by tools/extra-modules.sh where Debian's build lacks one (siw on
+# 6.12).  The project's own modules and test scripts are added per run by
+# tools/vm/run.sh as a second cpio archive.
 #
 # usage: tools/vm/mkinitramfs.sh SERIES   (6.1, 6.12 or debug)
 # Prints the path of the archive.
@@ -35,6 +35,7 @@ PROGRAMS="rdma ibv_devices ibv_devinfo rping rstream riostream ucmatose
 	fi_info fi_pingpong ib_write_bw ib_send_lat ib_read_bw ib_send_bw"
 
 peers="$(dirname "$0")/../rds/rds-peer.c"
+rma_peer="$(dirname "$0")/../rxm/rma-peer.c"
 # The kernel's modules that Debian's build of it lacks, built from
 # linux-source (only when missing from the cache).
 extra=$("$(dirname "$0")/../extra-modules.sh" "$series") || exit 1
@@ -43,7 +44,7 @@ extras=$(find "$extra/" -maxdepth 1 -name '*.ko' | sort)
 # it is built from, so that one checkout never uses another's.  One
 # unused for a day is removed.
 # shellcheck disable=SC2086
-key=$(cat "$0" "$peers" "$(dirname "$0")/init" "$KOFI_CACHE/kver-$series" \
+key=$(cat "$0" "$peers" "$rma_peer" "$(dirname "$0")/init" "$KOFI_CACHE/kver-$series" \
 	$extras | sha1sum | cut -c 1-16)
 mkdir -p "$KOFI_CACHE/initramfs"
 find "$KOFI_CACHE/initramfs" -type f -mmin +1440 -delete
@@ -111,6 +112,8 @@ done
 # The project's own peers, built for the host's C library.
 cc -O2 -Wall -o "$work/usr/bin/rds-peer" "$peers"
 add_libs "$work/usr/bin/rds-peer"
+cc -O2 -Wall -o "$work/usr/bin/rma-peer" "$rma_peer" -lfabric
+add_libs "$work/usr/bin/rma-peer"
 # Userspace verbs: the rxe and siw providers are loaded by libibverbs at
 # run time.
 multiarch=/usr/lib/x86_64-linux-gnu

@@ -12,7 +12,8 @@
 # rendezvous, as both do 1 MiB; and 4 MiB both ways, above the 1 MiB a
 # device registration takes at once (libfabric registers its 4 MiB
 # buffer as one region, the kernel in pieces of 1 MiB on both sides; on
-# 6.1 and 6.12).  FI_UNIVERSE_SIZE=16: libfabric's rxm
+# 6.1 and 6.12); RMA against libfabric's verbs;ofi_rxm (rxm-lib.sh
+# rxm_rma_peer).  FI_UNIVERSE_SIZE=16: libfabric's rxm
 # sizes its verbs CQ for that many peers (default 256: a CQ soft-RoCE
 # refuses, fi_enable() fails with EINVAL).
 . ./lib.sh
@@ -54,6 +55,7 @@ pair kofi_sample_bandwidth "bandwidth tagged, no RNR retry" 7633 $peer \
 pp "pingpong msg, no RNR retry" 7634 $peer $RXM sizes=$RXM_SIZES \
 	iters=$(scaled 4 1)
 rxm_fipp
+rxm_rma_peer 7651
 # Two iterations: fi_pingpong over userspace rxe takes seconds for each.
 if [ -n "$FIPP_MODES" ]; then
 	fipp_iters=$FIPP_ITERS

@@ -8,7 +8,8 @@
 # against the kernel, both roles, untagged and tagged (-m tagged: up to
 # 16 KiB tcp tagged frames without rxm's header, rendezvous above; on the
 # debug kernel -m tagged only: the kernel-to-kernel part runs both modes
-# there, and userspace starts slowly under the sanitizers).
+# there, and userspace starts slowly under the sanitizers); and RMA
+# against libfabric's tcp;ofi_rxm (rxm-lib.sh rxm_rma_peer).
 . ./lib.sh
 CORE=ksocket
 FIPROV=tcp
@@ -20,5 +21,6 @@ rxm_load
 rxm_kernel 7611
 rxm_ipv6 7619
 rxm_fipp
+rxm_rma_peer 7651
 rxm_unload
 finish

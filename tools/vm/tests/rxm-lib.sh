@@ -14,6 +14,11 @@
 # writes and reads.  (rds-rdm runs the fi_pingpong protocol
 # kernel to kernel; here the real fi_pingpong is the peer.)
 # rxm_ipv6 PORT: kernel to kernel over IPv6, ports PORT and PORT+1.
+# rxm_rma_peer PORT: RMA against libfabric's rxm over FIPROV's core:
+# tools/rxm/rma-peer (built against Debian's libfabric) and the kernel
+# pingpong (ep_type=rdm) run the same schedule - fi_writedata() with
+# remote CQ data into the peer's buffer and back, fi_read() of the
+# peer's buffer - both roles, data verified; ports PORT to PORT+3.
 # rxm_fipp: Debian's fi_pingpong -e rdm against the kernel pingpong in
 # fi_pingpong mode, both roles, for each mode of FIPP_MODES, with
 # fi_pingpong's default sizes, 64 B to 1 MiB (above 16 KiB: rendezvous;
@@ -140,6 +145,64 @@ rxm_fipp_one() {
 		say_cmd cat /tmp/fipp.out
 	fi
 	barrier "$_n: part 2 done"
+}
+
+RMA_SIZES=1,4096,65536,1048576
+RMA_ITERS=$(scaled 4 2)
+case $FIPROV in
+*";ofi_rxm") RMA_PROV=$FIPROV ;;
+*) RMA_PROV="$FIPROV;ofi_rxm" ;;
+esac
+rma_peer() {
+	# shellcheck disable=SC2086
+	limited 240 env $FIPP_ENV rma-peer -p "$RMA_PROV" -S $RMA_SIZES \
+		-I $RMA_ITERS "$@"
+}
+rma_peer_wait() { wait "$rma_pid"; }
+kernel_rma() {
+	insmod $M/kofi_sample_pingpong.ko $RXM sizes=$RMA_SIZES \
+		iters=$RMA_ITERS "$@" && result_ok kofi_sample_pingpong
+}
+
+# rxm_rma_peer_one OP PORT: rma-peer serves on PORT, then the kernel on
+# PORT+1.
+rxm_rma_peer_one() {
+	_n="rma-peer -p $RMA_PROV -o $1"
+	if [ "$KOFI_HOST" = 0 ]; then
+		rma_peer -s -P "$2" -o "$1" > /tmp/rma.out 2>&1 &
+		rma_pid=$!
+		wait_for 30 listening "$2" || fail "$_n server: not listening"
+		barrier "$_n server up"
+		check "$_n server vs kernel client" rma_peer_wait
+		say_cmd cat /tmp/rma.out
+	else
+		barrier "$_n server up"
+		check "kernel client vs $_n server" kernel_rma role=client \
+			addr="$KOFI_PEER" port="$2" op="$1"
+		rmmod kofi_sample_pingpong
+	fi
+	barrier "$_n: part 1 done"
+	if [ "$KOFI_HOST" = 0 ]; then
+		kernel_rma role=server port="$(($2 + 1))" op="$1" \
+			> /tmp/server.out 2>&1 &
+		server_pid=$!
+		wait_for 30 listening "$(($2 + 1))" ||
+			fail "$_n kernel server: not listening"
+		barrier "$_n kernel server up"
+		check "kernel server vs $_n client" wait "$server_pid"
+		rmmod kofi_sample_pingpong
+	else
+		barrier "$_n kernel server up"
+		check "$_n client vs kernel server" rma_peer -c "$KOFI_PEER" \
+			-P "$(($2 + 1))" -o "$1"
+		say_cmd cat /tmp/check.out
+	fi
+	barrier "$_n: part 2 done"
+}
+
+rxm_rma_peer() {
+	rxm_rma_peer_one write "$1"
+	rxm_rma_peer_one read "$(($1 + 2))"
 }
 
 rxm_fipp() {
