@@ -100,6 +100,22 @@ struct rxm_rx {
 };
 
 /**
+ * struct rxm_room - an operation waiting for room in its connection's
+ *	core (rxm_room.c)
+ * @node: on &rxm_ep.room_wait (ep->lock)
+ * @conn: its connection, not held while it waits
+ * @post: posts it again, its connection held (process context); it
+ *	waits again (rxm_room_wait()) or goes its way
+ * @gone: its connection closed: ends it (process context)
+ */
+struct rxm_room {
+	struct list_head node;
+	struct rxm_conn *conn;
+	void (*post)(struct rxm_room *r);
+	void (*gone)(struct rxm_room *r);
+};
+
+/**
  * struct rxm_tx - a send in flight on a core connection
  * @cqe: the core operation's context
  * @ep: its endpoint
@@ -111,11 +127,11 @@ struct rxm_rx {
  * @rndv: a rendezvous send: @buf holds the request's struct rxm_rndv
  * @posted: a rendezvous send's request was posted (or failed to be)
  * @node: on the endpoint's list of rendezvous sends for its work; a
- *	control packet's on &rxm_conn.ctrl_wait while it waits for credits;
- *	a control packet or rendezvous request on &rxm_ep.post_wait while
- *	the core has no room for it
+ *	control packet's on &rxm_conn.ctrl_wait while it waits for credits
  * @conn: a rendezvous send's connection (held until the request is
  *	posted), a control packet's
+ * @room: a control packet or rendezvous request while the core has no
+ *	room for it
  * @id: a rendezvous send's msg_id, its index in &rxm_ep.rndv
  * @pending: a rendezvous send completes once both its request's core
  *	send completed and the receiver's RXM_RNDV_RD_DONE came (or will not)
@@ -136,6 +152,7 @@ struct rxm_tx {
 	bool posted;
 	struct list_head node;
 	struct rxm_conn *conn;
+	struct rxm_room room;
 	u32 id;
 	atomic_t pending;
 	int err;
@@ -157,8 +174,8 @@ struct rxm_tx {
  * @rma: where it is read from
  * @nrma: entries of @rma
  * @node: on &rxm_ep.rd_list, for the work to register @local and post
- *	the reads, or to close the registrations and complete; on
- *	&rxm_ep.rd_wait while the core is full
+ *	the reads, or to close the registrations and complete
+ * @room: while the core has no room for a read
  * @posted: the work has registered (or tried to): next time it finishes
  * @pending: the reads in flight, and one for the posting
  * @next: the first read not posted yet (the core answered -EAGAIN)
@@ -180,6 +197,7 @@ struct rxm_rd {
 	struct fi_rma_iov rma[RXM_RNDV_IOV_MAX];
 	unsigned int nrma;
 	struct list_head node;
+	struct rxm_room room;
 	bool posted;
 	atomic_t pending;
 	unsigned int next;
@@ -340,8 +358,9 @@ enum rxm_conn_state {
  * @grant_pending: a grant waits for a credit to go, or (accepting) for
  *	the peer's first packet (ep->lock)
  * @ctrl_wait: control packets waiting for credits (ep->lock)
- * @nwait: its packets on &rxm_ep.post_wait (ep->lock): the ULP's sends
- *	and RMA to the peer answer -EAGAIN meanwhile, so that they go first
+ * @nwait: its operations on &rxm_ep.room_wait (ep->lock): the ULP's
+ *	sends and RMA to the peer answer -EAGAIN meanwhile, so that they go
+ *	first
  */
 struct rxm_conn {
 	struct list_head node;
@@ -420,12 +439,10 @@ enum rxm_ep_state {
  *	context, rxm_wq)
  * @rd_list: rendezvous reads for @tx_work to register and post, or to
  *	complete (over a core that registers pages)
- * @rd_wait: rendezvous reads the core had no room for (-EAGAIN: its send
- *	queue, or on iWARP its read sinks, full), posted again by @rd_retry
- * @rd_retry: retries @rd_wait a jiffy later (process context, rxm_wq)
- * @post_wait: control packets and rendezvous requests the core had no
- *	room for (-EAGAIN: its send queue full), posted again by @post_retry
- * @post_retry: retries @post_wait a jiffy later (process context, rxm_wq)
+ * @room_wait: rendezvous reads, control packets and rendezvous requests
+ *	the core had no room for (-EAGAIN: its send queue, or on iWARP its
+ *	read sinks, full), posted again by @room_retry (rxm_room.c)
+ * @room_retry: retries @room_wait a jiffy later (process context, rxm_wq)
  * @av_watch: tells of the peers removed from the AV
  * @connect_timeout_ms: FI_OPT_CONNECT_TIMEOUT_MS, passed to the core
  *	endpoint of each connection we open
@@ -465,10 +482,8 @@ struct rxm_ep {
 	struct list_head tx_list;
 	struct work_struct tx_work;
 	struct list_head rd_list;
-	struct list_head rd_wait;
-	struct delayed_work rd_retry;
-	struct list_head post_wait;
-	struct delayed_work post_retry;
+	struct list_head room_wait;
+	struct delayed_work room_retry;
 	struct kofi_av_watch av_watch;
 	size_t connect_timeout_ms;
 	bool may_sleep;
@@ -568,8 +583,6 @@ void rxm_rndv_unposted(struct rxm_tx *tx, int err);
 void rxm_rndv_ack(struct rxm_ep *ep, struct rxm_conn *conn, u64 msg_id);
 void rxm_rndv_read(struct rxm_ep *ep, struct rxm_rx *rx, struct rxm_buf *buf);
 void rxm_tx_work(struct work_struct *work);
-void rxm_rd_retry(struct work_struct *work);
-void rxm_rd_conn_gone(struct rxm_conn *conn);
 ssize_t rxm_cancel(struct fid *fid, void *context);
 
 /* rxm_ctrl.c */
@@ -577,8 +590,11 @@ struct rxm_tx *rxm_ctrl_alloc(struct rxm_ep *ep, struct rxm_conn *conn,
 			      u8 type, u64 msg_id, u64 ctrl_data);
 void rxm_ctrl_send(struct rxm_conn *conn, struct rxm_tx *tx);
 int rxm_pkt_post(struct rxm_conn *conn, struct rxm_tx *tx, u64 sleep);
-void rxm_post_retry(struct work_struct *work);
-void rxm_post_conn_gone(struct rxm_conn *conn);
+
+/* rxm_room.c */
+void rxm_room_wait(struct rxm_room *r);
+void rxm_room_retry(struct work_struct *work);
+void rxm_room_conn_gone(struct rxm_conn *conn);
 int rxm_credit_take(struct rxm_conn *conn);
 void rxm_credit_untake(struct rxm_conn *conn);
 void rxm_credit_posted(struct rxm_conn *conn, bool data);

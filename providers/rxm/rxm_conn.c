@@ -101,8 +101,8 @@ static void rxm_conn_down_locked(struct rxm_conn *conn, int err)
  * @err: on NULL, -EINVAL for an address the AV does not hold (never
  *	inserted, or removed) or an endpoint not enabled;
  *	-EAGAIN while the connection is being opened (the first send to a
- *	peer opens it), or while packets wait for room in its core
- *	(rxm_pkt_post()); the error of our last attempt to connect to the
+ *	peer opens it), or while operations wait for room in its core
+ *	(rxm_room_wait()); the error of our last attempt to connect to the
  *	peer if it failed (-ETIMEDOUT, -ECONNREFUSED, -EPROTO ...), once;
  *	-ETIMEDOUT, once, when our attempt lost a simultaneous connect and
  *	the peer's own request did not come within FI_OPT_CONNECT_TIMEOUT_MS;
@@ -365,8 +365,7 @@ static void rxm_conn_close_core(struct rxm_conn *conn)
 	spin_unlock_irqrestore(&ep->lock, flags);
 	rxm_sar_ended(ep, &ended);
 	rxm_credit_conn_gone(conn);
-	rxm_post_conn_gone(conn);
-	rxm_rd_conn_gone(conn);
+	rxm_room_conn_gone(conn);
 	kfree(conn->bufs);
 	conn->bufs = NULL;
 	conn->nbufs = 0;

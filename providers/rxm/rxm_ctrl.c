@@ -16,11 +16,9 @@
  *
  * A control packet or a rendezvous request the core has no room for
  * (-EAGAIN: its send queue is full of the ULP's operations, reads and
- * other control packets) waits on the endpoint's post_wait and is
- * posted again a jiffy later; meanwhile the ULP's sends and RMA to that
- * peer answer -EAGAIN, so that what waits goes first.
+ * other control packets) waits for room (rxm_room.c).
  *
- * The credit state and post_wait are under the endpoint's lock.
+ * The credit state is under the endpoint's lock.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -83,14 +81,16 @@ static int rxm_pkt_post_core(struct rxm_conn *conn, struct rxm_tx *tx,
 	return fi_sendmsg(conn->core, &cm, FI_COMPLETION | sleep);
 }
 
-/* Have @tx wait for room in @conn's core.  Lock held. */
-static void rxm_pkt_wait_locked(struct rxm_conn *conn, struct rxm_tx *tx)
-{
-	struct rxm_ep *ep = conn->ep;
+static void rxm_pkt_repost(struct rxm_room *r);
+static void rxm_pkt_gone(struct rxm_room *r);
 
-	list_add_tail(&tx->node, &ep->post_wait);
-	conn->nwait++;
-	queue_delayed_work(rxm_wq, &ep->post_retry, 1);
+/* Have @tx wait for room in @conn's core. */
+static void rxm_pkt_wait(struct rxm_conn *conn, struct rxm_tx *tx)
+{
+	tx->room.conn = conn;
+	tx->room.post = rxm_pkt_repost;
+	tx->room.gone = rxm_pkt_gone;
+	rxm_room_wait(&tx->room);
 }
 
 /**
@@ -100,26 +100,21 @@ static void rxm_pkt_wait_locked(struct rxm_conn *conn, struct rxm_tx *tx)
  *	in @tx->buf
  * @sleep: FI_MAY_SLEEP if the caller may sleep, else 0
  *
- * A packet the core has no room for, or that would pass packets waiting
- * for room, waits on the endpoint's post_wait and is posted again a
- * jiffy later (rxm_post_retry()).
+ * A packet the core has no room for, or that would pass operations
+ * waiting for room, waits for room (rxm_room_wait()).
  *
  * Context: any context; does not sleep unless @sleep says so.
  * Return: 0 (posted, or waiting), or the core's error.
  */
 int rxm_pkt_post(struct rxm_conn *conn, struct rxm_tx *tx, u64 sleep)
 {
-	struct rxm_ep *ep = conn->ep;
-	unsigned long flags;
 	int ret = -EAGAIN;
 
 	if (!READ_ONCE(conn->nwait))
 		ret = rxm_pkt_post_core(conn, tx, sleep);
 	if (ret != -EAGAIN)
 		return ret;
-	spin_lock_irqsave(&ep->lock, flags);
-	rxm_pkt_wait_locked(conn, tx);
-	spin_unlock_irqrestore(&ep->lock, flags);
+	rxm_pkt_wait(conn, tx);
 	return 0;
 }
 
@@ -154,76 +149,31 @@ static void rxm_pkt_failed(struct rxm_conn *conn, struct rxm_tx *tx, int err)
 	rxm_conn_fail(conn);
 }
 
-/**
- * rxm_post_retry() - post the packets the core had no room for
- * @work: &rxm_ep.post_retry.work
- *
- * Packets whose connection is still up are posted again in the order
- * they came (and wait again if the core is still full); those of a
- * connection going down are left to rxm_post_conn_gone().
- *
- * Context: process context (rxm_wq).
- */
-void rxm_post_retry(struct work_struct *work)
+/* The room's post of a waiting packet: its connection is held. */
+static void rxm_pkt_repost(struct rxm_room *r)
 {
-	struct rxm_ep *ep = container_of(to_delayed_work(work), struct rxm_ep,
-					 post_retry);
-	struct rxm_tx *tx, *next;
-	unsigned long flags;
-	LIST_HEAD(go);
-	int ret;
+	struct rxm_tx *tx = container_of(r, struct rxm_tx, room);
+	int ret = rxm_pkt_post_core(r->conn, tx, FI_MAY_SLEEP);
 
-	spin_lock_irqsave(&ep->lock, flags);
-	list_for_each_entry_safe(tx, next, &ep->post_wait, node)
-		if (rxm_conn_hold_locked(tx->conn))
-			list_move_tail(&tx->node, &go);
-	spin_unlock_irqrestore(&ep->lock, flags);
-	list_for_each_entry_safe(tx, next, &go, node) {
-		struct rxm_conn *conn = tx->conn;
-
-		list_del_init(&tx->node);
-		ret = rxm_pkt_post_core(conn, tx, FI_MAY_SLEEP);
-		spin_lock_irqsave(&ep->lock, flags);
-		conn->nwait--;
-		if (ret == -EAGAIN)
-			rxm_pkt_wait_locked(conn, tx);
-		spin_unlock_irqrestore(&ep->lock, flags);
-		if (ret && ret != -EAGAIN)
-			rxm_pkt_failed(conn, tx, -ret);
-		rxm_conn_put(conn);
-	}
+	if (ret == -EAGAIN)
+		rxm_pkt_wait(r->conn, tx);
+	else if (ret)
+		rxm_pkt_failed(r->conn, tx, -ret);
 }
 
-/**
- * rxm_post_conn_gone() - end the packets of a closed connection that
- *	waited for room in the core
- * @conn: the connection, its core closed
- *
- * Control packets are freed; rendezvous sends complete with the
- * connection's error.
- *
- * Context: process context (the CM work, or fi_close()).
+/*
+ * The connection of a waiting packet closed: a control packet is freed,
+ * a rendezvous send completes with the connection's error.
  */
-void rxm_post_conn_gone(struct rxm_conn *conn)
+static void rxm_pkt_gone(struct rxm_room *r)
 {
-	struct rxm_ep *ep = conn->ep;
-	struct rxm_tx *tx, *next;
-	unsigned long flags;
-	LIST_HEAD(gone);
+	struct rxm_tx *tx = container_of(r, struct rxm_tx, room);
 
-	spin_lock_irqsave(&ep->lock, flags);
-	list_for_each_entry_safe(tx, next, &ep->post_wait, node)
-		if (tx->conn == conn)
-			list_move_tail(&tx->node, &gone);
-	conn->nwait = 0;
-	spin_unlock_irqrestore(&ep->lock, flags);
-	list_for_each_entry_safe(tx, next, &gone, node) {
-		list_del_init(&tx->node);
-		if (tx->rndv)
-			rxm_rndv_unposted(tx, conn->err ? conn->err : ECONNRESET);
-		else
-			rxm_tx_free(ep, tx);
-	}
+	if (tx->rndv)
+		rxm_rndv_unposted(tx, r->conn->err ? r->conn->err :
+				  ECONNRESET);
+	else
+		rxm_tx_free(tx->ep, tx);
 }
 
 /*

@@ -205,9 +205,8 @@ static int rxm_ep_close(struct fid *fid)
 		kofi_av_watch_del(kofi_ep_av(&ep->ep), &ep->av_watch);
 	cancel_work_sync(&ep->cm_work);
 	rxm_ep_close_core(ep);
-	/* the closed connections ended the reads and packets that waited */
-	cancel_delayed_work_sync(&ep->rd_retry);
-	cancel_delayed_work_sync(&ep->post_retry);
+	/* the closed connections ended what waited for room */
+	cancel_delayed_work_sync(&ep->room_retry);
 	/*
 	 * the rendezvous sends the closed connections failed, and the reads
 	 * they ended whose registrations the work closes
@@ -259,10 +258,8 @@ int rxm_ep_open(struct fid_domain *domain, struct fi_info *info,
 	xa_init_flags(&ep->rndv, XA_FLAGS_ALLOC);
 	INIT_LIST_HEAD(&ep->tx_list);
 	INIT_LIST_HEAD(&ep->rd_list);
-	INIT_LIST_HEAD(&ep->rd_wait);
-	INIT_DELAYED_WORK(&ep->rd_retry, rxm_rd_retry);
-	INIT_LIST_HEAD(&ep->post_wait);
-	INIT_DELAYED_WORK(&ep->post_retry, rxm_post_retry);
+	INIT_LIST_HEAD(&ep->room_wait);
+	INIT_DELAYED_WORK(&ep->room_retry, rxm_room_retry);
 	INIT_WORK(&ep->tx_work, rxm_tx_work);
 	INIT_WORK(&ep->cm_work, rxm_cm_work);
 	INIT_LIST_HEAD(&ep->av_watch.node);

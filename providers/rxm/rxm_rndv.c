@@ -448,21 +448,22 @@ static void rxm_rd_done(struct fid_cq *cq, struct fi_cqe *cqe,
 	rxm_rd_put(rd);
 }
 
+static void rxm_rd_repost(struct rxm_room *r);
+static void rxm_rd_gone(struct rxm_room *r);
+
 /*
  * Post @rd's reads on its connection, which the caller holds: all its
  * segments in one, or one per segment over a core that takes fewer at
- * once.  Reads the core has no room for (-EAGAIN) wait on the endpoint's
- * rd_wait and are posted a jiffy later (rxm_rd_retry()); a read the core
- * refuses otherwise ends the connection: the sender would wait for an
- * answer that does not come.
+ * once.  Reads the core has no room for (-EAGAIN) wait for room and are
+ * posted a jiffy later (rxm_room_wait()); a read the core refuses
+ * otherwise ends the connection: the sender would wait for an answer
+ * that does not come.
  */
 static void rxm_rd_post(struct rxm_rd *rd)
 {
 	unsigned int per = rxm_rd_per_read(rd->nrma, rd->ep->rma_iov_limit);
-	struct rxm_ep *ep = rd->ep;
 	struct kofi_vec piece;
 	unsigned int i, j, first;
-	unsigned long flags;
 	size_t len;
 	int ret = 0;
 
@@ -499,10 +500,10 @@ static void rxm_rd_post(struct rxm_rd *rd)
 	if (ret == -EAGAIN) {
 		/* the core is full: the rest a little later, posting held */
 		rd->next = i;
-		spin_lock_irqsave(&ep->lock, flags);
-		list_add_tail(&rd->node, &ep->rd_wait);
-		spin_unlock_irqrestore(&ep->lock, flags);
-		queue_delayed_work(rxm_wq, &ep->rd_retry, 1);
+		rd->room.conn = rd->conn;
+		rd->room.post = rxm_rd_repost;
+		rd->room.gone = rxm_rd_gone;
+		rxm_room_wait(&rd->room);
 		return;
 	}
 	if (ret) {
@@ -512,62 +513,19 @@ static void rxm_rd_post(struct rxm_rd *rd)
 	rxm_rd_put(rd);
 }
 
-/**
- * rxm_rd_retry() - post the reads the core had no room for
- * @work: &rxm_ep.rd_retry.work
- *
- * Reads whose connection is still up are posted again (and wait again
- * if the core is still full); those of a connection going down are left
- * to rxm_rd_conn_gone().
- *
- * Context: process context (rxm_wq).
- */
-void rxm_rd_retry(struct work_struct *work)
+/* The room's post of a waiting read: its connection is held. */
+static void rxm_rd_repost(struct rxm_room *r)
 {
-	struct rxm_ep *ep = container_of(to_delayed_work(work), struct rxm_ep,
-					 rd_retry);
-	struct rxm_rd *rd, *next;
-	unsigned long flags;
-	LIST_HEAD(go);
-
-	spin_lock_irqsave(&ep->lock, flags);
-	list_for_each_entry_safe(rd, next, &ep->rd_wait, node)
-		if (rxm_conn_hold_locked(rd->conn))
-			list_move_tail(&rd->node, &go);
-	spin_unlock_irqrestore(&ep->lock, flags);
-	list_for_each_entry_safe(rd, next, &go, node) {
-		struct rxm_conn *conn = rd->conn;
-
-		list_del_init(&rd->node);
-		rxm_rd_post(rd);
-		rxm_conn_put(conn);
-	}
+	rxm_rd_post(container_of(r, struct rxm_rd, room));
 }
 
-/**
- * rxm_rd_conn_gone() - end the reads of a closed connection that waited
- *	for room in the core
- * @conn: the connection, its core closed
- *
- * Context: process context (the CM work, or fi_close()).
- */
-void rxm_rd_conn_gone(struct rxm_conn *conn)
+/* The connection of a waiting read closed. */
+static void rxm_rd_gone(struct rxm_room *r)
 {
-	struct rxm_ep *ep = conn->ep;
-	struct rxm_rd *rd, *next;
-	unsigned long flags;
-	LIST_HEAD(gone);
+	struct rxm_rd *rd = container_of(r, struct rxm_rd, room);
 
-	spin_lock_irqsave(&ep->lock, flags);
-	list_for_each_entry_safe(rd, next, &ep->rd_wait, node)
-		if (rd->conn == conn)
-			list_move_tail(&rd->node, &gone);
-	spin_unlock_irqrestore(&ep->lock, flags);
-	list_for_each_entry_safe(rd, next, &gone, node) {
-		list_del_init(&rd->node);
-		rxm_rd_error(rd, ECONNRESET);
-		rxm_rd_put(rd);
-	}
+	rxm_rd_error(rd, ECONNRESET);
+	rxm_rd_put(rd);
 }
 
 /* Register @rd's kvec entries with the core domain, for the reads. */
