@@ -658,6 +658,38 @@ static inline void ks_print_header(void)
 }
 
 /*
+ * The bandwidth samples' credits (credits=1): the server grants the
+ * client its messages, so that none finds no receive posted - iWARP has
+ * no receiver-not-ready retry, and a send that completes there has only
+ * left the sender.  The client starts with the server's first @slots
+ * receives; the server grants with a KS_GRANT_LEN-byte message (a u32,
+ * the credits) each time it has posted KS_GRANT_BATCH(@slots) receives
+ * again, until it has granted a receive for every transfer of the size.
+ * The client keeps KS_GRANT_RECVS receives of 64 bytes posted beside its
+ * usual one for the grants in flight and the server's last answer.
+ */
+#define KS_GRANT_LEN		sizeof(u32)
+#define KS_GRANT_BATCH(slots)	max_t(unsigned int, (slots) / 2, 1)
+#define KS_GRANT_RECVS		3
+#define KS_GRANT_SLOT		64
+
+/**
+ * ks_bw_slots() - receive slots the bandwidth server keeps posted
+ * @half: bytes of each half of the samples' buffer
+ * @size: bytes per transfer
+ * @window: transfers in flight
+ *
+ * Both sides compute it: the client's first credits with credits=1.
+ *
+ * Return: the slots, 1 to @window.
+ */
+static inline unsigned int ks_bw_slots(size_t half, size_t size,
+				       unsigned int window)
+{
+	return clamp_t(size_t, half / max_t(size_t, size, 1), 1, window);
+}
+
+/*
  * How many of @sizes run on @c: all @nsizes, or for ks_sizes_all()'s list
  * (@all) those up to the endpoint's max_msg_size.
  */

@@ -10,6 +10,11 @@
  * answer).  With verify=1 the data is checked: each message on arrival,
  * the written buffer at the end, the read data after each read.
  *
+ * With credits=1 (op=msg) the client never has more messages on their
+ * way than the server has receives posted: the server grants them by
+ * messages (kofi_sample.h, KS_GRANT_LEN), as a provider without
+ * receiver-not-ready retries (ib_verbs on iWARP) needs.
+ *
  * ep_type=rdm runs one FI_EP_RDM endpoint on each side instead of a
  * connection, the peers finding each other over a TCP control connection
  * on port (kofi_sample_rdm.h); mode=tagged sends tagged messages (tag
@@ -71,6 +76,14 @@ static unsigned int window = 64;
 module_param(window, uint, 0444);
 MODULE_PARM_DESC(window, "transfers in flight (default 64)");
 
+static unsigned int rx_slots;
+module_param(rx_slots, uint, 0444);
+MODULE_PARM_DESC(rx_slots, "op=msg: receives the server keeps posted, at most (default 0: the window)");
+
+static bool credits;
+module_param(credits, bool, 0444);
+MODULE_PARM_DESC(credits, "op=msg: the server grants the client its messages, so that none finds no receive posted (iWARP) (default 0)");
+
 static bool verify = true;
 module_param(verify, bool, 0444);
 MODULE_PARM_DESC(verify, "check the data (default 1)");
@@ -86,6 +99,12 @@ MODULE_PARM_DESC(result, "outcome of the run: 0 or a negative errno (read only)"
 /* Bytes of receive slots the server posts for messages, at most. */
 #define BW_SLOTS_MAX	SZ_1M
 static int bw_op;
+
+/* Receive slots the server keeps posted, at most. */
+static unsigned int bw_slots_max(void)
+{
+	return rx_slots ? rx_slots : window;
+}
 
 static int bw_check(const u8 *buf, size_t len, unsigned int k)
 {
@@ -123,34 +142,113 @@ static int bw_post(struct ks_conn *c, size_t size)
 	return ret;
 }
 
+/*
+ * credits=1: the client's receives for the server's grants and answer,
+ * beside its usual one (posted once; each is posted again when taken).
+ */
+static int bw_grant_recvs(struct ks_conn *c)
+{
+	static bool posted;
+	unsigned int i;
+	u8 *buf;
+	int ret;
+
+	if (posted)
+		return 0;
+	for (i = 1; i <= KS_GRANT_RECVS; i++) {
+		buf = ks_rx(c) + i * KS_GRANT_SLOT;
+		ret = ks_post_recv_buf(c, buf, KS_GRANT_SLOT, buf);
+		if (ret)
+			return ret;
+	}
+	posted = true;
+	return 0;
+}
+
+/*
+ * A message of the server's arrived at the client (@e): a grant adds to
+ * @credit; the answer (0 bytes) sets @answered.  Its receive is posted
+ * again.
+ */
+static int bw_client_got(struct ks_conn *c, const struct fi_cq_data_entry *e,
+			 unsigned int *credit, bool *answered)
+{
+	u8 *buf = e->op_context == c ? ks_rx(c) : e->op_context;
+
+	if (e->len == KS_GRANT_LEN && credit)
+		*credit += *(u32 *)buf;
+	else if (!e->len)
+		*answered = true;
+	else
+		return -EBADMSG;
+	if (e->op_context == c)
+		return ks_post_recv(c, c->half);
+	return ks_post_recv_buf(c, buf, KS_GRANT_SLOT, buf);
+}
+
 static int bw_client(struct ks_conn *c, size_t size, unsigned int k)
 {
-	unsigned int posted = 0, done = 0;
+	unsigned int posted = 0, done = 0, credit = UINT_MAX;
 	struct fi_cq_data_entry e;
+	bool answered = false;
 	int ret = 0;
 
+	if (credits) {
+		credit = ks_bw_slots(c->half, size, bw_slots_max());
+		ret = bw_grant_recvs(c);
+	}
 	while (done < iters && !ret) {
-		while (posted < iters && posted - done < window && !ret) {
+		while (posted < iters && posted - done < window &&
+		       posted < credit && !ret) {
 			ret = bw_post(c, size);
 			posted++;
 		}
 		if (ret)
 			break;
-		ret = ks_cq_wait(c, c->txcq, &e);
-		done++;
-		if (!ret && bw_op == KS_OP_READ)
-			ret = bw_check(ks_rx(c), size, k);
+		if (posted > done) {
+			ret = ks_cq_wait(c, c->txcq, &e);
+			done++;
+			if (!ret && bw_op == KS_OP_READ)
+				ret = bw_check(ks_rx(c), size, k);
+		}
+		/* grants that came; with none in flight, wait for one */
+		while (credits && !ret && !answered) {
+			if (posted > done || posted >= iters ||
+			    posted < credit) {
+				if (fi_cq_read(c->rxcq, &e, 1) != 1)
+					break;
+			} else {
+				ret = ks_cq_wait(c, c->rxcq, &e);
+				if (ret)
+					break;
+			}
+			ret = bw_client_got(c, &e, &credit, &answered);
+		}
 	}
 	if (ret)
 		return ret;
 	if (bw_op != KS_OP_MSG)
 		ret = ks_send_wait(c, 0);	/* "all written / read" */
-	return ret ? ret : ks_recv_wait(c, 0, true);
+	if (!credits || ret)
+		return ret ? ret : ks_recv_wait(c, 0, true);
+	while (!answered && !ret) {
+		ret = ks_cq_wait(c, c->rxcq, &e);
+		if (!ret)
+			ret = bw_client_got(c, &e, &credit, &answered);
+	}
+	return ret;
+}
+
+/* credits=1: grant the client @n more messages. */
+static int bw_grant(struct ks_conn *c, unsigned int n)
+{
+	*(u32 *)ks_tx(c) = n;
+	return ks_send_wait(c, KS_GRANT_LEN);
 }
 
 static int bw_server(struct ks_conn *c, size_t size, unsigned int k)
 {
-	unsigned int slots, posted, got = 0, i;
+	unsigned int slots, posted, got = 0, owed = 0, granted, i;
 	struct fi_cq_data_entry e;
 	u8 *slot;
 	int ret;
@@ -162,7 +260,8 @@ static int bw_server(struct ks_conn *c, size_t size, unsigned int k)
 		return ret ? ret : ks_send_wait(c, 0);
 	}
 	/* One receive (the whole rx half) is posted; add a window of slots. */
-	slots = clamp_t(size_t, c->half / max_t(size_t, size, 1), 1, window);
+	slots = ks_bw_slots(c->half, size, bw_slots_max());
+	granted = slots;
 	posted = 1;
 	for (i = 1; i < slots && posted <= iters; i++, posted++) {
 		slot = ks_rx(c) + i * size;
@@ -192,6 +291,14 @@ static int bw_server(struct ks_conn *c, size_t size, unsigned int k)
 		posted++;
 		if (ret)
 			return ret;
+		if (credits && granted < iters &&
+		    ++owed >= KS_GRANT_BATCH(slots)) {
+			ret = bw_grant(c, owed);
+			granted += owed;
+			owed = 0;
+			if (ret)
+				return ret;
+		}
 	}
 	return ks_send_wait(c, 0);
 }
@@ -225,7 +332,8 @@ static int __init bw_init(void)
 
 	bw_op = ks_parse_op(op);
 	if ((!client && strcmp(role, "server")) || (client && !addr) ||
-	    !window || !iters || bw_op < 0 || type < 0 || tagged < 0) {
+	    !window || !iters || bw_op < 0 || type < 0 || tagged < 0 ||
+	    (credits && bw_op != KS_OP_MSG)) {
 		result = -EINVAL;
 		return 0;
 	}
@@ -245,12 +353,13 @@ static int __init bw_init(void)
 	 */
 	c.half = max;
 	if (bw_op == KS_OP_MSG)
-		c.half = max_t(size_t, max, min_t(size_t, (size_t)window * max,
+		c.half = max_t(size_t, max, min_t(size_t,
+						  (size_t)bw_slots_max() * max,
 						  BW_SLOTS_MAX));
-	pr_info("%s over %s, %s%s%s, %u sizes, %u iters, window %u%s\n",
+	pr_info("%s over %s, %s%s%s, %u sizes, %u iters, window %u%s%s\n",
 		role, prov, type == FI_EP_RDM ? "rdm, " : "",
 		tagged ? "tagged, " : "", op, nsizes, iters, window,
-		verify ? ", verified" : "");
+		credits ? ", credits" : "", verify ? ", verified" : "");
 	if (type == FI_EP_RDM)
 		result = ks_rdm_run(&c, prov, client, addr, port, sizes,
 				    nsizes, sizes_all, bw_run_size);

@@ -17,6 +17,11 @@
  * that benchmarks can compare kOFI over ib_verbs with what the RDMA stack
  * itself does in the same VM run.
  *
+ * With credits=1 (bandwidth) the server grants the client its sends by
+ * messages, as kofi_sample_bandwidth credits=1 does (kofi_sample.h,
+ * KS_GRANT_LEN): the baseline over iWARP, which has no receiver-not-ready
+ * retry.
+ *
  * The run happens in module init; the outcome is the read-only parameter
  * "result" (0 or a negative errno).
  *
@@ -60,6 +65,14 @@ static unsigned int window = 64;
 module_param(window, uint, 0444);
 MODULE_PARM_DESC(window, "bandwidth: sends in flight (default 64, at most 128)");
 
+static unsigned int rx_slots;
+module_param(rx_slots, uint, 0444);
+MODULE_PARM_DESC(rx_slots, "bandwidth: receives the server keeps posted, at most (default 0: the window; at most 64)");
+
+static bool credits;
+module_param(credits, bool, 0444);
+MODULE_PARM_DESC(credits, "bandwidth: the server grants the client its sends, so that none finds no receive posted (iWARP) (default 0)");
+
 static bool verify = true;
 module_param(verify, bool, 0444);
 MODULE_PARM_DESC(verify, "check the data of every message (default 1)");
@@ -78,6 +91,13 @@ MODULE_PARM_DESC(result, "outcome of the run: 0 or a negative errno (read only)"
 
 /* Bytes of receive slots the bandwidth server posts, at most. */
 #define VB_SLOTS_MAX	SZ_1M
+
+/* Receive slots the bandwidth server keeps posted, at most. */
+static unsigned int vb_slots_max(void)
+{
+	return min_t(unsigned int, rx_slots ? rx_slots : window,
+		     VB_MAX_SLOTS);
+}
 
 static int vb_check(struct vb_conn *c, const u8 *buf, size_t len,
 		    unsigned int k)
@@ -109,7 +129,7 @@ static int vb_send_wait(struct vb_conn *c, size_t len)
 	return vb_wait(c, &c->txq, &wc);
 }
 
-/* Wait for a receive of @len bytes on slot 0 (message @k); repost it. */
+/* Wait for a receive of @len bytes (message @k); repost its slot. */
 static int vb_recv_wait(struct vb_conn *c, size_t len, unsigned int k,
 			bool repost)
 {
@@ -126,7 +146,9 @@ static int vb_recv_wait(struct vb_conn *c, size_t len, unsigned int k,
 	ret = vb_check(c, wc.slot->buf, len, k);
 	if (ret || !repost)
 		return ret;
-	return vb_post_recv(c, wc.slot, wc.slot->buf, c->half);
+	/* slot 0 takes the whole rx half, a grant slot (credits) the rest */
+	return vb_post_recv(c, wc.slot, wc.slot->buf,
+			    c->half - (wc.slot->buf - vb_rx(c)));
 }
 
 /* A zero-byte message each way, client first (as ks_sync()). */
@@ -171,34 +193,107 @@ static int vb_pingpong(struct vb_conn *c, size_t size, bool client)
 	return ret;
 }
 
+/*
+ * credits=1: the client's receives for the server's grants and answer,
+ * on slots 1 to KS_GRANT_RECVS beside slot 0 (posted once; each is
+ * posted again when taken).
+ */
+static int vb_grant_recvs(struct vb_conn *c)
+{
+	static bool posted;
+	unsigned int i;
+	int ret;
+
+	if (posted)
+		return 0;
+	for (i = 1; i <= KS_GRANT_RECVS; i++) {
+		ret = vb_post_recv(c, &c->slots[i],
+				   vb_rx(c) + i * KS_GRANT_SLOT, KS_GRANT_SLOT);
+		if (ret)
+			return ret;
+	}
+	posted = true;
+	return 0;
+}
+
+/* As bw_client_got() of kofi_sample_bandwidth.c. */
+static int vb_client_got(struct vb_conn *c, const struct vb_wc *wc,
+			 unsigned int *credit, bool *answered)
+{
+	struct vb_slot *slot = wc->slot;
+
+	vb_sync_cpu(c, slot->buf, wc->len);
+	if (wc->len == KS_GRANT_LEN)
+		*credit += *(u32 *)slot->buf;
+	else if (!wc->len)
+		*answered = true;
+	else
+		return -EBADMSG;
+	return vb_post_recv(c, slot, slot->buf,
+			    slot == &c->slots[0] ? c->half : KS_GRANT_SLOT);
+}
+
 static int vb_bw_client(struct vb_conn *c, size_t size)
 {
-	unsigned int posted = 0, done = 0;
+	unsigned int posted = 0, done = 0, credit = UINT_MAX;
+	bool answered = false;
 	struct vb_wc wc;
 	int ret = 0;
 
+	if (credits) {
+		credit = ks_bw_slots(c->half, size, vb_slots_max());
+		ret = vb_grant_recvs(c);
+	}
 	while (done < iters && !ret) {
-		while (posted < iters && posted - done < window && !ret) {
+		while (posted < iters && posted - done < window &&
+		       posted < credit && !ret) {
 			ret = vb_post_send(c, size);
 			posted++;
 		}
-		if (!ret)
+		if (ret)
+			break;
+		if (posted > done) {
 			ret = vb_wait(c, &c->txq, &wc);
-		done++;
+			done++;
+		}
+		/* grants that came; with none in flight, wait for one */
+		while (credits && !ret && !answered &&
+		       (vb_cq_ready(&c->rxq) ||
+			(posted == done && posted < iters &&
+			 posted >= credit))) {
+			ret = vb_wait(c, &c->rxq, &wc);
+			if (!ret)
+				ret = vb_client_got(c, &wc, &credit,
+						    &answered);
+		}
 	}
-	return ret ? ret : vb_recv_wait(c, 0, 0, true);
+	if (!credits || ret)
+		return ret ? ret : vb_recv_wait(c, 0, 0, true);
+	while (!answered && !ret) {
+		ret = vb_wait(c, &c->rxq, &wc);
+		if (!ret)
+			ret = vb_client_got(c, &wc, &credit, &answered);
+	}
+	return ret;
+}
+
+/* credits=1: grant the client @n more sends. */
+static int vb_grant(struct vb_conn *c, unsigned int n)
+{
+	*(u32 *)vb_tx(c) = n;
+	return vb_send_wait(c, KS_GRANT_LEN);
 }
 
 static int vb_bw_server(struct vb_conn *c, size_t size, unsigned int k)
 {
-	unsigned int slots, posted, got = 0, i;
+	unsigned int slots, posted, got = 0, owed = 0, granted, i;
 	struct vb_slot *slot;
 	struct vb_wc wc;
 	int ret;
 
 	/* Slot 0 (the whole rx half) is posted; add a window of slots. */
-	slots = clamp_t(size_t, c->half / max_t(size_t, size, 1), 1,
-			min_t(unsigned int, window, VB_MAX_SLOTS));
+	slots = ks_bw_slots(c->half, size, vb_slots_max());
+	granted = slots;
 	posted = 1;
 	for (i = 1; i < slots && posted <= iters; i++, posted++) {
 		ret = vb_post_recv(c, &c->slots[i], vb_rx(c) + i * size,
@@ -227,6 +322,14 @@ static int vb_bw_server(struct vb_conn *c, size_t size, unsigned int k)
 		posted++;
 		if (ret)
 			return ret;
+		if (credits && granted < iters &&
+		    ++owed >= KS_GRANT_BATCH(slots)) {
+			ret = vb_grant(c, owed);
+			granted += owed;
+			owed = 0;
+			if (ret)
+				return ret;
+		}
 	}
 	return vb_send_wait(c, 0);
 }
@@ -279,7 +382,8 @@ static int __init vb_init(void)
 	/* As kofi_sample_bandwidth: a window of slots within 1 MiB. */
 	c->half = max;
 	if (bw)
-		c->half = max_t(size_t, max, min_t(size_t, (size_t)window * max,
+		c->half = max_t(size_t, max, min_t(size_t,
+						   (size_t)vb_slots_max() * max,
 						   VB_SLOTS_MAX));
 	ret = 2 * c->half <= KMALLOC_MAX_SIZE ? 0 : -EMSGSIZE;
 	if (!ret) {

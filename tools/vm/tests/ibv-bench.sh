@@ -8,12 +8,13 @@
 # PROVIDER METRIC VALUE UNIT", that tools/bench.sh turns into ratios
 # against the "verbs" baseline.  Timing is reported, never checked: the
 # checks only say that every run completed.  Where the kernel has
-# soft-iWARP (siw.ko: 6.12 and the debug kernel), the latency rounds run
-# again with siw0 in place of rxe0, as "ib_verbs-siw" against
-# "verbs-siw"; not bandwidth, as a window of sends ahead of the
-# receiver's posted receives ends an iWARP connection (no
-# receiver-not-ready retry) and neither sample paces its sends by the
-# receiver's.
+# soft-iWARP (siw.ko: 6.12 and the debug kernel), the rounds run again
+# with siw0 in place of rxe0, as "ib_verbs-siw" against "verbs-siw";
+# there both bandwidth samples run with credits=1 (the server grants the
+# client its sends: a send ahead of the receiver's posted receives would
+# end an iWARP connection, which has no receiver-not-ready retry) and 8
+# receive slots rather than 16 (kOFI's sample registers its buffer,
+# twice the slots, as one region, and siw takes at most 1 MiB).
 . ./lib.sh
 . ./ksocket-lib.sh
 . ./siw-lib.sh
@@ -58,12 +59,20 @@ siw_kofi_lat() {
 	ks_bench_lat ib_verbs-siw kofi_sample_pingpong 7495 \
 		prov=ib_verbs addr="$srv" op=msg verify=0
 }
+siw_verbs_bw() {
+	ks_bench_bw verbs-siw kofi_sample_verbs 7496 \
+		addr="$srv" mode=bandwidth credits=1 rx_slots=8 verify=0
+}
+siw_kofi_bw() {
+	ks_bench_bw ib_verbs-siw kofi_sample_bandwidth 7497 \
+		prov=ib_verbs addr="$srv" op=msg credits=1 rx_slots=8 verify=0
+}
 if [ -e "$SIW_K/siw.ko" ]; then
 	check "rmmod kofi_ib_verbs (for siw)" rmmod kofi_ib_verbs
 	siw_up
 	check "insmod kofi_ib_verbs (siw)" insmod $KS_M/kofi_ib_verbs.ko
 	barrier "siw0 up"
-	ks_bench_rounds siw_verbs_lat siw_kofi_lat
+	ks_bench_rounds siw_verbs_lat siw_kofi_lat siw_verbs_bw siw_kofi_bw
 fi
 
 check "rmmod kofi_ib_verbs" rmmod kofi_ib_verbs

@@ -7,11 +7,12 @@
 # the client's buffer), the pingpong sample over ib_verbs with op=msg,
 # op=write (no remote CQ data on iWARP: the sample notifies each write
 # with a zero-byte message; fi_writedata() refused), op=read and op=msg
-# over IPv6, kstream over ib_verbs in rsockets' iWARP mode (the stream
-# samples kernel to kernel, IPv4 and IPv6), Debian's fi_pingpong -p verbs
-# against the sample in both roles, and a clean unload (rxe0 back for
-# the tests after it: siw-lib.sh).  Runs on the
-# debug kernel (siw is one of its modules) and on 6.12, whose Debian
+# over IPv6, the bandwidth samples (kOFI's, raw verbs') paced by the
+# receiver's grants (credits=1), kstream over ib_verbs in rsockets'
+# iWARP mode (the stream samples kernel to kernel, IPv4 and IPv6),
+# Debian's fi_pingpong -p verbs against the sample in both roles, and a
+# clean unload (rxe0 back for the tests after it: siw-lib.sh).  Runs on
+# the debug kernel (siw is one of its modules) and on 6.12, whose Debian
 # build has no CONFIG_RDMA_SIW: there siw.ko is built from linux-source
 # by tools/extra-modules.sh, and make check leaves the test out, as siw
 # fails it there now and then (see tools/vm/tests.list); 6.1 has no siw.
@@ -115,6 +116,16 @@ else
 	check "fi_writedata() on siw0: -EOPNOTSUPP" [ "$r" = -95 ]
 fi
 barrier "writedata: done"
+# The bandwidth samples with credits=1, kOFI's and the raw-verbs baseline
+# of make bench: 64 sends in flight against 4 receives posted, paced by
+# the server's grants (without them the first send that finds no
+# receive posted ends the connection), every message verified.
+pair kofi_sample_bandwidth "ib_verbs bandwidth, credits" 7477 \
+	prov=ib_verbs addr="$server" op=msg credits=1 rx_slots=4 \
+	sizes=4096,65536 iters=$(scaled 256 128)
+pair kofi_sample_verbs "verbs bandwidth, credits" 7478 addr="$server" \
+	mode=bandwidth credits=1 rx_slots=4 sizes=4096,65536 \
+	iters=$(scaled 256 128)
 
 # 4. kstream over siw0, in rsockets' iWARP mode (writes, then 4-byte
 # sends): the stream samples kernel to kernel as kstream-ibv.sh runs them
