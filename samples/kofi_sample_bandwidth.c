@@ -175,7 +175,7 @@ static int bw_client_got(struct ks_conn *c, const struct fi_cq_data_entry *e,
 {
 	u8 *buf = e->op_context == c ? ks_rx(c) : e->op_context;
 
-	if (e->len == KS_GRANT_LEN && credit)
+	if (e->len == KS_GRANT_LEN)
 		*credit += *(u32 *)buf;
 	else if (!e->len)
 		*answered = true;
@@ -213,16 +213,13 @@ static int bw_client(struct ks_conn *c, size_t size, unsigned int k)
 		}
 		/* grants that came; with none in flight, wait for one */
 		while (credits && !ret && !answered) {
-			if (posted > done || posted >= iters ||
-			    posted < credit) {
-				if (fi_cq_read(c->rxcq, &e, 1) != 1)
-					break;
-			} else {
+			if (posted == done && posted < iters &&
+			    posted >= credit)
 				ret = ks_cq_wait(c, c->rxcq, &e);
-				if (ret)
-					break;
-			}
-			ret = bw_client_got(c, &e, &credit, &answered);
+			else if (fi_cq_read(c->rxcq, &e, 1) != 1)
+				break;
+			if (!ret)
+				ret = bw_client_got(c, &e, &credit, &answered);
 		}
 	}
 	if (ret)

@@ -129,6 +129,16 @@ static int vb_send_wait(struct vb_conn *c, size_t len)
 	return vb_wait(c, &c->txq, &wc);
 }
 
+/*
+ * Post @slot's receive again: slot 0 takes the whole rx half, a grant
+ * slot of the client (credits=1) the rest of it from its buffer.
+ */
+static int vb_repost(struct vb_conn *c, struct vb_slot *slot)
+{
+	return vb_post_recv(c, slot, slot->buf,
+			    c->half - (slot->buf - vb_rx(c)));
+}
+
 /* Wait for a receive of @len bytes (message @k); repost its slot. */
 static int vb_recv_wait(struct vb_conn *c, size_t len, unsigned int k,
 			bool repost)
@@ -146,9 +156,7 @@ static int vb_recv_wait(struct vb_conn *c, size_t len, unsigned int k,
 	ret = vb_check(c, wc.slot->buf, len, k);
 	if (ret || !repost)
 		return ret;
-	/* slot 0 takes the whole rx half, a grant slot (credits) the rest */
-	return vb_post_recv(c, wc.slot, wc.slot->buf,
-			    c->half - (wc.slot->buf - vb_rx(c)));
+	return vb_repost(c, wc.slot);
 }
 
 /* A zero-byte message each way, client first (as ks_sync()). */
@@ -229,8 +237,7 @@ static int vb_client_got(struct vb_conn *c, const struct vb_wc *wc,
 		*answered = true;
 	else
 		return -EBADMSG;
-	return vb_post_recv(c, slot, slot->buf,
-			    slot == &c->slots[0] ? c->half : KS_GRANT_SLOT);
+	return vb_repost(c, slot);
 }
 
 static int vb_bw_client(struct vb_conn *c, size_t size)

@@ -140,8 +140,6 @@ static void rxm_ctrl_post(struct rxm_conn *conn, struct rxm_tx *tx)
 static void rxm_pkt_failed(struct rxm_conn *conn, struct rxm_tx *tx, int err)
 {
 	if (tx->rndv) {
-		/* the credit rxm_send() took for the request */
-		rxm_credit_untake(conn);
 		rxm_rndv_unposted(tx, err);
 		return;
 	}

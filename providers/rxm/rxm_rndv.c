@@ -245,25 +245,22 @@ static void rxm_rndv_post(struct rxm_ep *ep, struct rxm_tx *tx)
 		n++;
 	}
 	r->count = n;
-	/* posted, or waiting for room in the core */
+	/* posted (then @tx may be complete and freed already), or waiting */
 	if (!ret)
 		ret = rxm_pkt_post(conn, tx, FI_MAY_SLEEP);
-	/* the credit rxm_send() took for the request */
-	if (ret)
-		rxm_credit_untake(conn);
-	/* once posted, @tx may be complete and freed already */
-	rxm_conn_put(conn);
 	if (ret)
 		rxm_rndv_unposted(tx, -ret);
+	rxm_conn_put(conn);
 }
 
 /**
  * rxm_rndv_unposted() - a rendezvous request could not be posted
- * @tx: the send
+ * @tx: the send, its connection not freed yet
  * @err: why (positive errno)
  *
- * Neither the request's completion nor an answer will come: the send
- * completes with @err.
+ * Neither the request's completion nor an answer will come: the credit
+ * rxm_send() took for the request is given back and the send completes
+ * with @err.
  *
  * Context: process context.
  */
@@ -273,6 +270,7 @@ void rxm_rndv_unposted(struct rxm_tx *tx, int err)
 	unsigned long flags;
 	bool taken;
 
+	rxm_credit_untake(tx->conn);
 	spin_lock_irqsave(&ep->lock, flags);
 	tx->err = err;
 	taken = rxm_rndv_take_locked(ep, tx, tx->conn);

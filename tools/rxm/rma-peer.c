@@ -140,28 +140,32 @@ static void progress(void)
 	fi_cq_read(rxcq, NULL, 0);
 }
 
+/*
+ * Post with @call, progressing while it answers -FI_EAGAIN (an RDM
+ * endpoint does until its connection is up), for TIMEOUT_S at most; the
+ * first other answer of @call ends the run as @what.
+ */
+#define POST(what, call) do {						\
+	time_t end_ = time(NULL) + TIMEOUT_S;				\
+	ssize_t ret_;							\
+									\
+	while ((ret_ = (call)) == -FI_EAGAIN && time(NULL) <= end_)	\
+		progress();						\
+	if (ret_)							\
+		die(what, ret_);					\
+} while (0)
+
 static void post_recv(void)
 {
-	ssize_t ret;
-
-	while ((ret = fi_recv(ep, buf + half, half, desc, FI_ADDR_UNSPEC,
-			      &rx_ctx)) == -FI_EAGAIN)
-		progress();
-	if (ret)
-		die("fi_recv", ret);
+	POST("fi_recv", fi_recv(ep, buf + half, half, desc, FI_ADDR_UNSPEC,
+				&rx_ctx));
 }
 
 static void send_wait(size_t len)
 {
 	struct fi_cq_data_entry e;
-	time_t end = time(NULL) + TIMEOUT_S;
-	ssize_t ret;
 
-	while ((ret = fi_send(ep, buf, len, desc, peer, &tx_ctx)) ==
-	       -FI_EAGAIN && time(NULL) <= end)
-		progress();
-	if (ret)
-		die("fi_send", ret);
+	POST("fi_send", fi_send(ep, buf, len, desc, peer, &tx_ctx));
 	cq_wait(txcq, &e, "send");
 }
 
@@ -195,16 +199,10 @@ static void sync_peer(bool last)
 static void write_to_peer(size_t len, unsigned int k)
 {
 	struct fi_cq_data_entry e;
-	time_t end = time(NULL) + TIMEOUT_S;
-	ssize_t ret;
 
 	fill(buf, len, k);
-	while ((ret = fi_writedata(ep, buf, len, desc, k, peer, raddr + half,
-				   rkey, &tx_ctx)) == -FI_EAGAIN &&
-	       time(NULL) <= end)
-		progress();
-	if (ret)
-		die("fi_writedata", ret);
+	POST("fi_writedata", fi_writedata(ep, buf, len, desc, k, peer,
+					  raddr + half, rkey, &tx_ctx));
 	cq_wait(txcq, &e, "write");
 }
 
@@ -226,15 +224,10 @@ static void written(size_t len, unsigned int k)
 static void read_from_peer(size_t len)
 {
 	struct fi_cq_data_entry e;
-	time_t end = time(NULL) + TIMEOUT_S;
-	ssize_t ret;
 
 	memset(buf + half, 0, len);
-	while ((ret = fi_read(ep, buf + half, len, desc, peer, raddr, rkey,
-			      &tx_ctx)) == -FI_EAGAIN && time(NULL) <= end)
-		progress();
-	if (ret)
-		die("fi_read", ret);
+	POST("fi_read", fi_read(ep, buf + half, len, desc, peer, raddr, rkey,
+				&tx_ctx));
 	cq_wait(txcq, &e, "read");
 	check(buf + half, len, 0, "read");
 }
