@@ -661,12 +661,16 @@ static inline void ks_print_header(void)
  * The bandwidth samples' credits (credits=1): the server grants the
  * client its messages, so that none finds no receive posted - iWARP has
  * no receiver-not-ready retry, and a send that completes there has only
- * left the sender.  The client starts with the server's first @slots
- * receives; the server grants with a KS_GRANT_LEN-byte message (a u32,
- * the credits) each time it has posted KS_GRANT_BATCH(@slots) receives
- * again, until it has granted a receive for every transfer of the size.
- * The client keeps KS_GRANT_RECVS receives of 64 bytes posted beside its
- * usual one for the grants in flight and the server's last answer.
+ * left the sender.  The client starts a size with one credit, the
+ * receive the server posted before it answered the size's sync; the
+ * server grants with a KS_GRANT_LEN-byte message (a u32, the credits)
+ * the rest of its @slots receives once it has posted them, then more
+ * each time it has posted KS_GRANT_BATCH(@slots) receives again, until
+ * it has granted a receive for every transfer of the size.  The client
+ * keeps KS_GRANT_RECVS receives of 64 bytes posted beside its usual one
+ * for the grants in flight and the server's last answer, posted before
+ * its first sync: the server's first grant may follow the sync's answer
+ * before the client has posted its usual receive again.
  */
 #define KS_GRANT_LEN		sizeof(u32)
 #define KS_GRANT_BATCH(slots)	max_t(unsigned int, (slots) / 2, 1)
@@ -678,8 +682,6 @@ static inline void ks_print_header(void)
  * @half: bytes of each half of the samples' buffer
  * @size: bytes per transfer
  * @window: transfers in flight
- *
- * Both sides compute it: the client's first credits with credits=1.
  *
  * Return: the slots, 1 to @window.
  */
