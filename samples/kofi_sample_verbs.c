@@ -424,6 +424,15 @@ static int __init vb_init(void)
 		ret = vb_run_size(c, sizes[i], client, bw);
 	if (!ret)
 		ret = vb_sync(c, client, true);
+	/*
+	 * The server sent the last message and disconnects once its send
+	 * has completed; the client waits for that before it disconnects
+	 * itself, as kOFI's samples do (ks_await_shutdown()): on iWARP the
+	 * server's send may still be in progress when the client has its
+	 * data, and a connection the client took down first fails it.
+	 */
+	if (!ret && client)
+		vb_cm_wait(c, RDMA_CM_EVENT_DISCONNECTED);
 	if (ret)
 		pr_err("failed: %d\n", ret);
 	else
