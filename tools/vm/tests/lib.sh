@@ -179,10 +179,12 @@ rows() {
 # (role=server or role=client, port=) with ARGS (each guest passes its
 # own addr=, if any): guest 0 serves on PORT, guest 1 connects to it;
 # each checks its side's result and unloads the sample, and guest 1
-# shows its rows.  NAME names the checks and the barriers.
+# shows its rows.  A side that fails shows its sample's last errors.
+# NAME names the checks and the barriers.
 pair() {
 	_kofi_mod=$1 _kofi_pair=$2 _kofi_port=$3
 	shift 3
+	_kofi_from=$(dmesg | wc -l)
 	if [ "$KOFI_HOST" = 0 ]; then
 		insmod "/kofi/modules/$_kofi_mod.ko" role=server \
 			port="$_kofi_port" "$@" > "/tmp/$_kofi_mod.out" 2>&1 &
@@ -192,7 +194,6 @@ pair() {
 		barrier "$_kofi_pair"
 		check "$_kofi_pair: server" pair_served
 	else
-		_kofi_from=$(dmesg | wc -l)
 		barrier "$_kofi_pair"
 		check "$_kofi_pair: client" pair_client role=client \
 			port="$_kofi_port" "$@"
@@ -201,9 +202,18 @@ pair() {
 	rmmod "$_kofi_mod" 2> /dev/null
 	barrier "$_kofi_pair: done"
 }
-pair_served() { wait "$_kofi_pid" && result_ok "$_kofi_mod"; }
+pair_served() {
+	wait "$_kofi_pid" && result_ok "$_kofi_mod" || pair_said
+}
 pair_client() {
-	insmod "/kofi/modules/$_kofi_mod.ko" "$@" && result_ok "$_kofi_mod"
+	insmod "/kofi/modules/$_kofi_mod.ko" "$@" && result_ok "$_kofi_mod" ||
+		pair_said
+}
+# pair_said: the sample's last kernel log lines since the pair began;
+# fails.
+pair_said() {
+	dmesg | tail -n +"$((_kofi_from + 1))" | grep "$_kofi_mod:" | tail -n 3
+	return 1
 }
 # pp NAME PORT ARGS...: one run of the pingpong sample (see pair).
 pp() { pair kofi_sample_pingpong "$@"; }
