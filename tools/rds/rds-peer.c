@@ -21,16 +21,22 @@
  * connection to PEER, made from this host.  ADDR and PEER are IPv4 or
  * IPv6 addresses ("[fd00::1]:4000" or "fd00::1:4000").
  *
- * -R sets the receive buffer (RDS marks the port congested above half of
- * it) and -d makes -r echo sleep before it receives the burst, so that a
- * sender meets RDS's congestion control.  -c prints RDS's counter NAME of
+ * -R sets the receive buffer of -r echo for the burst (8 MiB before it;
+ * the kernel doubles it, and RDS marks the port congested once more than
+ * half the doubled buffer - RCVBUF bytes - wait in the socket), and -d
+ * makes -r echo wait before it receives the burst until its port is
+ * congested (at most MS), then a second more, so that a sender meets
+ * RDS's congestion control; -g makes it take the burst's messages GAP ms
+ * apart, so that the port's congestion changes slowly: RDS/TCP sends
+ * congestion updates on any of its paths, and two sent close together
+ * can arrive in the wrong order.  -c prints RDS's counter NAME of
  * this host (as "NAME VALUE") and exits.  -I prints RDS's state on this
  * host - its IPv6-form connections, TCP sockets, messages on send queues
  * and counters that are not zero, one per line - and exits.
  *
  * usage: rds-peer -r send|echo|ping -b ADDR:PORT -p PEER:PPORT [-T tcp|ib]
  *                 [-s SIZE,SIZE...] [-i ITERS] [-n BURST] [-z BURST_SIZE]
- *                 [-t SECONDS] [-R RCVBUF] [-d MS]
+ *                 [-t SECONDS] [-R RCVBUF] [-d MS] [-g GAP]
  *        rds-peer -c NAME
  *        rds-peer -I
  * Exits 0 when every message was verified (the ping answered), 1
@@ -59,7 +65,8 @@
 
 static unsigned int sizes[NSIZES_MAX] = { 0, 1, 64, 4096, 65536, 1048576 };
 static unsigned int nsizes = 6, iters = 4, burst = 32, burst_size = 65536;
-static unsigned int burst_delay_ms;
+static unsigned int burst_delay_ms, burst_gap_ms;
+static int burst_rcvbuf;
 static struct sockaddr_in6 peer;
 static unsigned char *txbuf, *rxbuf;
 
@@ -202,6 +209,73 @@ static void fill(unsigned char *buf, size_t len, unsigned int k)
 		buf[i] = pattern(k, i);
 }
 
+/* RDS's counter @name of this host into *@value. */
+static int get_counter(int fd, const char *name, unsigned long long *value)
+{
+	struct rds_info_counter *c;
+	socklen_t len = 0;
+	unsigned int i;
+
+	/* The first call fails with ENOSPC and says the size needed. */
+	getsockopt(fd, SOL_RDS, RDS_INFO_COUNTERS, NULL, &len);
+	c = malloc(len ? len : 1);
+	if (!c || getsockopt(fd, SOL_RDS, RDS_INFO_COUNTERS, c, &len) < 0) {
+		perror("RDS_INFO_COUNTERS");
+		free(c);
+		return -1;
+	}
+	for (i = 0; i < len / sizeof(*c); i++) {
+		if (!strncmp((char *)c[i].name, name, sizeof(c[i].name))) {
+			*value = c[i].value;
+			free(c);
+			return 0;
+		}
+	}
+	fprintf(stderr, "no RDS counter %s\n", name);
+	free(c);
+	return -1;
+}
+
+/* Print RDS's counter @name of this host. */
+static int print_counter(int fd, const char *name)
+{
+	unsigned long long value;
+
+	if (get_counter(fd, name, &value))
+		return -1;
+	printf("%s %llu\n", name, value);
+	return 0;
+}
+
+/*
+ * Before the burst (-d): wait until RDS marked a port of this host
+ * congested - its counter cong_update_queued grows - for at most
+ * burst_delay_ms, then a second more, in which the sender's sends to the
+ * port are refused.  Waiting for the congestion instead of a fixed time
+ * makes it certain however slowly the sender's messages come.
+ */
+static int wait_congested(int fd)
+{
+	unsigned long long start, now;
+	unsigned int waited;
+
+	if (get_counter(fd, "cong_update_queued", &start))
+		return -1;
+	for (waited = 0; waited < burst_delay_ms; waited += 10) {
+		if (get_counter(fd, "cong_update_queued", &now))
+			return -1;
+		if (now > start)
+			break;
+		usleep(10000);
+	}
+	printf("rds-peer: %s after %u ms\n",
+	       waited < burst_delay_ms ? "congested" : "not congested",
+	       waited);
+	fflush(stdout);
+	sleep(1);
+	return 0;
+}
+
 static int run_send(int fd)
 {
 	unsigned int k, n = nsizes * iters;
@@ -230,8 +304,17 @@ static int run_echo(int fd)
 	unsigned int k;
 
 	for (k = 0; k < nsizes * iters + burst; k++) {
-		if (k == nsizes * iters && burst_delay_ms)
-			usleep(burst_delay_ms * 1000);
+		if (k == nsizes * iters && burst_rcvbuf &&
+		    setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &burst_rcvbuf,
+			       sizeof(burst_rcvbuf))) {
+			perror("SO_RCVBUFFORCE");
+			return -1;
+		}
+		if (k == nsizes * iters && burst_delay_ms &&
+		    wait_congested(fd))
+			return -1;
+		if (k >= nsizes * iters && burst_gap_ms)
+			usleep(burst_gap_ms * 1000);
 		if (recv_msg(fd, k) || send_msg(fd, rxbuf, msg_size(k), k))
 			return -1;
 	}
@@ -279,33 +362,6 @@ static int run_ping(int fd, unsigned int secs)
 	}
 	fprintf(stderr, "rds-peer: no answer from %s in %u s\n",
 		addr_str(&peer), secs);
-	return -1;
-}
-
-/* Print RDS's counter @name of this host. */
-static int print_counter(int fd, const char *name)
-{
-	struct rds_info_counter *c;
-	socklen_t len = 0;
-	unsigned int i;
-
-	/* The first call fails with ENOSPC and says the size needed. */
-	getsockopt(fd, SOL_RDS, RDS_INFO_COUNTERS, NULL, &len);
-	c = malloc(len ? len : 1);
-	if (!c || getsockopt(fd, SOL_RDS, RDS_INFO_COUNTERS, c, &len) < 0) {
-		perror("RDS_INFO_COUNTERS");
-		return -1;
-	}
-	for (i = 0; i < len / sizeof(*c); i++) {
-		if (!strncmp((char *)c[i].name, name, sizeof(c[i].name))) {
-			printf("%s %llu\n", name,
-			       (unsigned long long)c[i].value);
-			free(c);
-			return 0;
-		}
-	}
-	fprintf(stderr, "no RDS counter %s\n", name);
-	free(c);
 	return -1;
 }
 
@@ -429,20 +485,20 @@ static int parse_sizes(char *s)
 static void usage(const char *prog)
 {
 	fprintf(stderr,
-		"%s: -r send|echo|ping -b ADDR:PORT -p PEER:PPORT [-T tcp|ib] [-s SIZES] [-i ITERS] [-n BURST] [-z BURST_SIZE] [-t SECONDS] [-R RCVBUF] [-d MS] | -c NAME | -I\n",
+		"%s: -r send|echo|ping -b ADDR:PORT -p PEER:PPORT [-T tcp|ib] [-s SIZES] [-i ITERS] [-n BURST] [-z BURST_SIZE] [-t SECONDS] [-R RCVBUF] [-d MS] [-g GAP] | -c NAME | -I\n",
 		prog);
 	exit(2);
 }
 
 int main(int argc, char **argv)
 {
-	int fd, opt, val, rcvbuf = SOCK_BUF, transport = RDS_TRANS_TCP, ret;
+	int fd, opt, val, transport = RDS_TRANS_TCP, ret;
 	struct timeval tv = { .tv_sec = 60 };
 	struct sockaddr_in6 self;
 	const char *role = NULL, *counter = NULL;
 	int have_self = 0, have_peer = 0, state = 0;
 
-	while ((opt = getopt(argc, argv, "r:b:p:T:s:i:n:z:t:R:d:c:I")) != -1) {
+	while ((opt = getopt(argc, argv, "r:b:p:T:s:i:n:z:t:R:d:g:c:I")) != -1) {
 		switch (opt) {
 		case 'r':
 			role = optarg;
@@ -482,10 +538,13 @@ int main(int argc, char **argv)
 			tv.tv_sec = strtoul(optarg, NULL, 0);
 			break;
 		case 'R':
-			rcvbuf = strtoul(optarg, NULL, 0);
+			burst_rcvbuf = strtoul(optarg, NULL, 0);
 			break;
 		case 'd':
 			burst_delay_ms = strtoul(optarg, NULL, 0);
+			break;
+		case 'g':
+			burst_gap_ms = strtoul(optarg, NULL, 0);
 			break;
 		case 'c':
 			counter = optarg;
@@ -525,8 +584,7 @@ int main(int argc, char **argv)
 	if (setsockopt(fd, SOL_RDS, SO_RDS_TRANSPORT, &transport,
 		       sizeof(transport)) ||
 	    setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &val, sizeof(val)) ||
-	    setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf,
-		       sizeof(rcvbuf)) ||
+	    setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &val, sizeof(val)) ||
 	    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) ||
 	    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv))) {
 		perror("setsockopt");

@@ -6,11 +6,16 @@
 # and a back-to-back burst with the userspace AF_RDS peer rds-peer in both
 # directions (the sample echoing, then sending), then with the sample on
 # the other guest; every message's length, data and source are checked.
-# When the sample sends, rds-peer has a small receive buffer and sleeps
-# before a burst larger than RDS lets a socket have unacknowledged: once
-# acknowledgements free send space, RDS's congestion control refuses the
-# provider's sends (its counter cong_send_error grows), and still every
-# message arrives.
+# When the sample sends, rds-peer shrinks its receive buffer for the
+# burst (256 KiB: 4 messages of 64 KiB congest its port) and waits before
+# it until RDS marked its port congested, and a second more: RDS's
+# congestion control then refuses the provider's sends (its counter
+# cong_send_error grows), and still every message arrives.  rds-peer
+# takes the burst's messages 100 ms apart, so that its port is never
+# congested and free again within milliseconds: RDS/TCP sends each
+# congestion update on whichever of its 8 paths transmits next, and two
+# updates close together can arrive in the wrong order and leave the
+# sender with a stale "congested" (Documentation/rds.rst, Limitations).
 # Then a bare sender to a header endpoint: rds-peer's message to the
 # sample with tagged=1 is dropped, counted and logged, and no echo comes.
 # Then the modules unload cleanly.  The sanitizer kernel sends each size
@@ -27,6 +32,12 @@ cong_errors() { rds_counter cong_send_error; }
 congested() {
 	n=$(cong_errors) && echo "cong_send_error $cong_before -> $n" &&
 		[ "$n" -gt "$cong_before" ]
+}
+
+# sent_congested ARGS...: sample_send ARGS...; on failure, say how many
+# sends RDS refused for congestion in all.
+sent_congested() {
+	sample_send "$@" || { echo "cong_send_error $(cong_errors)"; return 1; }
 }
 
 # logged PATTERN: the kernel log since line $from matches PATTERN.
@@ -54,7 +65,8 @@ barrier "user to kernel: done"
 # 2. The sample sends (guest 1), rds-peer echoes.
 if [ "$KOFI_HOST" = 0 ]; then
 	limited 600 rds-peer -r echo -i "$I" \
-		-b "$KOFI_SELF:18011" -p "$KOFI_PEER:18012" -n 48 -R 262144 -d 3000 \
+		-b "$KOFI_SELF:18011" -p "$KOFI_PEER:18012" -n 48 \
+		-R 262144 -d 30000 -g 100 \
 		> /tmp/rds-peer.out 2>&1 &
 	echo_pid=$!
 	check "rds-peer bound" wait_for 60 grep -q 'rds-peer: echo' \
@@ -66,7 +78,7 @@ else
 	barrier "kernel to user"
 	cong_before=$(cong_errors)
 	check "congestion counter readable" test -n "$cong_before"
-	check "sample sent to rds-peer, echoes verified" sample_send \
+	check "sample sent to rds-peer, echoes verified" sent_congested \
 		port=18012 peer_port=18011 iters=$I burst=48
 	check "RDS refused sends for congestion, none lost" congested
 	unload_sample
