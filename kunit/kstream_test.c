@@ -959,6 +959,40 @@ static void kstream_msg_send_test(struct kunit *test)
 	ks_teardown(test, &t);
 }
 
+/*
+ * The iWARP mode with the connecting side's first two hellos lost (as
+ * soft-iWARP's accepting side can leave one unread): it sends its hello
+ * again until the peer is heard, and the stream goes on.
+ */
+static void ks_hellos_kept(void *unused)
+{
+	kstream_test_lose_hellos(0);
+}
+
+static void kstream_hello_lost_test(struct kunit *test)
+{
+	const struct ks_opts o = { .sbuf = 4096, .rbuf = 4096, .rq = 16 };
+	struct ks t;
+
+	kstream_test_set_msg_send(true);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, ks_msg_send_off,
+							NULL), 0);
+	kstream_test_lose_hellos(2);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, ks_hellos_kept,
+							NULL), 0);
+	ks_connect(test, &t, &o);
+	kstream_test_set_msg_send(false);
+	KUNIT_EXPECT_EQ(test, kstream_ep(t.cep)->mode, KSTREAM_MSG_SEND);
+	ks_xfer(test, t.cep, t.sep, 30000, 3000, 1000);
+	ks_xfer(test, t.sep, t.cep, 30000, 1777, 4096);
+	kstream_test_lose_hellos(0);
+	KUNIT_EXPECT_TRUE(test, kstream_ep(t.cep)->peer_heard);
+	KUNIT_EXPECT_TRUE(test, kstream_ep(t.sep)->peer_heard);
+	KUNIT_EXPECT_EQ(test, kstream_ep_error(t.cep), 0);
+	KUNIT_EXPECT_EQ(test, kstream_ep_error(t.sep), 0);
+	ks_teardown(test, &t);
+}
+
 /* Two senders and two readers on one stream, each in its own thread. */
 #define KS_CONC_BYTES	SZ_1M
 #define KS_CONC_PIECE	SZ_16K
@@ -1868,6 +1902,7 @@ static struct kunit_case kstream_cases[] = {
 	KUNIT_CASE(kstream_wrap_test),
 	KUNIT_CASE(kstream_large_test),
 	KUNIT_CASE_SLOW(kstream_msg_send_test),
+	KUNIT_CASE(kstream_hello_lost_test),
 	KUNIT_CASE(kstream_credits_test),
 	KUNIT_CASE(kstream_concurrent_test),
 	KUNIT_CASE(kstream_vectors_test),

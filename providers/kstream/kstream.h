@@ -61,6 +61,9 @@
 #define KSTREAM_LINGER_MAX	10
 /* Jiffies a close after the peer's DISCONNECT waits for the peer's close. */
 #define KSTREAM_PEER_CLOSE_WAIT	HZ
+/* Jiffies before the connecting side sends its hello again, at first, at most. */
+#define KSTREAM_HELLO_AGAIN	(HZ / 4)
+#define KSTREAM_HELLO_AGAIN_MAX	(2 * HZ)
 
 extern struct workqueue_struct *kstream_wq;
 extern struct kofi_provider kstream_prov;
@@ -281,7 +284,9 @@ struct kstream_req {
  * @notify: called after every readiness change, or NULL
  * @notify_arg: its argument
  * @work: progress
- * @keepalive: keepalive timer work
+ * @keepalive: keepalive timer work; on the connecting side in
+ *	KSTREAM_MSG_SEND mode also the repeat of the hello until the peer is
+ *	heard (@hello_again)
  * @lock: protects everything below
  * @state: the endpoint's life, enum kstream_state
  * @peer_state: the peer's end of the stream, enum kstream_peer
@@ -303,7 +308,12 @@ struct kstream_req {
  *	credits-only message (@hello_sent), a send, which needs no key of the
  *	peer's, and the accepting side sends nothing at all: on iWARP the
  *	connecting side sends first (MPA, RFC 6581; see kstream_may_send())
- * @hello_sent: that message was sent
+ * @hello_sent: that message was sent.  It is sent again, after
+ *	@hello_again jiffies (doubling up to KSTREAM_HELLO_AGAIN_MAX), until
+ *	the peer is heard: soft-iWARP's accepting side can leave a first
+ *	message that came while it was setting up its queue pair unread in
+ *	its socket until more data arrives, and nothing else would come
+ * @hello_again: the wait before the next repeat of the hello
  * @active: the endpoint connected with fi_connect() (not from a request)
  * @peer_net: the peer's host is big-endian (its NET flag): the byte order
  *	of the message values it sends in KSTREAM_MSG_SEND mode
@@ -409,6 +419,7 @@ struct kstream_ep {
 	bool peer_net;
 	bool peer_heard;
 	bool hello_sent;
+	unsigned long hello_again;
 	bool active;
 	bool tx_sent_since;
 	struct kstream_sge remote_sgl;
@@ -517,6 +528,15 @@ static inline struct kstream_ep *kstream_ep(struct fid_ep *ep)
 int kstream_core_mode(const struct fi_info *core);
 /* Only in a build with the KUnit suites (KOFI_KSTREAM_TEST_HOOK). */
 void kstream_test_set_msg_send(bool on);
+void kstream_test_lose_hellos(int n);
+#ifdef KOFI_KSTREAM_TEST_HOOK
+bool kstream_test_hello_lost(void);
+#else
+static inline bool kstream_test_hello_lost(void)
+{
+	return false;
+}
+#endif
 
 /* kstream_cm.c */
 int kstream_pep_open(struct fid_fabric *fabric, struct fi_info *info,

@@ -270,6 +270,7 @@ static int kstream_ep_enable(struct fid_ep *fep)
 	kep->ctrl_pending = -1;
 	kep->peer_heard = kep->mode == KSTREAM_MSG_IMM;
 	kep->hello_sent = false;
+	kep->hello_again = KSTREAM_HELLO_AGAIN;
 	kstream_set_state(kep, KSTREAM_ENABLED);
 	spin_unlock_bh(&kep->lock);
 	kstream_post_recvs(kep);

@@ -146,6 +146,36 @@ static bool kstream_test_no_cq_data(void)
 {
 	return READ_ONCE(kstream_test_msg_send);
 }
+
+static atomic_t kstream_test_hellos_lost = ATOMIC_INIT(0);
+
+/**
+ * kstream_test_lose_hellos() - test hook: lose the next hellos
+ * @n: the next @n credits-only messages a connecting side sends before it
+ *	heard its peer (kstream_ep.hello_sent) count as sent but are not
+ *	posted, as if the peer never read them
+ *
+ * Built only with the KUnit suites (CONFIG_KOFI_KUNIT_TEST).
+ *
+ * Context: any context.
+ */
+void kstream_test_lose_hellos(int n)
+{
+	atomic_set(&kstream_test_hellos_lost, n);
+}
+EXPORT_SYMBOL_GPL(kstream_test_lose_hellos);
+
+/**
+ * kstream_test_hello_lost() - whether the test hook loses this hello
+ *
+ * Context: any context.
+ * Return: true if the caller is to count its hello as sent without
+ * posting it.
+ */
+bool kstream_test_hello_lost(void)
+{
+	return atomic_dec_if_positive(&kstream_test_hellos_lost) >= 0;
+}
 #else
 static bool kstream_test_no_cq_data(void)
 {
