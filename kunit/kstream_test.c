@@ -937,26 +937,39 @@ static void ks_msg_send_off(void *unused)
 	kstream_test_set_msg_send(false);
 }
 
-static void kstream_msg_send_test(struct kunit *test)
+/* Connect @t in the iWARP mode (the test hook), both ends in it. */
+static void ks_connect_msg_send(struct kunit *test, struct ks *t)
 {
 	const struct ks_opts o = { .sbuf = 4096, .rbuf = 4096, .rq = 16 };
-	struct ks t;
 
 	kstream_test_set_msg_send(true);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, ks_msg_send_off,
 							NULL), 0);
-	ks_connect(test, &t, &o);
+	ks_connect(test, t, &o);
 	kstream_test_set_msg_send(false);
-	KUNIT_EXPECT_EQ(test, kstream_ep(t.cep)->mode, KSTREAM_MSG_SEND);
-	KUNIT_EXPECT_EQ(test, kstream_ep(t.sep)->mode, KSTREAM_MSG_SEND);
+	KUNIT_EXPECT_EQ(test, kstream_ep(t->cep)->mode, KSTREAM_MSG_SEND);
+	KUNIT_EXPECT_EQ(test, kstream_ep(t->sep)->mode, KSTREAM_MSG_SEND);
+}
+
+/* Both ends of @t heard each other and have no error; tear it down. */
+static void ks_msg_send_done(struct kunit *test, struct ks *t)
+{
+	KUNIT_EXPECT_TRUE(test, kstream_ep(t->cep)->peer_heard);
+	KUNIT_EXPECT_TRUE(test, kstream_ep(t->sep)->peer_heard);
+	KUNIT_EXPECT_EQ(test, kstream_ep_error(t->cep), 0);
+	KUNIT_EXPECT_EQ(test, kstream_ep_error(t->sep), 0);
+	ks_teardown(test, t);
+}
+
+static void kstream_msg_send_test(struct kunit *test)
+{
+	struct ks t;
+
+	ks_connect_msg_send(test, &t);
 	ks_xfer(test, t.cep, t.sep, 300000, 3000, 1000);
 	ks_xfer(test, t.sep, t.cep, 300000, 1777, 4096);
 	ks_xfer(test, t.cep, t.sep, 2 << 20, 1 << 20, 65536);
-	KUNIT_EXPECT_TRUE(test, kstream_ep(t.cep)->peer_heard);
-	KUNIT_EXPECT_TRUE(test, kstream_ep(t.sep)->peer_heard);
-	KUNIT_EXPECT_EQ(test, kstream_ep_error(t.cep), 0);
-	KUNIT_EXPECT_EQ(test, kstream_ep_error(t.sep), 0);
-	ks_teardown(test, &t);
+	ks_msg_send_done(test, &t);
 }
 
 /*
@@ -971,26 +984,16 @@ static void ks_hellos_kept(void *unused)
 
 static void kstream_hello_lost_test(struct kunit *test)
 {
-	const struct ks_opts o = { .sbuf = 4096, .rbuf = 4096, .rq = 16 };
 	struct ks t;
 
-	kstream_test_set_msg_send(true);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, ks_msg_send_off,
-							NULL), 0);
 	kstream_test_lose_hellos(2);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, ks_hellos_kept,
 							NULL), 0);
-	ks_connect(test, &t, &o);
-	kstream_test_set_msg_send(false);
-	KUNIT_EXPECT_EQ(test, kstream_ep(t.cep)->mode, KSTREAM_MSG_SEND);
+	ks_connect_msg_send(test, &t);
 	ks_xfer(test, t.cep, t.sep, 30000, 3000, 1000);
 	ks_xfer(test, t.sep, t.cep, 30000, 1777, 4096);
 	kstream_test_lose_hellos(0);
-	KUNIT_EXPECT_TRUE(test, kstream_ep(t.cep)->peer_heard);
-	KUNIT_EXPECT_TRUE(test, kstream_ep(t.sep)->peer_heard);
-	KUNIT_EXPECT_EQ(test, kstream_ep_error(t.cep), 0);
-	KUNIT_EXPECT_EQ(test, kstream_ep_error(t.sep), 0);
-	ks_teardown(test, &t);
+	ks_msg_send_done(test, &t);
 }
 
 /* Two senders and two readers on one stream, each in its own thread. */

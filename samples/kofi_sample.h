@@ -282,18 +282,24 @@ static inline int ks_post_send(struct ks_conn *c, const void *buf,
 	}
 }
 
+/* Post a send of @len bytes of the tx half; its completion follows. */
+static inline int ks_send_post(struct ks_conn *c, size_t len)
+{
+	int ret = ks_post_send(c, ks_tx(c), len, c, false);
+
+	if (ret)
+		pr_err("send: %d\n", ret);
+	return ret;
+}
+
 /* Send @len bytes of the tx half and wait for its completion. */
 static inline int ks_send_wait(struct ks_conn *c, size_t len)
 {
 	struct fi_cq_data_entry e;
 	int ret;
 
-	ret = ks_post_send(c, ks_tx(c), len, c, false);
-	if (ret) {
-		pr_err("send: %d\n", ret);
-		return ret;
-	}
-	return ks_cq_wait(c, c->txcq, &e);
+	ret = ks_send_post(c, len);
+	return ret ? ret : ks_cq_wait(c, c->txcq, &e);
 }
 
 /*
@@ -344,11 +350,9 @@ static inline int ks_sync_last(struct ks_conn *c)
 	struct fi_cq_data_entry e;
 	int ret;
 
-	ret = ks_post_send(c, ks_tx(c), 0, c, false);
-	if (ret) {
-		pr_err("send: %d\n", ret);
+	ret = ks_send_post(c, 0);
+	if (ret)
 		return ret;
-	}
 	ret = ks_recv_wait(c, 0, false);
 	if (ret)
 		return ret;

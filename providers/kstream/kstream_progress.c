@@ -1061,6 +1061,7 @@ static void kstream_hello_again(struct kstream_ep *kep)
  */
 void kstream_connected(struct kstream_ep *kep)
 {
+	unsigned long delay;
 	size_t ka;
 
 	spin_lock_bh(&kep->lock);
@@ -1070,11 +1071,10 @@ void kstream_connected(struct kstream_ep *kep)
 	kstream_post_recvs(kep);
 	spin_lock_bh(&kep->lock);
 	kstream_update_credits(kep);
-	if (kep->state != KSTREAM_CLOSING && kstream_hello_pending(kep))
-		queue_delayed_work(kstream_wq, &kep->keepalive,
-				   kep->hello_again);
-	else if (ka && kep->state != KSTREAM_CLOSING)
-		queue_delayed_work(kstream_wq, &kep->keepalive, ka * HZ);
+	/* the keepalive work repeats the hello first (kstream_ep.hello_sent) */
+	delay = kstream_hello_pending(kep) ? kep->hello_again : ka * HZ;
+	if (delay && kep->state != KSTREAM_CLOSING)
+		queue_delayed_work(kstream_wq, &kep->keepalive, delay);
 	spin_unlock_bh(&kep->lock);
 }
 

@@ -276,6 +276,18 @@ static int wait_congested(int fd)
 	return 0;
 }
 
+/* Before the burst: its receive buffer (-R), then wait for congestion (-d). */
+static int start_burst(int fd)
+{
+	if (burst_rcvbuf &&
+	    setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &burst_rcvbuf,
+		       sizeof(burst_rcvbuf))) {
+		perror("SO_RCVBUFFORCE");
+		return -1;
+	}
+	return burst_delay_ms ? wait_congested(fd) : 0;
+}
+
 static int run_send(int fd)
 {
 	unsigned int k, n = nsizes * iters;
@@ -304,14 +316,7 @@ static int run_echo(int fd)
 	unsigned int k;
 
 	for (k = 0; k < nsizes * iters + burst; k++) {
-		if (k == nsizes * iters && burst_rcvbuf &&
-		    setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &burst_rcvbuf,
-			       sizeof(burst_rcvbuf))) {
-			perror("SO_RCVBUFFORCE");
-			return -1;
-		}
-		if (k == nsizes * iters && burst_delay_ms &&
-		    wait_congested(fd))
+		if (k == nsizes * iters && start_burst(fd))
 			return -1;
 		if (k >= nsizes * iters && burst_gap_ms)
 			usleep(burst_gap_ms * 1000);
