@@ -103,6 +103,9 @@ for t in "${tests[@]}"; do
 	[ "${t%%@*}" = kmemleak ] && continue
 	[ -x "$KOFI_TOP/tools/vm/tests/$t.sh" ] || kofi_die "no test $t"
 done
+# A test is judged by its name's section (judge.sh): one of each per boot.
+dup=$(printf '%s\n' "${tests[@]}" | sort | uniq -d | head -n1)
+[ -z "$dup" ] || kofi_die "test $dup given twice: run it again in a run of its own"
 case $guests in 1|2) ;; *) kofi_die "-n must be 1 or 2" ;; esac
 
 # 1 GiB for every kernel.  On the debug kernel, kmemleak's scans after
