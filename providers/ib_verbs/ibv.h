@@ -61,6 +61,14 @@
  * and completed nothing is given up.
  */
 #define IBV_KEEPALIVE_IWARP_PROBES	3
+/*
+ * siw: an endpoint's early probes (ibv_ep_nudge_work()): the first
+ * IBV_NUDGE_FIRST_MS after the connection is established, each next
+ * one four times the previous gap later, the last gap IBV_NUDGE_LAST_MS
+ * (at 0.1 s, 0.5 s and 2.1 s).
+ */
+#define IBV_NUDGE_FIRST_MS	100U
+#define IBV_NUDGE_LAST_MS	1600U
 /* Largest FI_OPT_RETRY_COUNT and FI_OPT_ACK_TIMEOUT (IB: 3 and 5 bits). */
 #define IBV_RETRY_COUNT_MAX	7U
 #define IBV_ACK_TIMEOUT_MAX	31U
@@ -169,6 +177,9 @@ struct ibv_fabric {
  * @port: the port number
  * @caps: ibv_caps() of the port
  * @iwarp: the port speaks iWARP
+ * @nudge: the device is siw, whose accepting side can leave the first
+ *	message of the connecting side unread: endpoints send early probes
+ *	(ibv_ep_nudge_work())
  * @pd: protection domain, NULL once the device is removed
  * @lock: protects @eps, @removed, @pd, @reg_qp
  * @eps: endpoints opened on the domain
@@ -199,6 +210,7 @@ struct ibv_domain {
 	u32 port;
 	u64 caps;
 	bool iwarp;
+	bool nudge;
 	struct ib_pd *pd;
 	struct mutex lock;	/* protects eps, removed, pd */
 	struct list_head eps;
@@ -354,6 +366,8 @@ struct ibv_req {
  * @keepalive: keepalive timer work
  * @ka_pending: a keepalive probe is outstanding
  * @ka_posted: when the outstanding probe was posted (jiffies)
+ * @nudge: early probe work of an endpoint on siw
+ * @nudge_ms: delay of the next early probe, 0 for none; under @lock
  * @heard: when a work request last completed successfully (jiffies);
  *	under @lock
  * @may_probe: keepalive probes may go out: not before the peer has sent
@@ -418,6 +432,8 @@ struct ibv_ep {
 	struct delayed_work keepalive;
 	bool ka_pending;
 	unsigned long ka_posted;
+	struct delayed_work nudge;
+	unsigned int nudge_ms;
 	unsigned long heard;
 	bool may_probe;
 	bool drained;
@@ -524,6 +540,7 @@ void ibv_ep_set_connected(struct ibv_ep *ep);
 void ibv_ep_stop(struct ibv_ep *ep);
 void ibv_ep_set_ended(struct ibv_ep *ep);
 void ibv_ep_keepalive_work(struct work_struct *work);
+void ibv_ep_nudge_work(struct work_struct *work);
 int ibv_qp_stop(struct ib_qp *qp);
 #ifdef KOFI_IBV_TEST_HOOK
 bool ibv_ep_test_qp_event(struct ibv_ep *ep, enum ib_event_type event);

@@ -276,6 +276,7 @@ int ibv_domain_open(struct fid_fabric *fabric, struct fi_info *info,
 	dom->attr = dev->ibdev->attrs;
 	dom->caps = ibv_caps(dev->ibdev, port);
 	dom->iwarp = rdma_protocol_iwarp(dev->ibdev, port);
+	dom->nudge = dev->ibdev->ops.driver_id == RDMA_DRIVER_SIW;
 	dom->pd = ib_alloc_pd(dev->ibdev, 0);
 	if (IS_ERR(dom->pd)) {
 		ret = PTR_ERR(dom->pd);

@@ -282,6 +282,7 @@ struct rdma_cm_id *ibv_ep_release(struct ibv_ep *ep)
 	ep->can_recv = false;
 	spin_unlock_bh(&ep->lock);
 	cancel_delayed_work_sync(&ep->keepalive);
+	cancel_delayed_work_sync(&ep->nudge);
 	if (ep->state == IBV_EP_IDLE) {
 		/* fi_enable() may wait for its address resolution. */
 		ep->addr_status = -ENODEV;
@@ -361,10 +362,14 @@ void ibv_ep_set_connected(struct ibv_ep *ep)
 	ep->can_send = true;
 	ep->may_probe = !ep->passive || !ep->dom->iwarp;
 	ep->heard = jiffies;
+	ep->nudge_ms = ep->dom->nudge ? IBV_NUDGE_FIRST_MS : 0;
 	spin_unlock_bh(&ep->lock);
 	if (ep->keepalive_ms)
 		schedule_delayed_work(&ep->keepalive,
 				      msecs_to_jiffies(ep->keepalive_ms));
+	if (ep->nudge_ms)
+		schedule_delayed_work(&ep->nudge,
+				      msecs_to_jiffies(IBV_NUDGE_FIRST_MS));
 }
 
 /**
@@ -381,6 +386,7 @@ void ibv_ep_stop(struct ibv_ep *ep)
 	ep->can_send = false;
 	spin_unlock_bh(&ep->lock);
 	cancel_delayed_work(&ep->keepalive);
+	cancel_delayed_work(&ep->nudge);
 }
 
 /**
@@ -406,9 +412,11 @@ void ibv_ep_set_ended(struct ibv_ep *ep)
  * acknowledges it, so a lost peer fails it after the transport retries.
  * On iWARP a write completes once TCP has taken it, so the probe is a
  * zero-length RDMA READ, which completes only with the peer's response.
+ * A @nudge (ibv_ep_nudge_work(), siw only) is a zero-length RDMA write
+ * on iWARP too: siw takes one without looking at its STag.
  * Context: any; @ep->lock held.
  */
-static void ibv_ep_probe(struct ibv_ep *ep)
+static void ibv_ep_probe(struct ibv_ep *ep, bool nudge)
 {
 	struct ibv_req *req = &ep->reqs[ep->nreqs - 1];
 	struct ib_sge sge = { .lkey = ep->dom->pd->local_dma_lkey };
@@ -418,7 +426,7 @@ static void ibv_ep_probe(struct ibv_ep *ep)
 	req->nmap = 0;
 	wr.wr.wr_cqe = &req->cqe;
 	wr.wr.send_flags = IB_SEND_SIGNALED;
-	if (ep->dom->iwarp) {
+	if (ep->dom->iwarp && !nudge) {
 		wr.wr.opcode = IB_WR_RDMA_READ;
 		wr.wr.sg_list = &sge;
 		wr.wr.num_sge = 1;
@@ -477,7 +485,7 @@ void ibv_ep_keepalive_work(struct work_struct *work)
 	again = ep->can_send && ms;
 	lost = again && ibv_ep_probe_lost(ep, ms);
 	if (again && !ep->ka_pending && ep->may_probe)
-		ibv_ep_probe(ep);
+		ibv_ep_probe(ep, false);
 	spin_unlock_bh(&ep->lock);
 	if (lost) {
 		pr_info_ratelimited("QP %u: no answer to keepalive probes for %u ms, the connection ends\n",
@@ -490,6 +498,50 @@ void ibv_ep_keepalive_work(struct work_struct *work)
 	}
 	if (again)
 		schedule_delayed_work(&ep->keepalive, msecs_to_jiffies(ms));
+}
+
+/**
+ * ibv_ep_nudge_work() - an early probe of an endpoint on siw
+ * @work: the endpoint's nudge work
+ *
+ * siw's accepting side sends its MPA reply before it hands the socket's
+ * data-ready callback to the QP; data of the connecting side that comes
+ * in between stays in the socket, unread, until more data comes.  A
+ * ULP whose connecting side sends one message and waits for the answer
+ * would wait for ever.  So at the times IBV_NUDGE_FIRST_MS sets out
+ * (0.1 s, 0.5 s and 2.1 s after the connection is established) an
+ * endpoint on siw sends a probe through the keepalive probe's request,
+ * unless a probe is outstanding:
+ *
+ * - the connecting side a zero-length RDMA write, which consumes no
+ *   receive of the peer and completes once TCP has taken it; its
+ *   arrival makes the peer's siw read the socket, a message stuck there
+ *   included;
+ * - the accepting side, as long as nothing has come in and its user has
+ *   sent nothing, the iWARP keepalive probe (a zero-length RDMA READ):
+ *   the peer's response makes its own siw read the socket.  This is the
+ *   only case where kOFI speaks first on the accepting side of an iWARP
+ *   connection; siw does not enforce the order (ib_verbs.rst).
+ *
+ * Context: workqueue.  The QP exists while the work runs, as for
+ * ibv_ep_keepalive_work().
+ */
+void ibv_ep_nudge_work(struct work_struct *work)
+{
+	struct ibv_ep *ep = container_of(to_delayed_work(work), struct ibv_ep,
+					 nudge);
+	unsigned int ms = 0;
+
+	spin_lock_bh(&ep->lock);
+	if (ep->can_send && !ep->ka_pending &&
+	    (!ep->passive || !ep->may_probe))
+		ibv_ep_probe(ep, !ep->passive);
+	if (ep->can_send && ep->nudge_ms < IBV_NUDGE_LAST_MS)
+		ms = 4 * ep->nudge_ms;
+	ep->nudge_ms = ms;
+	spin_unlock_bh(&ep->lock);
+	if (ms)
+		schedule_delayed_work(&ep->nudge, msecs_to_jiffies(ms));
 }
 
 static int ibv_ep_enable(struct fid_ep *fep)
@@ -603,6 +655,7 @@ static int ibv_ep_close(struct fid *fid)
 	list_del(&ep->dom_node);
 	mutex_unlock(&ep->dom->lock);
 	cancel_delayed_work_sync(&ep->keepalive);
+	cancel_delayed_work_sync(&ep->nudge);
 	/* The QP is gone: no event queues the work again. */
 	cancel_work_sync(&ep->qp_work);
 	kfree(ep->reqs);
@@ -786,6 +839,7 @@ int ibv_endpoint(struct fid_domain *domain, struct fi_info *info,
 	init_completion(&ep->reg_done);
 	init_completion(&ep->addr_done);
 	INIT_DELAYED_WORK(&ep->keepalive, ibv_ep_keepalive_work);
+	INIT_DELAYED_WORK(&ep->nudge, ibv_ep_nudge_work);
 	INIT_WORK(&ep->qp_work, ibv_ep_qp_work);
 	atomic_set(&ep->qp_event, 0);
 	ep->keepalive_ms = min(ibv_keepalive_ms, IBV_KEEPALIVE_MAX_MS);
