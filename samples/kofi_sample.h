@@ -68,6 +68,7 @@
  * @keepalive_ms: non-zero: the endpoint's FI_OPT_KEEPALIVE_MS
  * @linger_ms: keep the idle connection up this long at the end and report
  *	how it ended
+ * @ended: the connection already ended (ks_sync_last()): nothing to wait for
  */
 struct ks_conn {
 	struct fi_info *info;
@@ -97,6 +98,7 @@ struct ks_conn {
 	u8 ack_timeout;
 	unsigned int keepalive_ms;
 	unsigned int linger_ms;
+	bool ended;
 };
 
 static inline u8 *ks_tx(struct ks_conn *c)
@@ -341,9 +343,12 @@ static inline int ks_recv_wait(struct ks_conn *c, size_t len, bool repost)
  * may be before the client's send has completed: over a reliable
  * connection a lost acknowledgment is repaired only by a retransmission,
  * which then meets a closed connection, and the send completes with
- * -ECANCELED although its message arrived.  The answer proves that it
- * did, so the client waits for the answer first and takes such a
- * completion of its send as done; any other error still fails the run.
+ * -ECANCELED although its message arrived; on siw a send whose transmit
+ * path has not finished when the answer and the close come in fails
+ * with -EIO (Documentation/ib_verbs.rst, Limitations).  The answer
+ * proves that the message arrived, so the client waits for the answer
+ * first and takes either completion of its send as done; any other
+ * error still fails the run.
  */
 static inline int ks_sync_last(struct ks_conn *c)
 {
@@ -357,8 +362,10 @@ static inline int ks_sync_last(struct ks_conn *c)
 	if (ret)
 		return ret;
 	ret = ks_cq_wait(c, c->txcq, &e);
-	if (ret == -ECANCELED) {
-		pr_info("last send cancelled by the server's close after its answer came\n");
+	if (ret == -ECANCELED || ret == -EIO) {
+		pr_info("last send ended (%d) by the server's close after its answer came\n",
+			ret);
+		c->ended = true;
 		ret = 0;
 	}
 	return ret;
@@ -821,6 +828,8 @@ static inline void ks_await_shutdown(struct ks_conn *c)
 	u32 event;
 	ssize_t n;
 
+	if (c->ended)
+		return;
 	n = fi_eq_sread(c->eq, &event, &e, sizeof(e), c->timeout_ms, 0);
 	if (n == -FI_EAVAIL)
 		fi_eq_readerr(c->eq, &err, 0);
