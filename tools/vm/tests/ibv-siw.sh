@@ -14,8 +14,7 @@
 # clean unload (rxe0 back for the tests after it: siw-lib.sh).  Runs on
 # the debug kernel (siw is one of its modules) and on 6.12, whose Debian
 # build has no CONFIG_RDMA_SIW: there siw.ko is built from linux-source
-# by tools/extra-modules.sh, and make check leaves the test out, as siw
-# fails it there now and then (see tools/vm/tests.list); 6.1 has no siw.
+# by tools/extra-modules.sh; 6.1 has no siw.
 # The waits for listeners are long: the debug kernel under TCG starts
 # userspace verbs programs slowly.
 . ./lib.sh
