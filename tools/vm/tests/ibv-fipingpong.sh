@@ -59,6 +59,7 @@ barrier "part 1 done"
 
 # 2. The kernel serves, fi_pingpong connects.
 if [ "$KOFI_HOST" = 0 ]; then
+	check "fi_pingpong's port free" wait_for 60 cm_port_free 47592
 	from=$(dmesg | wc -l)
 	insmod $M/kofi_sample_pingpong.ko prov=ib_verbs fipp=1 role=server \
 		addr="$KOFI_SELF" sizes=$SIZES iters=$ITERS \

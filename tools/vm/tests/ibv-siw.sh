@@ -185,6 +185,7 @@ else
 fi
 barrier "fipp part 1 done"
 if [ "$KOFI_HOST" = 0 ]; then
+	check "fi_pingpong's port free" wait_for 60 cm_port_free 47592
 	insmod $M/kofi_sample_pingpong.ko prov=ib_verbs fipp=1 role=server \
 		addr="$KOFI_SELF" sizes=4096 iters=10 > /tmp/server.out 2>&1 &
 	server_pid=$!

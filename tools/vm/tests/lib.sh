@@ -141,6 +141,15 @@ listening() {
 		grep -q "state LISTEN .* src-addr [^ ]*:$1 "
 }
 
+# cm_port_free PORT: no RDMA CM identifier of this guest is bound to PORT.
+# A program that served on it may still be taking its connections down
+# after it ended (over siw on the debug kernel this was seen to outlast
+# its exit), and rdma_cm refuses the port meanwhile (EADDRINUSE).
+cm_port_free() {
+	! rdma resource show cm_id 2> /dev/null |
+		grep -q "src-addr [^ ]*:$1 "
+}
+
 # A sample module reports its outcome, 0 or a negative errno, in its
 # parameter "result".
 # (Shell builtins read it: on the debug kernel under TCG every program

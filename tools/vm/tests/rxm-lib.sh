@@ -129,6 +129,7 @@ rxm_fipp_one() {
 	barrier "$_n: part 1 done"
 	# 2. The kernel serves, fi_pingpong connects.
 	if [ "$KOFI_HOST" = 0 ]; then
+		check "$_n: port free" wait_for 60 cm_port_free 47592
 		insmod $M/kofi_sample_pingpong.ko $RXM fipp=1 role=server \
 			addr="$KOFI_SELF" mode="$1" sizes="$_ks" \
 			iters=$FIPP_ITERS > /tmp/server.out 2>&1 &
