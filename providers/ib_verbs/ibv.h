@@ -370,6 +370,8 @@ struct ibv_req {
  * @nudge_ms: delay of the next early probe, 0 for none; under @lock
  * @heard: when a work request last completed successfully (jiffies);
  *	under @lock
+ * @rx_heard: a receive completed since the connection was established;
+ *	under @lock
  * @may_probe: keepalive probes may go out: not before the peer has sent
  *	or the user has, on a passive iWARP endpoint (there the connecting
  *	side sends first); under @lock
@@ -435,6 +437,7 @@ struct ibv_ep {
 	struct delayed_work nudge;
 	unsigned int nudge_ms;
 	unsigned long heard;
+	bool rx_heard;
 	bool may_probe;
 	bool drained;
 	bool eq_ended;

@@ -230,6 +230,7 @@ void ibv_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	ibv_req_put(ep, req, false);
 	if (!err) {
 		ep->may_probe = true;
+		ep->rx_heard = true;
 		ep->heard = jiffies;
 	}
 	spin_unlock_bh(&ep->lock);

@@ -361,6 +361,7 @@ void ibv_ep_set_connected(struct ibv_ep *ep)
 	spin_lock_bh(&ep->lock);
 	ep->can_send = true;
 	ep->may_probe = !ep->passive || !ep->dom->iwarp;
+	ep->rx_heard = false;
 	ep->heard = jiffies;
 	ep->nudge_ms = ep->dom->nudge ? IBV_NUDGE_FIRST_MS : 0;
 	spin_unlock_bh(&ep->lock);
@@ -513,15 +514,20 @@ void ibv_ep_keepalive_work(struct work_struct *work)
  * endpoint on siw sends a probe through the keepalive probe's request,
  * unless a probe is outstanding:
  *
- * - the connecting side a zero-length RDMA write, which consumes no
- *   receive of the peer and completes once TCP has taken it; its
- *   arrival makes the peer's siw read the socket, a message stuck there
- *   included;
+ * - the connecting side, as long as nothing has come in, a zero-length
+ *   RDMA write, which consumes no receive of the peer and completes once
+ *   TCP has taken it; its arrival makes the peer's siw read the socket,
+ *   a message stuck there included (once the peer has answered, a ULP
+ *   that waits for an answer is past the window);
  * - the accepting side, as long as nothing has come in and its user has
  *   sent nothing, the iWARP keepalive probe (a zero-length RDMA READ):
  *   the peer's response makes its own siw read the socket.  This is the
  *   only case where kOFI speaks first on the accepting side of an iWARP
  *   connection; siw does not enforce the order (ib_verbs.rst).
+ *
+ * No probe goes out, and none is planned, once a receive has completed:
+ * a probe in flight while the peer closes the connection is best
+ * avoided.
  *
  * Context: workqueue.  The QP exists while the work runs, as for
  * ibv_ep_keepalive_work().
@@ -534,9 +540,9 @@ void ibv_ep_nudge_work(struct work_struct *work)
 
 	spin_lock_bh(&ep->lock);
 	if (ep->can_send && !ep->ka_pending &&
-	    (!ep->passive || !ep->may_probe))
+	    (ep->passive ? !ep->may_probe : !ep->rx_heard))
 		ibv_ep_probe(ep, !ep->passive);
-	if (ep->can_send && ep->nudge_ms < IBV_NUDGE_LAST_MS)
+	if (ep->can_send && !ep->rx_heard && ep->nudge_ms < IBV_NUDGE_LAST_MS)
 		ms = 4 * ep->nudge_ms;
 	ep->nudge_ms = ms;
 	spin_unlock_bh(&ep->lock);
