@@ -525,9 +525,9 @@ void ibv_ep_keepalive_work(struct work_struct *work)
  *   only case where kOFI speaks first on the accepting side of an iWARP
  *   connection; siw does not enforce the order (ib_verbs.rst).
  *
- * No probe goes out, and none is planned, once a receive has completed:
- * a probe in flight while the peer closes the connection is best
- * avoided.
+ * No probe goes out, and none is planned, once its side's condition no
+ * longer holds (it never holds again on the connection): a probe in
+ * flight while the peer closes the connection is best avoided.
  *
  * Context: workqueue.  The QP exists while the work runs, as for
  * ibv_ep_keepalive_work().
@@ -537,12 +537,13 @@ void ibv_ep_nudge_work(struct work_struct *work)
 	struct ibv_ep *ep = container_of(to_delayed_work(work), struct ibv_ep,
 					 nudge);
 	unsigned int ms = 0;
+	bool want;
 
 	spin_lock_bh(&ep->lock);
-	if (ep->can_send && !ep->ka_pending &&
-	    (ep->passive ? !ep->may_probe : !ep->rx_heard))
+	want = ep->can_send && (ep->passive ? !ep->may_probe : !ep->rx_heard);
+	if (want && !ep->ka_pending)
 		ibv_ep_probe(ep, !ep->passive);
-	if (ep->can_send && !ep->rx_heard && ep->nudge_ms < IBV_NUDGE_LAST_MS)
+	if (want && ep->nudge_ms < IBV_NUDGE_LAST_MS)
 		ms = 4 * ep->nudge_ms;
 	ep->nudge_ms = ms;
 	spin_unlock_bh(&ep->lock);
