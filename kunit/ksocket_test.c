@@ -1609,6 +1609,161 @@ static void ksocket_tagged_rx_test(struct kunit *test)
 }
 
 /*
+ * A raw kernel TCP listener on a loopback port of its own (@addr set to
+ * it) that plays the peer of a connecting endpoint.
+ */
+static struct socket *kst_raw_listener(struct kunit *test,
+				       struct sockaddr_in *addr)
+{
+	struct socket *lsock;
+
+	memset(addr, 0, sizeof(*addr));
+	addr->sin_family = AF_INET;
+	addr->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	KUNIT_ASSERT_EQ(test, sock_create_kern(&init_net, AF_INET, SOCK_STREAM,
+					       IPPROTO_TCP, &lsock), 0);
+	lsock->sk->sk_rcvtimeo = msecs_to_jiffies(KST_TIMEOUT);
+	KUNIT_ASSERT_EQ(test, kernel_bind(lsock, (struct sockaddr *)addr,
+					  sizeof(*addr)), 0);
+	KUNIT_ASSERT_EQ(test, kernel_listen(lsock, 4), 0);
+	KUNIT_ASSERT_EQ(test, kernel_getsockname(lsock,
+						 (struct sockaddr *)addr),
+			(int)sizeof(*addr));
+	return lsock;
+}
+
+/* The owner of a net wire connection: every message, tagged as op 1. */
+static const struct fi_tagged_rx kst_net_trx_ops = {
+	.claim = kst_claim,
+	.flags = FI_TAGGED_RX_MSG | FI_TAGGED_RX_OP,
+};
+
+/*
+ * FI_OPT_TAGGED_RX with net's flags: a tagged message is op 1 with the tag
+ * (no flag 0x80) both ways, and untagged messages are claimed too; flags
+ * it does not know are refused.
+ */
+static void ksocket_net_tagged_rx_test(struct kunit *test)
+{
+	static const struct fi_tagged_rx unknown = {
+		.claim = kst_claim,
+		.flags = BIT_ULL(5),
+	};
+	struct kst_tframe in, out;
+	struct kvec kv = { .iov_base = "net", .iov_len = 4 };
+	struct fi_msg_tagged tm = {
+		.iov_type = FI_IOV_KVEC,
+		.msg_iov = &kv,
+		.iov_count = 1,
+		.tag = 0x77,
+		.context = &kv,
+		.data = 3,
+	};
+	struct fi_cq_data_entry e;
+	struct socket *sock;
+	struct kst t;
+
+	memset(&kst_trx, 0, sizeof(kst_trx));
+	kst_listen(test, &t);
+	t.trx = &kst_net_trx_ops;
+	sock = kst_raw_peer(test, &t);
+	KUNIT_EXPECT_EQ(test, fi_setopt(&t.sep->fid, FI_OPT_ENDPOINT,
+					FI_OPT_TAGGED_RX, &unknown,
+					sizeof(unknown)), -EINVAL);
+
+	/* op 1, the tag after the CQ data: claimed as tagged */
+	kst_tframe(&in, 0x4321, "op one");
+	in.hdr.op = KSOCK_OP_TAGGED;
+	in.hdr.flags = KSOCK_FLAG_CQ_DATA;
+	KUNIT_ASSERT_EQ(test, kst_raw_send(sock, &in, sizeof(in)),
+			(int)sizeof(in));
+	KUNIT_ASSERT_EQ(test, kst_comp(t.srx, &e, NULL), 0);
+	KUNIT_EXPECT_EQ(test, e.flags, FI_RECV | FI_TAGGED | FI_REMOTE_CQ_DATA);
+	KUNIT_EXPECT_EQ(test, kst_trx.f.flags, FI_TAGGED | FI_REMOTE_CQ_DATA);
+	KUNIT_EXPECT_EQ(test, kst_trx.f.tag, 0x4321ULL);
+	KUNIT_EXPECT_STREQ(test, kst_trx.buf, "op one");
+
+	/* an untagged message is claimed too, as FI_MSG */
+	kst_tframe(&in, 0, "untagged");
+	in.hdr.flags = KSOCK_FLAG_CQ_DATA;
+	in.hdr.hdr_size = offsetof(struct kst_tframe, tag);
+	memmove(&in.tag, in.data, sizeof(in.data));
+	in.hdr.size = sizeof(in) - sizeof(in.tag);
+	memset(kst_trx.buf, 0, sizeof(kst_trx.buf));
+	KUNIT_ASSERT_EQ(test, kst_raw_send(sock, &in, in.hdr.size),
+			(int)in.hdr.size);
+	KUNIT_ASSERT_EQ(test, kst_comp(t.srx, &e, NULL), 0);
+	KUNIT_EXPECT_EQ(test, e.flags, FI_RECV | FI_MSG | FI_REMOTE_CQ_DATA);
+	KUNIT_EXPECT_EQ(test, kst_trx.f.flags, FI_MSG | FI_REMOTE_CQ_DATA);
+	KUNIT_EXPECT_EQ(test, kst_trx.f.tag, 0ULL);
+	KUNIT_EXPECT_STREQ(test, kst_trx.buf, "untagged");
+	KUNIT_EXPECT_EQ(test, kst_trx.calls, 2U);
+
+	/* fi_tsendmsg(): op 1, no flag 0x80, the tag after the CQ data */
+	KUNIT_ASSERT_EQ(test, fi_tsendmsg(t.sep, &tm, FI_REMOTE_CQ_DATA), 0);
+	KUNIT_ASSERT_EQ(test, kst_raw_recv(sock, &out,
+					   offsetof(struct kst_tframe, data) +
+					   4), (int)offsetof(struct kst_tframe,
+							     data) + 4);
+	KUNIT_EXPECT_EQ(test, out.hdr.op, KSOCK_OP_TAGGED);
+	KUNIT_EXPECT_EQ(test, out.hdr.flags, KSOCK_FLAG_CQ_DATA);
+	KUNIT_EXPECT_EQ(test, out.hdr.hdr_size, 32);
+	KUNIT_EXPECT_EQ(test, out.hdr.size, 32ULL + 4);
+	KUNIT_EXPECT_EQ(test, out.cq_data, 3ULL);
+	KUNIT_EXPECT_EQ(test, out.tag, 0x77ULL);
+	KUNIT_EXPECT_STREQ(test, out.data, "net");
+	KUNIT_ASSERT_EQ(test, kst_comp(t.stx, &e, NULL), 0);
+	KUNIT_EXPECT_EQ(test, e.flags, FI_SEND | FI_TAGGED);
+	sock_release(sock);
+	kst_teardown(test, &t);
+}
+
+/*
+ * libfabric's reject carries no byte order probe (conn_data 0): the
+ * connecting side sees ECONNREFUSED with the reject's data, not EPROTO.
+ */
+static void ksocket_nack_without_probe_test(struct kunit *test)
+{
+	struct sockaddr_in addr;
+	struct {
+		struct ksock_ctrl_hdr hdr;
+		u8 data[8];
+	} __packed nack = {
+		.hdr.version = KSOCK_CTRL_VERSION,
+		.hdr.type = KSOCK_CTRL_NACK,
+		.hdr.seg_size = cpu_to_be16(8),
+		.data = { 0, 0, 0x1d, 0x2f, 1, 2, 3, 4 },
+	};
+	struct fi_eq_err_entry err = {};
+	struct ksock_ctrl_hdr hdr;
+	struct kst_cm_entry entry;
+	struct socket *lsock, *sock;
+	u8 data[2], got[16];
+	struct kst t;
+
+	kst_listen(test, &t);
+	lsock = kst_raw_listener(test, &addr);
+	kst_ep_setup(test, &t, t.info, false);
+	KUNIT_ASSERT_EQ(test, fi_connect(t.cep, &addr, "hi", 2), 0);
+	KUNIT_ASSERT_EQ(test, kernel_accept(lsock, &sock, 0), 0);
+	sock->sk->sk_rcvtimeo = msecs_to_jiffies(KST_TIMEOUT);
+	KUNIT_ASSERT_EQ(test, kst_raw_recv(sock, &hdr, sizeof(hdr)),
+			(int)sizeof(hdr));
+	KUNIT_ASSERT_EQ(test, kst_raw_recv(sock, data, 2), 2);
+	KUNIT_ASSERT_EQ(test, kst_raw_send(sock, &nack, sizeof(nack)),
+			(int)sizeof(nack));
+	err.err_data = got;
+	err.err_data_size = sizeof(got);
+	KUNIT_EXPECT_EQ(test, kst_event(t.ceq, &entry, NULL, &err),
+			-ECONNREFUSED);
+	KUNIT_EXPECT_EQ(test, err.err_data_size, sizeof(nack.data));
+	KUNIT_EXPECT_MEMEQ(test, got, nack.data, sizeof(nack.data));
+	sock_release(sock);
+	sock_release(lsock);
+	kst_teardown(test, &t);
+}
+
+/*
  * A listener that completes TCP handshakes but never answers the
  * connection request: fi_connect() ends with an ETIMEDOUT error entry
  * after FI_OPT_CONNECT_TIMEOUT_MS, and the listener sees the request and
@@ -1616,10 +1771,7 @@ static void ksocket_tagged_rx_test(struct kunit *test)
  */
 static void ksocket_connect_timeout_test(struct kunit *test)
 {
-	struct sockaddr_in addr = {
-		.sin_family = AF_INET,
-		.sin_addr.s_addr = htonl(INADDR_LOOPBACK),
-	};
+	struct sockaddr_in addr;
 	size_t ms = 0, len = sizeof(ms);
 	struct ksock_ctrl_hdr hdr;
 	struct kst_cm_entry entry;
@@ -1628,15 +1780,7 @@ static void ksocket_connect_timeout_test(struct kunit *test)
 	struct kst t;
 
 	kst_listen(test, &t);
-	KUNIT_ASSERT_EQ(test, sock_create_kern(&init_net, AF_INET, SOCK_STREAM,
-					       IPPROTO_TCP, &lsock), 0);
-	lsock->sk->sk_rcvtimeo = msecs_to_jiffies(KST_TIMEOUT);
-	KUNIT_ASSERT_EQ(test, kernel_bind(lsock, (struct sockaddr *)&addr,
-					  sizeof(addr)), 0);
-	KUNIT_ASSERT_EQ(test, kernel_listen(lsock, 4), 0);
-	KUNIT_ASSERT_EQ(test, kernel_getsockname(lsock,
-						 (struct sockaddr *)&addr),
-			(int)sizeof(addr));
+	lsock = kst_raw_listener(test, &addr);
 
 	kst_ep_setup(test, &t, t.info, false);
 	KUNIT_EXPECT_EQ(test, fi_getopt(&t.cep->fid, FI_OPT_ENDPOINT,
@@ -1684,6 +1828,8 @@ static struct kunit_case ksocket_cases[] = {
 	KUNIT_CASE_SLOW(ksocket_idle_frag_test),
 	KUNIT_CASE(ksocket_raw_peer_test),
 	KUNIT_CASE(ksocket_tagged_rx_test),
+	KUNIT_CASE(ksocket_net_tagged_rx_test),
+	KUNIT_CASE(ksocket_nack_without_probe_test),
 	KUNIT_CASE(ksocket_ack_before_end_test),
 	KUNIT_CASE_PARAM(ksocket_malformed_test, kst_bad_gen_params),
 	KUNIT_CASE(ksocket_bad_connreq_test),

@@ -3,7 +3,8 @@
  * KUnit: rxm's wire format (providers/rxm/rxm_proto.h) - the CM data of
  * a connection request byte for byte as libfabric 1.17's ofi_rxm sends
  * it, the checks of a peer's request, reject and packet headers
- * (malformed ones refused), and the name order of simultaneous connects.
+ * (malformed ones refused), net's CM data, and the name order of
+ * simultaneous connects.
  * Everything tested is a static inline: this suite needs no module.
  */
 #include <kunit/test.h>
@@ -58,6 +59,30 @@ static void rxmt_cm_reject_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rxm_cm_reject_reason(already, 1), -EPROTO);
 	KUNIT_EXPECT_EQ(test, rxm_cm_reject_reason(other, 2), -EPROTO);
 	KUNIT_EXPECT_EQ(test, rxm_cm_reject_reason(NULL, 0), -EPROTO);
+}
+
+/* net's CM data: as libfabric's net sends it, and the checks of a peer's. */
+static void rxmt_net_cm_test(struct kunit *test)
+{
+	/* version 0, port 7471, pid 0x01020304: big-endian */
+	static const u8 wire[8] = { 0, 0, 0x1d, 0x2f, 1, 2, 3, 4 };
+	struct rxm_cm_req req;
+	struct rxm_net_cm cm;
+	u8 bad[8];
+
+	rxm_net_cm_fill(&cm, 7471, 0x01020304);
+	KUNIT_EXPECT_MEMEQ(test, &cm, wire, sizeof(wire));
+	KUNIT_EXPECT_EQ(test, rxm_net_cm_check(wire, sizeof(wire)), 0);
+	KUNIT_EXPECT_EQ(test, rxm_net_cm_check(wire, 7), -EPROTO);
+	KUNIT_EXPECT_EQ(test, rxm_net_cm_check(NULL, 8), -EPROTO);
+	memcpy(bad, wire, sizeof(bad));
+	bad[0] = 1;
+	KUNIT_EXPECT_EQ(test, rxm_net_cm_check(bad, sizeof(bad)),
+			-EPROTONOSUPPORT);
+	/* an rxm request is no net CM data */
+	rxm_cm_req_fill(&req, 7471, RXM_FLOW_CTRL_OFF, 256, 1);
+	KUNIT_EXPECT_EQ(test, rxm_net_cm_check(&req, sizeof(req)),
+			-EPROTONOSUPPORT);
 }
 
 /*
@@ -249,6 +274,7 @@ static void rxmt_rndv_check_test(struct kunit *test)
 static struct kunit_case rxm_proto_cases[] = {
 	KUNIT_CASE(rxmt_cm_req_test),
 	KUNIT_CASE(rxmt_cm_reject_test),
+	KUNIT_CASE(rxmt_net_cm_test),
 	KUNIT_CASE(rxmt_name_cmp_test),
 	KUNIT_CASE(rxmt_hdr_layout_test),
 	KUNIT_CASE(rxmt_hdr_check_test),

@@ -323,6 +323,144 @@ static void rxm_msg_test(struct kunit *test)
 }
 
 /*
+ * The net wire ("ksocket;net"): its info; untagged and tagged messages of
+ * 0 B to 1 MiB both ways as the core's own messages - into a posted
+ * receive, waiting unexpected in a bounce buffer (16 KiB and less) or on
+ * the connection (larger, until a receive is posted) - with tags, remote
+ * CQ data and sources, data verified.
+ */
+static void rxm_net_test(struct kunit *test)
+{
+	static const size_t sizes[] = { 0, 1, 4096, RT_EAGER, RT_EAGER + 1,
+					RT_BIG };
+	const struct ktr_rdm_attr attr = {
+		.prov = "ksocket;net",
+		.node = "127.0.0.1",
+		.caps = FI_MSG | FI_TAGGED | FI_SOURCE,
+		.eps = 2,
+		.split_cq = true,
+		.buf_size = RT_BIG + 64,
+	};
+	struct fi_cq_tagged_entry e;
+	struct ktr_rdm t;
+	fi_addr_t src;
+	size_t i;
+	int dir, late;
+
+	ktr_rdm_open(test, &t, &attr);
+	KUNIT_EXPECT_STREQ(test, t.info->fabric_attr->prov_name,
+			   "ksocket;net");
+	KUNIT_EXPECT_EQ(test, t.info->ep_attr->type, FI_EP_RDM);
+	KUNIT_EXPECT_EQ(test, t.info->ep_attr->protocol_version, 0);
+	KUNIT_EXPECT_GT(test, t.info->ep_attr->max_msg_size, (u64)SZ_4M);
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		for (dir = 0; dir < 2; dir++) {
+			for (late = 0; late < 2; late++) {
+				size_t len = sizes[i];
+				bool tagged = late ^ dir;
+				struct fi_msg_tagged r = {
+					.iov_type = FI_IOV_KVEC,
+					.iov_count = 1,
+					.addr = FI_ADDR_UNSPEC,
+					.tag = 0x55 + i,
+					.context = &t,
+				};
+				struct kvec kv = {
+					.iov_base = t.buf[!dir],
+					.iov_len = RT_BIG,
+				};
+
+				r.msg_iov = &kv;
+				memset(t.buf[!dir], 0, len + 1);
+				rt_fill(t.buf[dir], len, i + dir + late);
+				if (!late)
+					KUNIT_ASSERT_EQ(test, tagged ?
+						fi_trecvmsg(t.ep[!dir], &r, 0) :
+						fi_recvmsg(t.ep[!dir],
+							   (void *)&r, 0), 0);
+				KUNIT_ASSERT_EQ(test, rt_send(&t, dir,
+							      t.buf[dir], len,
+							      tagged, r.tag,
+							      NULL), 0);
+				KUNIT_ASSERT_EQ(test, rt_comp(t.tx[dir], &e,
+							      NULL, NULL), 1);
+				if (late) {
+					msleep(20);
+					KUNIT_ASSERT_EQ(test, tagged ?
+						fi_trecvmsg(t.ep[!dir], &r, 0) :
+						fi_recvmsg(t.ep[!dir],
+							   (void *)&r, 0), 0);
+				}
+				KUNIT_ASSERT_EQ(test, rt_comp(t.rx[!dir], &e,
+							      &src, NULL), 1);
+				KUNIT_EXPECT_EQ(test, e.flags, FI_RECV |
+						(tagged ? FI_TAGGED : FI_MSG));
+				KUNIT_EXPECT_EQ(test, e.len, len);
+				if (tagged)
+					KUNIT_EXPECT_EQ(test, e.tag, r.tag);
+				KUNIT_EXPECT_EQ(test, src, t.addr[dir]);
+				KUNIT_EXPECT_EQ(test,
+						memcmp(t.buf[!dir],
+						       t.buf[dir], len), 0);
+			}
+		}
+	}
+	/* remote CQ data rides in tcp's header, tagged or not */
+	KUNIT_ASSERT_EQ(test, fi_recv(t.ep[1], t.buf[1], 64, NULL,
+				      FI_ADDR_UNSPEC, NULL), 0);
+	KUNIT_ASSERT_EQ(test, fi_senddata(t.ep[0], t.buf[0], 8, NULL, 0xd1,
+					  t.addr[1], NULL), 0);
+	KUNIT_ASSERT_EQ(test, rt_comp(t.rx[1], &e, NULL, NULL), 1);
+	KUNIT_EXPECT_EQ(test, e.flags, FI_RECV | FI_MSG | FI_REMOTE_CQ_DATA);
+	KUNIT_EXPECT_EQ(test, e.data, 0xd1ULL);
+	KUNIT_ASSERT_EQ(test, rt_comp(t.tx[0], &e, NULL, NULL), 1);
+	ktr_rdm_close(test, &t);
+}
+
+/*
+ * A peer that connected before it was in the AV: its messages come from
+ * FI_ADDR_NOTAVAIL; once inserted and sent to, its connection is taken
+ * for it (no second connection), and its messages come from its fi_addr.
+ */
+static void rxm_adopt_test(struct kunit *test)
+{
+	struct fi_cq_tagged_entry e;
+	struct sockaddr_in name;
+	fi_addr_t src, a0;
+	struct ktr_rdm t;
+	size_t len = sizeof(name);
+
+	rt_setup(test, &t, FI_MSG | FI_SOURCE);
+	KUNIT_ASSERT_EQ(test, fi_getname(&t.ep[0]->fid, &name, &len), 0);
+	KUNIT_ASSERT_EQ(test, fi_av_remove(t.av, &t.addr[0], 1, 0), 0);
+	/* endpoint 0 connects; endpoint 1 does not know it */
+	KUNIT_ASSERT_EQ(test, fi_recv(t.ep[1], t.buf[1], 64, NULL,
+				      FI_ADDR_UNSPEC, NULL), 0);
+	KUNIT_ASSERT_EQ(test, rt_send(&t, 0, t.buf[0], 8, false, 0, NULL), 0);
+	KUNIT_ASSERT_EQ(test, rt_comp(t.tx[0], &e, NULL, NULL), 1);
+	KUNIT_ASSERT_EQ(test, rt_comp(t.rx[1], &e, &src, NULL), 1);
+	KUNIT_EXPECT_EQ(test, src, FI_ADDR_NOTAVAIL);
+	/* inserted, sent to: the same connection */
+	KUNIT_ASSERT_EQ(test, fi_av_insert(t.av, &name, 1, &a0, 0, NULL), 1);
+	KUNIT_ASSERT_EQ(test, fi_recv(t.ep[0], t.buf[0], 64, NULL,
+				      FI_ADDR_UNSPEC, NULL), 0);
+	KUNIT_ASSERT_EQ(test, fi_send(t.ep[1], t.buf[1], 8, NULL, a0, NULL),
+			0);
+	KUNIT_ASSERT_EQ(test, rt_comp(t.tx[1], &e, NULL, NULL), 1);
+	KUNIT_ASSERT_EQ(test, rt_comp(t.rx[0], &e, &src, NULL), 1);
+	KUNIT_EXPECT_EQ(test, src, t.addr[1]);
+	KUNIT_ASSERT_EQ(test, fi_recv(t.ep[1], t.buf[1], 64, NULL,
+				      FI_ADDR_UNSPEC, NULL), 0);
+	KUNIT_ASSERT_EQ(test, fi_send(t.ep[0], t.buf[0], 8, NULL, t.addr[1],
+				      NULL), 0);
+	KUNIT_ASSERT_EQ(test, rt_comp(t.tx[0], &e, NULL, NULL), 1);
+	KUNIT_ASSERT_EQ(test, rt_comp(t.rx[1], &e, &src, NULL), 1);
+	KUNIT_EXPECT_EQ(test, src, a0);
+	t.addr[0] = a0;
+	rt_teardown(test, &t);
+}
+
+/*
  * Rendezvous: messages above the eager limit, read by the receiver from
  * the sender's registrations - from kvec arrays, into a shorter buffer
  * (truncated), waiting unexpected, tagged, peeked and discarded.
@@ -2224,6 +2362,8 @@ static void rxm_lost_connect_test(struct kunit *test)
 static struct kunit_case rxm_cases[] = {
 	KUNIT_CASE(rxm_getinfo_test),
 	KUNIT_CASE(rxm_msg_test),
+	KUNIT_CASE(rxm_net_test),
+	KUNIT_CASE(rxm_adopt_test),
 	KUNIT_CASE(rxm_rndv_test),
 	KUNIT_CASE(rxm_rndv_backlog_test),
 	KUNIT_CASE(rxm_rx_entries_test),

@@ -13,6 +13,7 @@
 #ifndef _KOFI_FI_TAGGED_H
 #define _KOFI_FI_TAGGED_H
 
+#include <linux/bits.h>
 #include <kofi/fabric.h>
 #include <kofi/fi_endpoint.h>
 
@@ -95,15 +96,25 @@ ssize_t fi_tsendmsg(struct fid_ep *ep, const struct fi_msg_tagged *msg,
  * FI_TAGGED_RX_RETRY: fi_control() command (arg NULL): a connection held
  *                     by claim() (-EAGAIN) asks again.  Any context, does
  *                     not sleep; 0 also when nothing is held.
+ *
+ * The owner of a core that speaks libfabric's net wire (rxm's net
+ * protocol, "ksocket;net") sets flags in struct fi_tagged_rx:
+ * FI_TAGGED_RX_MSG:   untagged messages are claimed too (frame flags
+ *                     FI_MSG), so that the owner matches them as well.
+ * FI_TAGGED_RX_OP:    tagged messages are tcp op 1 with the tag (net's
+ *                     form) both ways, instead of op 0 with flag 0x80.
  */
 #define FI_OPT_TAGGED_RX	0x10001
 #define FI_TAGGED_RX_POSTED	1
+#define FI_TAGGED_RX_MSG	BIT_ULL(0)
+#define FI_TAGGED_RX_OP		BIT_ULL(1)
 
 /**
  * struct fi_tagged_frame - what the header of a tagged message says
- * @tag: the tag
+ * @tag: the tag (0 for an untagged message)
  * @data: remote CQ data, if @flags has FI_REMOTE_CQ_DATA
- * @flags: FI_TAGGED, with FI_REMOTE_CQ_DATA if the header carries data
+ * @flags: FI_TAGGED (or FI_MSG, FI_TAGGED_RX_MSG), with FI_REMOTE_CQ_DATA
+ *	if the header carries data
  * @len: bytes of payload
  */
 struct fi_tagged_frame {
@@ -123,11 +134,11 @@ struct fi_tagged_frame {
  * @context: the completion's operation context
  *
  * The message is read into the vector and completes on the endpoint's
- * receive CQ as a receive of @context would: FI_RECV | FI_TAGGED, with
- * FI_REMOTE_CQ_DATA and the data, the tag, the length.  Bytes that do not
- * fit are read and dropped, and the completion is an EMSGSIZE error entry
- * (olen the bytes dropped).  If the connection ends first, it completes
- * with ECANCELED.
+ * receive CQ as a receive of @context would: FI_RECV | FI_TAGGED (FI_MSG
+ * for an untagged one), with FI_REMOTE_CQ_DATA and the data, the tag, the
+ * length.  Bytes that do not fit are read and dropped, and the completion
+ * is an EMSGSIZE error entry (olen the bytes dropped).  If the connection
+ * ends first, it completes with ECANCELED.
  */
 struct fi_tagged_dest {
 	enum fi_iov_type iov_type;
@@ -153,6 +164,7 @@ struct fi_tagged_dest {
  *	context with the socket locked); must not sleep or call the data
  *	calls of @ep.  @frame and @dest are valid during the call only; the
  *	vector @dest names is copied.
+ * @flags: FI_TAGGED_RX_MSG, FI_TAGGED_RX_OP, or 0
  *
  * One message of a connection is claimed at a time, in the order they
  * arrive: the next one is claimed once the previous one has completed.
@@ -160,6 +172,7 @@ struct fi_tagged_dest {
 struct fi_tagged_rx {
 	int (*claim)(struct fid_ep *ep, const struct fi_tagged_frame *frame,
 		     struct fi_tagged_dest *dest);
+	u64 flags;
 };
 
 /**

@@ -59,7 +59,8 @@ static size_t ksock_ctrl_build(u8 *buf, u8 type, const void *data,
 
 /*
  * Check a received control header; sets *@bswap from the byte order probe.
- * Returns 0 or a negative errno.
+ * libfabric's reject carries no probe (conn_data 0): a nack's data is the
+ * rejecter's, in no byte order of tcp's.  Returns 0 or a negative errno.
  */
 static int ksock_ctrl_check(const struct ksock_ctrl_hdr *hdr, bool *bswap)
 {
@@ -67,6 +68,8 @@ static int ksock_ctrl_check(const struct ksock_ctrl_hdr *hdr, bool *bswap)
 		return -ENOPROTOOPT;
 	if (be16_to_cpu(hdr->seg_size) > KSOCK_CM_DATA_MAX)
 		return -EPROTO;
+	if (hdr->type == KSOCK_CTRL_NACK && !hdr->conn_data)
+		return 0;
 	if (hdr->conn_data == 1)
 		*bswap = false;
 	else if (hdr->conn_data == swab64(1))

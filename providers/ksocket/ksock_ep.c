@@ -879,7 +879,8 @@ static int ksock_ep_set_tagged_rx(struct ksock_ep *ep, const void *optval,
 	unsigned long flags;
 	int ret = 0;
 
-	if (optlen != sizeof(*trx) || !trx->claim)
+	if (optlen != sizeof(*trx) || !trx->claim ||
+	    (trx->flags & ~(FI_TAGGED_RX_MSG | FI_TAGGED_RX_OP)))
 		return -EINVAL;
 	spin_lock_irqsave(&ep->lock, flags);
 	if (ep->enabled)

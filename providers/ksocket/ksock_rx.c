@@ -23,7 +23,9 @@
  * engine asks the owner's claim() where the payload goes - a vector of
  * the owner's (read there with the endpoint's spare receive request), the
  * next posted receive, or nowhere yet: the engine then stops as for a
- * missing receive, until the owner's FI_TAGGED_RX_RETRY.
+ * missing receive, until the owner's FI_TAGGED_RX_RETRY.  Over libfabric's
+ * net wire (the owner's FI_TAGGED_RX_OP) a tagged message is op 1 instead,
+ * and with FI_TAGGED_RX_MSG the owner claims untagged messages too.
  *
  * Anything malformed - wrong version, unknown op, a hdr_size that does not
  * match the header's contents, too many rma_iovs, a size smaller than the
@@ -73,17 +75,36 @@ static bool ksock_rx_is_ack(const struct ksock_base_hdr *hdr)
 	return hdr->op == KSOCK_OP_MSG && hdr->op_data == KSOCK_OP_DATA_ACK;
 }
 
+/*
+ * Over the net wire (FI_TAGGED_RX_OP) a tagged message is op 1, without
+ * KSOCK_FLAG_TAGGED: the engine reads it as the tagged op 0 it knows.
+ */
+static void ksock_rx_net_tagged(struct ksock_ep *ep)
+{
+	struct ksock_base_hdr *hdr = &ep->rx.hdr.base;
+	u16 flags = ksock_from_wire16(ep->bswap, hdr->flags);
+
+	if (hdr->op != KSOCK_OP_TAGGED || !(ep->trx.flags & FI_TAGGED_RX_OP) ||
+	    (flags & KSOCK_FLAG_TAGGED) || hdr->op_data)
+		return;
+	hdr->op = KSOCK_OP_MSG;
+	hdr->flags = ksock_to_wire16(ep->bswap, flags | KSOCK_FLAG_TAGGED);
+}
+
 /* Check the base header; on success *@need is the full header size. */
 static int ksock_rx_check_base(struct ksock_ep *ep, u32 *need)
 {
 	const struct ksock_base_hdr *hdr = &ep->rx.hdr.base;
-	u16 flags = ksock_from_wire16(ep->bswap, hdr->flags);
+	u16 flags;
 	u64 size = ksock_from_wire64(ep->bswap, hdr->size);
-	bool tagged = flags & KSOCK_FLAG_TAGGED;
+	bool tagged;
 	size_t expect;
 
 	if (hdr->version != KSOCK_PROTO_VERSION)
 		return ksock_rx_bad(ep, EPROTO, KSOCK_RXE_VERSION);
+	ksock_rx_net_tagged(ep);
+	flags = ksock_from_wire16(ep->bswap, hdr->flags);
+	tagged = flags & KSOCK_FLAG_TAGGED;
 	if (hdr->op > KSOCK_OP_MAX)
 		return ksock_rx_bad(ep, EIO, KSOCK_RXE_OP);
 	/*
@@ -93,7 +114,7 @@ static int ksock_rx_check_base(struct ksock_ep *ep, u32 *need)
 	 */
 	if (hdr->op == KSOCK_OP_MSG)
 		ep->rx.hdr.base.rma_iov_cnt = 0;
-	/* tcp's own tag matching (op 1) is not spoken; tagged messages are */
+	/* op 1 only over the net wire (above); tagged op 0 for an owner */
 	if (hdr->op == KSOCK_OP_TAGGED ||
 	    (tagged && (hdr->op != KSOCK_OP_MSG || ksock_rx_is_ack(hdr) ||
 			!ep->trx.claim)))
@@ -259,7 +280,8 @@ static int ksock_rx_start(struct ksock_ep *ep)
 	switch (hdr->op) {
 	case KSOCK_OP_MSG:
 		rx->left = payload;
-		if (ksock_rx_flags(ep) & KSOCK_FLAG_TAGGED)
+		if ((ksock_rx_flags(ep) & KSOCK_FLAG_TAGGED) ||
+		    (ep->trx.flags & FI_TAGGED_RX_MSG))
 			rx->state = KSOCK_RX_CLAIM;
 		else
 			rx->state = KSOCK_RX_WAIT;
@@ -443,7 +465,7 @@ static int ksock_rx_claimed(struct ksock_ep *ep, struct ksock_req *req,
 	req->signal = true;
 	req->op.cq = kofi_ep_cq(&ep->ep, FI_RECV, NULL);
 	req->op.context = d->context;
-	req->op.flags = FI_RECV | FI_TAGGED;
+	req->op.flags = FI_RECV | FI_MSG;	/* FI_TAGGED: ksock_rx_done() */
 	spin_lock_irqsave(&ep->lock, flags);
 	kofi_oplist_add(&ep->ops, &req->op);
 	spin_unlock_irqrestore(&ep->lock, flags);
@@ -464,10 +486,11 @@ static int ksock_rx_claimed(struct ksock_ep *ep, struct ksock_req *req,
 static int ksock_rx_claim(struct ksock_ep *ep)
 {
 	struct ksock_rx *rx = &ep->rx;
+	bool tagged = ksock_rx_flags(ep) & KSOCK_FLAG_TAGGED;
 	struct fi_tagged_frame f = {
 		.tag = rx->tag,
 		.data = rx->cq_data,
-		.flags = FI_TAGGED,
+		.flags = tagged ? FI_TAGGED : FI_MSG,
 		.len = rx->left,
 	};
 	struct fi_tagged_dest d = {};

@@ -66,16 +66,22 @@ void ksock_tx_build_hdr(struct ksock_ep *ep, struct ksock_req *req, u8 op,
 	struct ksock_base_hdr *hdr = (struct ksock_base_hdr *)req->hdr;
 	u64 *p = (u64 *)(req->hdr + sizeof(*hdr));
 	bool bswap = ep->bswap;
+	bool tagged = flags & KSOCK_FLAG_TAGGED;
 	size_t i, hlen;
 	u64 size;
 
 	hlen = sizeof(*hdr) + rma_cnt * sizeof(struct ksock_rma_iov);
 	if (flags & KSOCK_FLAG_CQ_DATA)
 		hlen += sizeof(u64);
-	if (flags & KSOCK_FLAG_TAGGED)
+	if (tagged)
 		hlen += sizeof(u64);
 	size = hlen + (op == KSOCK_OP_READ_REQ ? 0 : req->len);
 
+	/* the net wire's tagged message: op 1 (FI_TAGGED_RX_OP) */
+	if (tagged && (ep->trx.flags & FI_TAGGED_RX_OP)) {
+		op = KSOCK_OP_TAGGED;
+		flags &= ~KSOCK_FLAG_TAGGED;
+	}
 	hdr->version = KSOCK_PROTO_VERSION;
 	hdr->op = op;
 	hdr->flags = ksock_to_wire16(bswap, flags);
@@ -86,7 +92,7 @@ void ksock_tx_build_hdr(struct ksock_ep *ep, struct ksock_req *req, u8 op,
 	hdr->size = ksock_to_wire64(bswap, size);
 	if (flags & KSOCK_FLAG_CQ_DATA)
 		*p++ = ksock_to_wire64(bswap, req->data);
-	if (flags & KSOCK_FLAG_TAGGED)
+	if (tagged)
 		*p++ = ksock_to_wire64(bswap, req->tag);
 	for (i = 0; i < rma_cnt; i++) {
 		*p++ = ksock_to_wire64(bswap, rma[i].addr);

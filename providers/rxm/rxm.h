@@ -65,6 +65,7 @@
 
 extern struct workqueue_struct *rxm_wq;
 extern struct kofi_util_prov rxm_util;
+extern struct kofi_util_prov rxm_net_util;
 extern unsigned int rxm_conn_rx_bufs;
 extern unsigned int rxm_connect_timeout_ms;
 
@@ -450,6 +451,10 @@ enum rxm_ep_state {
  *	may sleep, so a send posts to the core itself (rxm_sleep_flag())
  * @flow_ctrl: the core has no flow control of its own (ib_verbs): its
  *	connections use credits where the peer does too (rxm_ctrl.c)
+ * @net: the endpoint speaks libfabric's net wire ("ksocket;net"): net's
+ *	CM data, every message as the core's own (untagged op 0, tagged op
+ *	1), claimed by rxm (FI_TAGGED_RX_MSG), no header, no rendezvous
+ * @net_pid: the endpoint's id in net's CM data (random, as a pid)
  */
 struct rxm_ep {
 	struct fid_ep ep;
@@ -488,6 +493,8 @@ struct rxm_ep {
 	size_t connect_timeout_ms;
 	bool may_sleep;
 	bool flow_ctrl;
+	bool net;
+	u32 net_pid;
 };
 
 /**
@@ -561,6 +568,7 @@ void rxm_comp_fill(const struct rxm_rx *rx,
 void rxm_comp_write(struct rxm_ep *ep, const struct kofi_comp *c);
 void rxm_buf_recycle(struct rxm_buf *buf);
 extern const struct fi_tagged_rx rxm_trx_ops;
+extern const struct fi_tagged_rx rxm_net_trx_ops;
 void rxm_trx_init(struct rxm_conn *conn);
 
 /* rxm_sar.c */

@@ -9,12 +9,18 @@
  * the core says FI_CONNECTED.  The passive side finds the requester's
  * fi_addr from the request's source IP and the listening port in its CM
  * data; a peer not in the AV is accepted too (its messages carry
- * FI_ADDR_NOTAVAIL).
+ * FI_ADDR_NOTAVAIL until the ULP, having inserted it, sends to it: the
+ * connection is then the peer's, rxm_conn_adopt_locked()).
  *
  * Simultaneous connects are resolved by the names, as libfabric's rxm
  * does: the side whose peer has the lower name rejects the peer's request
  * with "already connected" and keeps its own; the other drops its own and
  * accepts (kofi_sockaddr_cmp(), libfabric's order of addresses).
+ *
+ * An endpoint of the net wire ("ksocket;net") does all of this with net's
+ * 8-byte CM data (struct rxm_net_cm) instead of rxm's; net's reject says
+ * no reason, and a rejected request of ours waits for the peer's as if it
+ * said "already connected".
  *
  * Each connection has its own core EQ, closed with its core endpoint, so
  * that no event of a closed connection is ever read.  A connection that
@@ -94,6 +100,34 @@ static void rxm_conn_down_locked(struct rxm_conn *conn, int err)
 	rxm_ep_kick_locked(conn->ep);
 }
 
+/*
+ * A connection the peer at @sin opened before it was in the AV (accepted
+ * with FI_ADDR_NOTAVAIL) becomes its connection under @addr once the ULP
+ * sends to it, as libfabric's peers are found by address: else a second
+ * connection would be opened, which the peer refuses as a duplicate.
+ * ep->lock held.
+ */
+static struct rxm_conn *rxm_conn_adopt_locked(struct rxm_ep *ep,
+					      fi_addr_t addr,
+					      const union kofi_sockaddr *sin)
+{
+	struct rxm_conn *c;
+
+	list_for_each_entry(c, &ep->conns, node) {
+		if (c->keyed || c->fi_addr != FI_ADDR_NOTAVAIL ||
+		    (c->state != RXM_CONN_ACCEPTING &&
+		     c->state != RXM_CONN_CONNECTED) ||
+		    !kofi_sockaddr_equal(&c->peer, sin))
+			continue;
+		if (xa_err(xa_store(&ep->table, addr, c, GFP_ATOMIC)))
+			return NULL;
+		c->keyed = true;
+		WRITE_ONCE(c->fi_addr, addr);
+		return c;
+	}
+	return NULL;
+}
+
 /**
  * rxm_conn_get() - the connection a send to @addr goes on
  * @ep: the endpoint
@@ -137,6 +171,8 @@ struct rxm_conn *rxm_conn_get(struct rxm_ep *ep, fi_addr_t addr, int *err)
 		rxm_conn_down_locked(conn, 0);
 		conn = NULL;
 	}
+	if (!conn)
+		conn = rxm_conn_adopt_locked(ep, addr, sin);
 	if (!conn) {
 		*err = -ENOMEM;
 		conn = rxm_conn_alloc(ep, GFP_ATOMIC);
@@ -379,6 +415,11 @@ static int rxm_conn_tagged_rx(struct rxm_conn *conn)
 {
 	int ret;
 
+	/* net: every message, tagged ones as op 1 (a core that has it) */
+	if (conn->ep->net)
+		return fi_setopt(&conn->core->fid, FI_OPT_ENDPOINT,
+				 FI_OPT_TAGGED_RX, &rxm_net_trx_ops,
+				 sizeof(rxm_net_trx_ops));
 	ret = fi_setopt(&conn->core->fid, FI_OPT_ENDPOINT, FI_OPT_TAGGED_RX,
 			&rxm_trx_ops, sizeof(rxm_trx_ops));
 	conn->raw_tagged = !ret;
@@ -442,6 +483,7 @@ static void rxm_conn_connect(struct rxm_conn *conn)
 {
 	struct rxm_ep *ep = conn->ep;
 	size_t len = kofi_sockaddr_len(&ep->name.sa, sizeof(ep->name));
+	struct rxm_net_cm ncm;
 	struct rxm_cm_req req;
 	struct fi_info *info;
 	int ret = -ENOMEM;
@@ -465,9 +507,13 @@ static void rxm_conn_connect(struct rxm_conn *conn)
 	rxm_cm_req_fill(&req, kofi_sockaddr_port(&ep->name),
 			rxm_conn_fc_flag(conn), ep->info->rx_attr->size,
 			conn->id);
+	rxm_net_cm_fill(&ncm, kofi_sockaddr_port(&ep->name), ep->net_pid);
 	rxm_conn_timeout(conn);
 	rxm_conn_set_state(conn, RXM_CONN_CONNECTING);
-	ret = fi_connect(conn->core, &conn->peer, &req, sizeof(req));
+	if (ep->net)
+		ret = fi_connect(conn->core, &conn->peer, &ncm, sizeof(ncm));
+	else
+		ret = fi_connect(conn->core, &conn->peer, &req, sizeof(req));
 	if (ret)
 		goto fail;
 	fi_freeinfo(info);
@@ -497,13 +543,27 @@ static void rxm_conn_wait(struct rxm_conn *conn)
 	spin_unlock_irqrestore(&ep->lock, flags);
 }
 
+/*
+ * Did the peer reject our request as the loser of a simultaneous connect?
+ * rxm says so; net's reject carries its CM data and no reason (its peer
+ * rejects for nothing else once it listens and has memory).
+ */
+static bool rxm_conn_rejected_already(struct rxm_conn *conn,
+				      const struct fi_eq_err_entry *err)
+{
+	if (err->err != ECONNREFUSED || !err->err_data)
+		return false;
+	if (conn->ep->net)
+		return !rxm_net_cm_check(err->err_data, err->err_data_size);
+	return rxm_cm_reject_reason(err->err_data, err->err_data_size) ==
+	       RXM_REJECT_ALREADY;
+}
+
 /* Our request came back rejected: lost a simultaneous connect or not. */
 static void rxm_conn_rejected(struct rxm_conn *conn,
 			      const struct fi_eq_err_entry *err)
 {
-	if (err->err == ECONNREFUSED && err->err_data &&
-	    rxm_cm_reject_reason(err->err_data, err->err_data_size) ==
-	    RXM_REJECT_ALREADY) {
+	if (rxm_conn_rejected_already(conn, err)) {
 		/* the peer's own request will come: wait for it */
 		rxm_conn_close_core(conn);
 		rxm_conn_wait(conn);
@@ -545,7 +605,18 @@ static void rxm_conn_events(struct rxm_conn *conn)
 		switch (event) {
 		case FI_CONNECTED:
 			accepted = conn->state != RXM_CONN_CONNECTING;
-			if (!accepted) {
+			if (!accepted && conn->ep->net) {
+				const struct rxm_net_cm *ncm =
+					(const void *)ev.data;
+
+				if (n < (ssize_t)sizeof(ev.e) ||
+				    rxm_net_cm_check(ncm, n - sizeof(ev.e))) {
+					rxm_conn_fail_err(conn, EPROTO);
+					break;
+				}
+				conn->peer_id = be32_to_cpu(ncm->pid);
+				conn->peer_fc = RXM_FLOW_CTRL_OFF;
+			} else if (!accepted) {
 				const struct rxm_cm_accept *acc =
 					(const void *)ev.data;
 
@@ -572,8 +643,61 @@ static void rxm_reject(struct rxm_ep *ep, struct fi_info *info, u8 reason)
 {
 	struct rxm_cm_reject rej = { .version = RXM_CM_VERSION,
 				     .reason = reason };
+	struct rxm_net_cm ncm;
 
+	if (ep->net) {
+		rxm_net_cm_fill(&ncm, kofi_sockaddr_port(&ep->name),
+				ep->net_pid);
+		fi_reject(ep->pep, info->handle, &ncm, sizeof(ncm));
+		return;
+	}
 	fi_reject(ep->pep, info->handle, &rej, sizeof(rej));
+}
+
+/*
+ * A request's CM data: its listening port and its id; -EPROTO or
+ * -EPROTONOSUPPORT for CM data of another protocol or version.
+ */
+static int rxm_connreq_data(struct rxm_ep *ep, const void *data,
+			    size_t len, u16 *port, u64 *peer_id, u8 *fc)
+{
+	const struct rxm_net_cm *ncm = data;
+	const struct rxm_cm_req *req = data;
+	int ret;
+
+	if (ep->net) {
+		ret = rxm_net_cm_check(data, len);
+		if (ret)
+			return ret;
+		*port = be16_to_cpu(ncm->port);
+		*peer_id = be32_to_cpu(ncm->pid);
+		*fc = RXM_FLOW_CTRL_OFF;
+		return 0;
+	}
+	ret = rxm_cm_req_check(data, len);
+	if (ret)
+		return ret;
+	*port = le16_to_cpu(req->port);
+	*peer_id = le64_to_cpu(req->conn_id);
+	*fc = req->flow_ctrl;
+	return 0;
+}
+
+/* Accept @conn's request (its core endpoint open). */
+static int rxm_accept(struct rxm_conn *conn, u16 port)
+{
+	struct rxm_ep *ep = conn->ep;
+	struct rxm_cm_accept acc = {};
+	struct rxm_net_cm ncm;
+
+	if (ep->net) {	/* the request's bytes, with our pid */
+		rxm_net_cm_fill(&ncm, port, ep->net_pid);
+		return fi_accept(conn->core, &ncm, sizeof(ncm));
+	}
+	acc.conn_id = cpu_to_le64(conn->id);
+	acc.rx_size = cpu_to_le32(ep->info->rx_attr->size);
+	acc.flow_ctrl = rxm_conn_fc_flag(conn);
+	return fi_accept(conn->core, &acc, sizeof(acc));
 }
 
 /*
@@ -654,18 +778,20 @@ static struct rxm_conn *rxm_connreq_conn(struct rxm_ep *ep, fi_addr_t fi_addr,
 static void rxm_connreq(struct rxm_ep *ep, struct rxm_cm_event *ev,
 			size_t datalen)
 {
-	const struct rxm_cm_req *req = (const void *)ev->data;
 	struct fi_info *info = ev->e.info;
-	struct rxm_cm_accept acc = {};
 	union kofi_sockaddr peer = {};
 	struct rxm_conn *conn;
 	fi_addr_t fi_addr;
+	u64 peer_id = 0;
+	u16 port = 0;
 	size_t len;
 	bool takeover;
+	u8 fc = 0;
 	int ret;
 
 	len = kofi_sockaddr_len(info->dest_addr, info->dest_addrlen);
-	if (rxm_cm_req_check(ev->data, datalen) || !len ||
+	if (rxm_connreq_data(ep, ev->data, datalen, &port, &peer_id, &fc) ||
+	    !len ||
 	    info->dest_addrlen != len ||
 	    ((struct sockaddr *)info->dest_addr)->sa_family !=
 	    ep->name.sa.sa_family) {
@@ -678,7 +804,7 @@ static void rxm_connreq(struct rxm_ep *ep, struct rxm_cm_event *ev,
 		memset(peer.in.sin_zero, 0, sizeof(peer.in.sin_zero));
 	else
 		peer.in6.sin6_flowinfo = 0;
-	kofi_sockaddr_set_port(&peer, le16_to_cpu(req->port));
+	kofi_sockaddr_set_port(&peer, port);
 	if (kofi_av_lookup_fi_addr(kofi_ep_av(&ep->ep), &peer.sa, len,
 				   &fi_addr) < 0)
 		fi_addr = FI_ADDR_NOTAVAIL;
@@ -693,8 +819,8 @@ static void rxm_connreq(struct rxm_ep *ep, struct rxm_cm_event *ev,
 	}
 	if (takeover)	/* our own request, if any, gives way */
 		rxm_conn_close_core(conn);
-	conn->peer_id = le64_to_cpu(req->conn_id);
-	conn->peer_fc = req->flow_ctrl;
+	conn->peer_id = peer_id;
+	conn->peer_fc = fc;
 	ret = rxm_conn_open_core(conn, info);
 	if (ret) {
 		if (!conn->core)
@@ -702,10 +828,7 @@ static void rxm_connreq(struct rxm_ep *ep, struct rxm_cm_event *ev,
 		rxm_conn_fail(conn);
 		goto out;
 	}
-	acc.conn_id = cpu_to_le64(conn->id);
-	acc.rx_size = cpu_to_le32(ep->info->rx_attr->size);
-	acc.flow_ctrl = rxm_conn_fc_flag(conn);
-	ret = fi_accept(conn->core, &acc, sizeof(acc));
+	ret = rxm_accept(conn, port);
 	if (ret)
 		rxm_conn_fail(conn);
 out:

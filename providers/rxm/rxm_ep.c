@@ -10,6 +10,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/random.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include "rxm.h"
@@ -282,10 +283,12 @@ int rxm_ep_open(struct fid_domain *domain, struct fi_info *info,
 	if (!ep->info->tx_attr->size ||
 	    ep->info->tx_attr->size > RXM_TX_SIZE)
 		ep->info->tx_attr->size = RXM_TX_SIZE;
-	ret = kofi_util_core_info(&rxm_util, info, &ep->core_info);
+	ep->net = dom->fab->util == &rxm_net_util;
+	ep->net_pid = get_random_u32();
+	ret = kofi_util_core_info(dom->fab->util, info, &ep->core_info);
 	if (ret)
 		goto err;
-	ep->rndv_ok = (ep->core_info->caps & FI_RMA) &&
+	ep->rndv_ok = !ep->net && (ep->core_info->caps & FI_RMA) &&
 		      ep->info->ep_attr->max_msg_size > RXM_EAGER_LIMIT;
 	ep->virt_addr = dom->core_attr.mr_mode & FI_MR_VIRT_ADDR;
 	ep->reg_pages = dom->core_attr.mr_mode & FI_MR_ALLOCATED;

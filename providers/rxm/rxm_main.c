@@ -12,6 +12,11 @@
  * RMA writes is 4 bytes (rxm_proto.h).  Its fabric and
  * domain are the utility objects of <kofi/util.h>, which own the core's;
  * the domain adds the shared address vector and CQ.
+ *
+ * The module registers a second provider, "net" ("ksocket;net"): the same
+ * endpoints over ksocket speaking libfabric's net wire instead of rxm's
+ * (rxm_proto.h), for peers running libfabric's net provider (and its
+ * successor, tcp's own RDM).  Messages are as large as ksocket's.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -33,6 +38,9 @@ module_param_named(connect_timeout_ms, rxm_connect_timeout_ms, uint, 0644);
 MODULE_PARM_DESC(connect_timeout_ms,
 		 "a connection to a peer not up within this many ms fails with ETIMEDOUT, for endpoints opened later (0 = never; at most 86400000; default 10000; fi_setopt(FI_OPT_CONNECT_TIMEOUT_MS) per endpoint)");
 
+#define RXM_NET_PROV_NAME	"net"
+#define RXM_NET_CORE		"ksocket;" RXM_NET_PROV_NAME
+
 /* The core providers rxm runs over, as prov_name entries. */
 #define RXM_CORE_KSOCKET	"ksocket;" RXM_PROV_NAME
 #define RXM_CORE_IB_VERBS	"ib_verbs;" RXM_PROV_NAME
@@ -50,15 +58,8 @@ static bool rxm_names_core(const char *spec)
  * ib_verbs, or of the one the user named ("ib_verbs;rxm": the core query
  * matches "core;rxm" against the user's prov_name).
  */
-static void rxm_core_hints(struct fi_info *h)
+static void rxm_core_hints_common(struct fi_info *h)
 {
-	char *name = NULL;
-
-	if (!rxm_names_core(h->fabric_attr->prov_name)) {
-		name = kstrdup(RXM_CORE_NAMES, GFP_KERNEL);
-		kfree(h->fabric_attr->prov_name);
-		h->fabric_attr->prov_name = name;
-	}
 	/* remote CQ data of RMA writes is the core's (not on iWARP) */
 	h->caps = FI_MSG | FI_RMA | (h->caps & FI_REMOTE_CQ_DATA);
 	/* out of memory: ask for what no core has, so that nothing is found */
@@ -73,6 +74,26 @@ static void rxm_core_hints(struct fi_info *h)
 	kfree(h->dest_addr);
 	h->dest_addr = NULL;
 	h->dest_addrlen = 0;
+}
+
+static void rxm_core_hints(struct fi_info *h)
+{
+	char *name = NULL;
+
+	if (!rxm_names_core(h->fabric_attr->prov_name)) {
+		name = kstrdup(RXM_CORE_NAMES, GFP_KERNEL);
+		kfree(h->fabric_attr->prov_name);
+		h->fabric_attr->prov_name = name;
+	}
+	rxm_core_hints_common(h);
+}
+
+/* net runs over ksocket only: its tagged messages are tcp's op 1. */
+static void rxm_net_core_hints(struct fi_info *h)
+{
+	kfree(h->fabric_attr->prov_name);
+	h->fabric_attr->prov_name = kstrdup(RXM_NET_CORE, GFP_KERNEL);
+	rxm_core_hints_common(h);
 }
 
 /* The rxm info over a core FI_EP_MSG info; NULL if out of memory. */
@@ -134,33 +155,71 @@ static struct fi_info *rxm_info_from_core(const struct fi_info *core)
 	return info;
 }
 
-static int rxm_getinfo(u32 version, const struct fi_info *hints, u64 flags,
-		       struct fi_info **info)
+/*
+ * The net info over a ksocket info: rxm's, with messages as large as the
+ * core's (no rendezvous, no header) and the core's remote CQ data.
+ */
+static struct fi_info *rxm_net_info_from_core(const struct fi_info *core)
 {
+	struct fi_info *info = rxm_info_from_core(core);
+
+	if (!info)
+		return NULL;
+	info->ep_attr->protocol_version = RXM_NET_CM_VERSION;
+	info->ep_attr->max_msg_size = core->ep_attr->max_msg_size;
+	info->domain_attr->cq_data_size = (core->caps & FI_REMOTE_CQ_DATA) ?
+					  core->domain_attr->cq_data_size : 0;
+	return info;
+}
+
+/* What rxm and net answer: reliable datagrams over the cores they name. */
+static int rxm_getinfo_util(const struct kofi_util_prov *util,
+			    bool (*names_core)(const char *spec),
+			    u32 version, const struct fi_info *hints,
+			    u64 flags, struct fi_info **info)
+{
+	const char *spec = hints->fabric_attr->prov_name;
+
 	/*
 	 * Reliable datagrams for who asks for them: FI_EP_RDM, or any type
-	 * with rxm named in prov_name.
+	 * with the provider named in prov_name.
 	 */
 	if (hints->ep_attr->type == FI_EP_UNSPEC) {
-		if (!hints->fabric_attr->prov_name ||
-		    !strstr(hints->fabric_attr->prov_name, RXM_PROV_NAME))
+		if (!spec || !strstr(spec, util->prov->name))
 			return -ENODATA;
 	} else if (hints->ep_attr->type != FI_EP_RDM) {
 		return -ENODATA;
 	}
 	if (hints->caps & ~(RXM_CAPS | RXM_RMA_CAPS | FI_REMOTE_CQ_DATA))
 		return -ENODATA;
-	/* a core named must be one rxm runs over */
-	if (hints->fabric_attr->prov_name &&
-	    strchr(hints->fabric_attr->prov_name, ';') &&
-	    !rxm_names_core(hints->fabric_attr->prov_name))
+	/* a core named must be one it runs over */
+	if (spec && strchr(spec, ';') && !names_core(spec))
 		return -ENODATA;
 	if (hints->addr_format != FI_FORMAT_UNSPEC &&
 	    hints->addr_format != FI_SOCKADDR &&
 	    hints->addr_format != FI_SOCKADDR_IN &&
 	    hints->addr_format != FI_SOCKADDR_IN6)
 		return -ENODATA;
-	return kofi_util_getinfo(&rxm_util, version, hints, flags, info);
+	return kofi_util_getinfo(util, version, hints, flags, info);
+}
+
+static int rxm_getinfo(u32 version, const struct fi_info *hints, u64 flags,
+		       struct fi_info **info)
+{
+	return rxm_getinfo_util(&rxm_util, rxm_names_core, version, hints,
+				flags, info);
+}
+
+static bool rxm_net_names_core(const char *spec)
+{
+	return spec && strstr(spec, RXM_NET_CORE);
+}
+
+static int rxm_net_getinfo(u32 version, const struct fi_info *hints,
+			   u64 flags, struct fi_info **info)
+{
+	return rxm_getinfo_util(&rxm_net_util, rxm_net_names_core, version,
+				hints, flags, info);
 }
 
 /* ---- domain and fabric: the utility objects ---- */
@@ -213,6 +272,13 @@ static int rxm_fabric_open(struct fi_fabric_attr *attr,
 				     context);
 }
 
+static int rxm_net_fabric_open(struct fi_fabric_attr *attr,
+			       struct fid_fabric **fabric, void *context)
+{
+	return kofi_util_fabric_open(&rxm_net_util, attr, &rxm_fabric_ops,
+				     fabric, context);
+}
+
 static struct kofi_provider rxm_prov = {
 	.name = RXM_PROV_NAME,
 	.version = RXM_PROV_VERSION,
@@ -228,6 +294,23 @@ struct kofi_util_prov rxm_util = {
 	.prov = &rxm_prov,
 	.core_hints = rxm_core_hints,
 	.info = rxm_info_from_core,
+};
+
+static struct kofi_provider rxm_net_prov = {
+	.name = RXM_NET_PROV_NAME,
+	.version = RXM_PROV_VERSION,
+	.fi_version = FI_VERSION(FI_MAJOR_VERSION, FI_MINOR_VERSION),
+	.owner = THIS_MODULE,
+	.priority = KOFI_PRIO_UTIL,
+	.flags = KOFI_PROV_UTIL,
+	.getinfo = rxm_net_getinfo,
+	.fabric = rxm_net_fabric_open,
+};
+
+struct kofi_util_prov rxm_net_util = {
+	.prov = &rxm_net_prov,
+	.core_hints = rxm_net_core_hints,
+	.info = rxm_net_info_from_core,
 };
 
 static int __init rxm_init(void)
@@ -251,10 +334,16 @@ static int __init rxm_init(void)
 		goto err_cache;
 	}
 	rxm_util.wq = rxm_wq;
+	rxm_net_util.wq = rxm_wq;
 	ret = kofi_provider_register(&rxm_prov);
 	if (ret)
 		goto err_wq;
+	ret = kofi_provider_register(&rxm_net_prov);
+	if (ret)
+		goto err_rxm;
 	return 0;
+err_rxm:
+	kofi_provider_deregister(&rxm_prov);
 err_wq:
 	destroy_workqueue(rxm_wq);
 err_cache:
@@ -264,6 +353,7 @@ err_cache:
 
 static void __exit rxm_exit(void)
 {
+	kofi_provider_deregister(&rxm_net_prov);
 	kofi_provider_deregister(&rxm_prov);
 	destroy_workqueue(rxm_wq);
 	kmem_cache_destroy(rxm_tx_cache);
@@ -275,3 +365,4 @@ module_exit(rxm_exit);
 MODULE_DESCRIPTION("kOFI rxm provider: reliable datagrams over connected endpoints (libfabric ofi_rxm)");
 MODULE_LICENSE("Dual BSD/GPL");
 MODULE_ALIAS_KOFI_PROV(RXM_PROV_NAME);
+MODULE_ALIAS_KOFI_PROV(RXM_NET_PROV_NAME);

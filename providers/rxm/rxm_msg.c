@@ -29,6 +29,11 @@
  * eager limit) holds its connection until a receive takes it.  Untagged
  * messages, and every message over another core, carry rxm's header.
  *
+ * Over libfabric's net wire ("ksocket;net", rxm_ep.net) no message has
+ * rxm's header and none goes by rendezvous: an untagged message of any
+ * size is the core's untagged message, a tagged one the core's tagged
+ * message, and both arrive as above (the core claims every message).
+ *
  * Completions are written with no rxm lock held, in the context the core
  * completes in (ksocket: socket callbacks or its work; ib_verbs: softirq)
  * or in the data call that found a waiting message.
@@ -278,11 +283,12 @@ static int rxm_tx_inject(struct rxm_tx *tx)
 }
 
 /*
- * A tagged eager message as the core's tagged message: the payload only,
- * the tag and remote CQ data in the core's header.
+ * A message as the core's own, the payload only, the tag (tagged) and
+ * remote CQ data in the core's header: a tagged eager message over
+ * ksocket, any message over net.
  */
 static int rxm_send_raw(struct rxm_conn *conn, struct rxm_tx *tx,
-			const struct fi_msg_tagged *s, u64 flags)
+			const struct fi_msg_tagged *s, u64 flags, bool tagged)
 {
 	struct fi_msg_tagged tm = {
 		.iov_type = tx->vec.type,
@@ -292,14 +298,24 @@ static int rxm_send_raw(struct rxm_conn *conn, struct rxm_tx *tx,
 		.context = &tx->cqe,
 		.data = s->data,
 	};
+	struct fi_msg m;
 
 	if (tx->vec.type == FI_IOV_BVEC)
 		tm.msg_bvec = tx->vec.bv + 1;
 	else
 		tm.msg_iov = tx->vec.kv + 1;
-	return fi_tsendmsg(conn->core, &tm, FI_COMPLETION |
-			   (flags & (FI_DELIVERY_COMPLETE | FI_REMOTE_CQ_DATA |
-				     FI_MAY_SLEEP)));
+	flags = FI_COMPLETION | (flags & (FI_DELIVERY_COMPLETE |
+					  FI_REMOTE_CQ_DATA | FI_MAY_SLEEP));
+	if (tagged)
+		return fi_tsendmsg(conn->core, &tm, flags);
+	m.iov_type = tm.iov_type;
+	m.msg_iov = tm.msg_iov;
+	m.desc = NULL;
+	m.iov_count = tm.iov_count;
+	m.addr = tm.addr;
+	m.context = tm.context;
+	m.data = tm.data;
+	return fi_sendmsg(conn->core, &m, flags);
 }
 
 /* An eager packet: header and payload in one core send. */
@@ -356,16 +372,19 @@ static ssize_t rxm_send(struct rxm_ep *ep, const struct fi_msg_tagged *s,
 		     (flags & FI_REMOTE_CQ_DATA) ? RXM_FLAG_CQ_DATA : 0,
 		     (flags & FI_REMOTE_CQ_DATA) ? s->data : 0, s->tag);
 	kofi_vec_hdr(&tx->vec, &tx->hdr, sizeof(tx->hdr));
-	if (tx->len > RXM_EAGER_LIMIT) {
+	if (ep->net) {	/* any size, as the core's message: no header */
+		ret = rxm_send_raw(conn, tx, s, flags | sleep,
+				   op == RXM_OP_TAGGED);
+	} else if (tx->len > RXM_EAGER_LIMIT) {
 		ret = rxm_rndv_send(ep, conn, tx, sleep);
 		if (ret)
 			goto err_credit;
 		return 0;	/* the connection is released once posted */
-	}
-	if (op == RXM_OP_TAGGED && conn->raw_tagged)
-		ret = rxm_send_raw(conn, tx, s, flags | sleep);
-	else
+	} else if (op == RXM_OP_TAGGED && conn->raw_tagged) {
+		ret = rxm_send_raw(conn, tx, s, flags | sleep, true);
+	} else {
 		ret = rxm_send_pkt(conn, tx, flags | sleep);
+	}
 	if (ret)
 		goto err_credit;
 	return rxm_tx_posted(tx, conn, 0);
@@ -799,15 +818,16 @@ static void rxm_deliver(struct rxm_ep *ep, struct rxm_rx *rx,
 }
 
 /*
- * The core's tagged message in a bounce buffer: make up the header rxm's
- * would have been.
+ * The core's tagged message (over net any message) in a bounce buffer:
+ * make up the header rxm's would have been.
  */
 static void rxm_buf_raw_hdr(struct rxm_buf *buf,
 			    const struct fi_cq_err_entry *comp)
 {
 	bool data = comp->flags & FI_REMOTE_CQ_DATA;
+	u8 op = (comp->flags & FI_TAGGED) ? RXM_OP_TAGGED : RXM_OP_MSG;
 
-	rxm_hdr_fill(&buf->hdr, RXM_EAGER, RXM_OP_TAGGED, 0, 0, buf->len,
+	rxm_hdr_fill(&buf->hdr, RXM_EAGER, op, 0, 0, buf->len,
 		     data ? RXM_FLAG_CQ_DATA : 0, data ? comp->data : 0,
 		     comp->tag);
 }
@@ -849,7 +869,7 @@ void rxm_buf_done(struct fid_cq *cq, struct fi_cqe *cqe,
 	}
 	buf->len = comp->len;
 	buf->sar = NULL;
-	buf->raw = comp->flags & FI_TAGGED;
+	buf->raw = ep->net || (comp->flags & FI_TAGGED);
 	if (buf->raw)
 		rxm_buf_raw_hdr(buf, comp);
 	else if (rxm_hdr_check(buf->pkt, buf->len))
@@ -892,7 +912,7 @@ void rxm_buf_done(struct fid_cq *cq, struct fi_cqe *cqe,
 	}
 	q = hdr->op == RXM_OP_TAGGED ? &ep->tagq : &ep->msgq;
 	memset(&buf->me, 0, sizeof(buf->me));
-	buf->me.addr = conn->fi_addr;
+	buf->me.addr = READ_ONCE(conn->fi_addr);
 	buf->me.tag = le64_to_cpu(hdr->tag);
 	buf->me.len = le64_to_cpu(hdr->size);
 	if (hdr->type == RXM_EAGER)
@@ -964,10 +984,11 @@ static void rxm_trx_place(struct rxm_conn *conn, struct rxm_rx *rx,
 {
 	struct rxm_trx *t = &conn->trx;
 	bool data = f->flags & FI_REMOTE_CQ_DATA;
+	u8 op = (f->flags & FI_TAGGED) ? RXM_OP_TAGGED : RXM_OP_MSG;
 	struct rxm_hdr hdr;
 	size_t room = rxm_rx_room(rx, msg);
 
-	rxm_hdr_fill(&hdr, RXM_EAGER, RXM_OP_TAGGED, 0, 0, f->len,
+	rxm_hdr_fill(&hdr, RXM_EAGER, op, 0, 0, f->len,
 		     data ? RXM_FLAG_CQ_DATA : 0, data ? f->data : 0, f->tag);
 	rxm_comp_fill(rx, msg, &hdr, room, &t->c);
 	rxm_rx_busy_locked(rx, msg);
@@ -984,9 +1005,9 @@ static void rxm_trx_place(struct rxm_conn *conn, struct rxm_rx *rx,
 
 /*
  * struct fi_tagged_rx's claim() of every core endpoint: a tagged message
- * goes straight to the receive that takes it; else to a bounce buffer,
- * where it waits as unexpected, if it fits one; else it waits on its
- * connection until a tagged receive is posted (rxm_trx_retry()).
+ * (over net any message) goes straight to the receive that takes it; else
+ * to a bounce buffer, where it waits as unexpected, if it fits one; else
+ * it waits on its connection until a receive is posted (rxm_trx_retry()).
  * Context: the core's receive context; does not sleep.
  */
 static int rxm_trx_claim(struct fid_ep *core, const struct fi_tagged_frame *f,
@@ -995,7 +1016,7 @@ static int rxm_trx_claim(struct fid_ep *core, const struct fi_tagged_frame *f,
 	struct rxm_conn *conn = core->fid.context;
 	struct rxm_ep *ep = conn->ep;
 	struct kofi_match_entry msg = {
-		.addr = conn->fi_addr,
+		.addr = READ_ONCE(conn->fi_addr),
 		.tag = f->tag,
 		.len = f->len,
 	};
@@ -1003,7 +1024,8 @@ static int rxm_trx_claim(struct fid_ep *core, const struct fi_tagged_frame *f,
 	unsigned long flags;
 
 	spin_lock_irqsave(&ep->lock, flags);
-	me = kofi_match_find(&ep->tagq, &msg);
+	me = kofi_match_find((f->flags & FI_TAGGED) ? &ep->tagq : &ep->msgq,
+			     &msg);
 	/* under the lock: a multi-receive buffer may be cancelled */
 	if (me) {
 		rxm_trx_place(conn, container_of(me, struct rxm_rx, me), &msg,
@@ -1020,6 +1042,12 @@ static int rxm_trx_claim(struct fid_ep *core, const struct fi_tagged_frame *f,
 
 const struct fi_tagged_rx rxm_trx_ops = {
 	.claim = rxm_trx_claim,
+};
+
+/* net: every message is claimed; tagged ones are op 1 both ways */
+const struct fi_tagged_rx rxm_net_trx_ops = {
+	.claim = rxm_trx_claim,
+	.flags = FI_TAGGED_RX_MSG | FI_TAGGED_RX_OP,
 };
 
 /**
@@ -1143,7 +1171,8 @@ static void rxm_rx_post(struct rxm_ep *ep, struct kofi_match_queue *q,
 	kofi_match_post(q, &rx->me, &taken);
 	list_for_each_entry(me, &taken, node)
 		rxm_rx_busy_locked(rx, me);
-	retry = q == &ep->tagq && ep->trx_held;
+	/* over net untagged messages are held too */
+	retry = (q == &ep->tagq || ep->net) && ep->trx_held;
 	spin_unlock_irqrestore(&ep->lock, flags);
 	list_for_each_entry_safe(me, next, &taken, node) {
 		list_del_init(&me->node);

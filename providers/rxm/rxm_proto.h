@@ -472,4 +472,62 @@ static inline unsigned int rxm_rd_per_read(unsigned int nrma,
 	return core_limit >= nrma ? nrma : 1;
 }
 
+/*
+ * libfabric's net wire ("ksocket;net"): native reliable datagrams over tcp
+ * v3 connections.  The CM data of a request, an accept and a reject is one
+ * struct rxm_net_cm (8 bytes, big-endian fields); the accepter answers
+ * with the request's bytes and its own pid, and rejects with the
+ * request's bytes.  Messages carry no header of their own: an untagged
+ * message is the core's op 0, a tagged one its op 1 with the tag.
+ */
+#define RXM_NET_CM_VERSION	0
+
+/**
+ * struct rxm_net_cm - net's CM data (8 bytes)
+ * @version: RXM_NET_CM_VERSION
+ * @resv: zero
+ * @port: the requester's listening port, big-endian
+ * @pid: the sender's process id (kOFI: a random id of its endpoint),
+ *	big-endian
+ */
+struct rxm_net_cm {
+	u8 version;
+	u8 resv;
+	__be16 port;
+	__be32 pid;
+} __packed;
+
+static_assert(sizeof(struct rxm_net_cm) == 8);
+
+/**
+ * rxm_net_cm_fill() - net's CM data of our request (or accept, reject)
+ * @cm: filled in
+ * @port: the requester's listening port (host order)
+ * @pid: our id
+ */
+static inline void rxm_net_cm_fill(struct rxm_net_cm *cm, u16 port, u32 pid)
+{
+	cm->version = RXM_NET_CM_VERSION;
+	cm->resv = 0;
+	cm->port = cpu_to_be16(port);
+	cm->pid = cpu_to_be32(pid);
+}
+
+/**
+ * rxm_net_cm_check() - a peer's net CM data
+ * @data: its CM data
+ * @len: bytes of @data
+ *
+ * Return: 0 if it is net's; -EPROTO for CM data too short;
+ * -EPROTONOSUPPORT for another version.
+ */
+static inline int rxm_net_cm_check(const void *data, size_t len)
+{
+	const struct rxm_net_cm *cm = data;
+
+	if (!data || len < sizeof(*cm))
+		return -EPROTO;
+	return cm->version == RXM_NET_CM_VERSION ? 0 : -EPROTONOSUPPORT;
+}
+
 #endif /* _RXM_PROTO_H */

@@ -126,7 +126,7 @@ void rxm_rma_remote(struct rxm_conn *conn, struct rxm_buf *buf,
 	struct kofi_comp c = {
 		.flags = FI_RMA | FI_REMOTE_WRITE | FI_REMOTE_CQ_DATA,
 		.data = comp->data,
-		.src = conn->fi_addr,
+		.src = READ_ONCE(conn->fi_addr),
 	};
 
 	/* posted first: a grant it earns goes out before the ULP's answer */

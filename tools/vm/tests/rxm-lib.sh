@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # The rxm utility provider over one core provider (CORE), between the two
 # guests, every transfer verified.  The caller (rxm-ksocket.sh,
-# rxm-ibv.sh) sets CORE,
+# rxm-ibv.sh, net-ksocket.sh) sets CORE, UTIL (rxm, or net for the net
+# wire's "ksocket;net"; default rxm),
 # FIPROV (fi_pingpong's -p), FIPP_ENV (its environment) and FIPP_MODES
 # (the -m modes fi_pingpong runs in against the kernel).
 #
@@ -25,7 +26,7 @@
 # libfabric's rxm over verbs sends 64 KiB as segments).
 
 M=/kofi/modules
-RXM="prov=$CORE;rxm ep_type=rdm verify=1"
+RXM="prov=$CORE;${UTIL:-rxm} ep_type=rdm verify=1"
 FIPP_SIZES=64,256,1024,4096,65536,1048576
 # Both sides of each edge: inject, eager, rendezvous.
 RXM_SIZES=0,1,255,256,257,4096,16383,16384,16385,65536,1048576
@@ -151,7 +152,7 @@ rxm_fipp_one() {
 RMA_SIZES=1,4096,65536,1048576
 RMA_ITERS=$(scaled 4 2)
 case $FIPROV in
-*";ofi_rxm") RMA_PROV=$FIPROV ;;
+*";ofi_rxm" | net) RMA_PROV=$FIPROV ;;
 *) RMA_PROV="$FIPROV;ofi_rxm" ;;
 esac
 rma_peer() {
