@@ -2,7 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 # kofi-link-mtu: 9000
 # rxm's connections under load, over ksocket;rxm, with the reliable-
-# datagram sample (kofi_sample_rds prov=ksocket;rxm).
+# datagram sample (kofi_sample_rds prov=ksocket;rxm); net-fanin.sh runs
+# the same over ksocket;net (FPROV, its ports PB higher), where the
+# 64 KiB messages come whole and wait on their connections for the
+# receives, and a request lost in a crossing connect is rejected
+# without a reason.
 #
 # Fan-in: 64 endpoints on guest 1 (role=fanin-send tagged=1) send 4
 # tagged messages each - 64 KiB, so by rendezvous - all at once to one
@@ -30,11 +34,13 @@
 . ./lib.sh
 . ./rds-lib.sh
 
-FANIN="prov=ksocket;rxm tagged=1 eps=64 burst=4 burst_size=65536"
+FPROV=${FPROV:-ksocket;rxm}
+PB=${PB:-0}
+FANIN="prov=$FPROV tagged=1 eps=64 burst=4 burst_size=65536"
 FANIN="$FANIN rx_depth=16 timeout_ms=240000"
-XPORT=18481
+XPORT=$((18481 + PB))
 XPAIRS=6
-XCHG="prov=ksocket;rxm eps=$XPAIRS sizes=1,16384,65536"
+XCHG="prov=$FPROV eps=$XPAIRS sizes=1,16384,65536"
 XCHG="$XCHG iters=$(scaled 2 1) timeout_ms=60000"
 DDC=/sys/kernel/debug/dynamic_debug/control
 
@@ -68,14 +74,15 @@ check "insmod kofi_rxm" insmod $M/kofi_rxm.ko
 
 if [ "$KOFI_HOST" = 0 ]; then
 	check "receiving endpoint bound" sample_start fanin-recv \
-		port=18401 peer_port=18411 $FANIN
+		port=$((18401 + PB)) peer_port=$((18411 + PB)) $FANIN
 	barrier "fan-in"
 	check "every tagged message of the 64 senders arrived, verified" \
 		echo_done
 else
 	barrier "fan-in"
 	check "64 endpoints sent, the receiver confirmed" sample_run \
-		fanin-send port=18411 peer_port=18401 $FANIN
+		fanin-send port=$((18411 + PB)) peer_port=$((18401 + PB)) \
+		$FANIN
 fi
 unload_sample
 barrier "fan-in: done"
