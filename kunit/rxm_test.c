@@ -329,10 +329,9 @@ static void rxm_msg_test(struct kunit *test)
  * the connection (larger, until a receive is posted) - with tags, remote
  * CQ data and sources, data verified.
  */
-static void rxm_net_test(struct kunit *test)
+/* Two enabled ksocket;net endpoints on 127.0.0.1, as rt_setup()'s. */
+static void rt_net_setup(struct kunit *test, struct ktr_rdm *t)
 {
-	static const size_t sizes[] = { 0, 1, 4096, RT_EAGER, RT_EAGER + 1,
-					RT_BIG };
 	const struct ktr_rdm_attr attr = {
 		.prov = "ksocket;net",
 		.node = "127.0.0.1",
@@ -341,13 +340,21 @@ static void rxm_net_test(struct kunit *test)
 		.split_cq = true,
 		.buf_size = RT_BIG + 64,
 	};
+
+	ktr_rdm_open(test, t, &attr);
+}
+
+static void rxm_net_test(struct kunit *test)
+{
+	static const size_t sizes[] = { 0, 1, 4096, RT_EAGER, RT_EAGER + 1,
+					RT_BIG };
 	struct fi_cq_tagged_entry e;
 	struct ktr_rdm t;
 	fi_addr_t src;
 	size_t i;
 	int dir, late;
 
-	ktr_rdm_open(test, &t, &attr);
+	rt_net_setup(test, &t);
 	KUNIT_EXPECT_STREQ(test, t.info->fabric_attr->prov_name,
 			   "ksocket;net");
 	KUNIT_EXPECT_EQ(test, t.info->ep_attr->type, FI_EP_RDM);
@@ -2189,6 +2196,56 @@ static void rxm_bad_cm_test(struct kunit *test)
 	rt_teardown(test, &t);
 }
 
+/*
+ * net's CM data at a ksocket;net endpoint: rxm's request, or one too
+ * short, is refused with net's reject (its own CM data: version 0, its
+ * port); a good request is answered with the request's bytes and the
+ * endpoint's id; the endpoint is still served.
+ */
+static void rxm_net_bad_cm_test(struct kunit *test)
+{
+	struct fi_cq_tagged_entry e;
+	struct rxm_net_cm ncm, got;
+	struct sockaddr_in name;
+	struct rxm_cm_req req;
+	size_t nlen = sizeof(name);
+	struct socket *sock;
+	struct ktr_rdm t;
+	u8 type, byte;
+	int i;
+
+	rt_net_setup(test, &t);
+	KUNIT_ASSERT_EQ(test, fi_getname(&t.ep[0]->fid, &name, &nlen), 0);
+	rxm_cm_req_fill(&req, 9, RXM_FLOW_CTRL_OFF, 16, 7);
+	for (i = 0; i < 2; i++) {
+		sock = rt_raw_dial(test, &t, &req, i ? 4 : sizeof(req));
+		KUNIT_EXPECT_EQ(test, rt_raw_ctrl_recv(sock, &type, &got,
+						       sizeof(got)),
+				(int)sizeof(got));
+		KUNIT_EXPECT_EQ(test, type, KSOCK_CTRL_NACK);
+		KUNIT_EXPECT_EQ(test, rxm_net_cm_check(&got, sizeof(got)), 0);
+		KUNIT_EXPECT_EQ(test, be16_to_cpu(got.port),
+				ntohs(name.sin_port));
+		KUNIT_EXPECT_LE(test, rt_raw_recv(sock, &byte, 1), 0);
+		sock_release(sock);
+	}
+	rxm_net_cm_fill(&ncm, 9, 0x5150);
+	sock = rt_raw_dial(test, &t, &ncm, sizeof(ncm));
+	KUNIT_EXPECT_EQ(test, rt_raw_ctrl_recv(sock, &type, &got, sizeof(got)),
+			(int)sizeof(got));
+	KUNIT_EXPECT_EQ(test, type, KSOCK_CTRL_CONNRESP);
+	KUNIT_EXPECT_EQ(test, got.version, RXM_NET_CM_VERSION);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(got.port), 9);
+	sock_release(sock);
+	/* endpoint 0 is still served */
+	KUNIT_ASSERT_EQ(test, fi_recv(t.ep[0], t.buf[0], 64, NULL,
+				      FI_ADDR_UNSPEC, NULL), 0);
+	KUNIT_ASSERT_EQ(test, rt_send(&t, 1, t.buf[1], 8, false, 0, NULL), 0);
+	KUNIT_EXPECT_EQ(test, rt_comp(t.tx[1], &e, NULL, NULL), 1);
+	KUNIT_EXPECT_EQ(test, rt_comp(t.rx[0], &e, NULL, NULL), 1);
+	rt_teardown(test, &t);
+}
+
 /* Accept endpoint 0's next connection on @lsock and read its request. */
 static struct socket *rt_raw_take(struct kunit *test, struct ktr_rdm *t,
 				  struct socket *lsock)
@@ -2381,6 +2438,7 @@ static struct kunit_case rxm_cases[] = {
 	KUNIT_CASE(rxm_sar_test),
 	KUNIT_CASE_PARAM(rxm_malformed_test, rt_bad_gen_params),
 	KUNIT_CASE(rxm_bad_cm_test),
+	KUNIT_CASE(rxm_net_bad_cm_test),
 	KUNIT_CASE(rxm_bad_accept_test),
 	KUNIT_CASE(rxm_connect_timeout_test),
 	KUNIT_CASE(rxm_lost_connect_test),

@@ -12,10 +12,11 @@
  *
  * role=send sends message k and waits for the peer's echo of it, one at a
  * time (fi_send, fi_sendmsg and fi_inject in turn, receives by fi_recv and
- * fi_recvmsg), then sends the burst as fast as the provider takes it,
- * counting the -EAGAIN answers, and only then receives the burst's
- * echoes.  role=echo receives every message and sends it back.  Each side
- * checks every message's length, data and source (FI_SOURCE: the peer's
+ * fi_recvmsg), then sends the burst as fast as the provider takes it
+ * (with burst_pause_ms, pausing after its first 8 messages), counting the
+ * -EAGAIN answers, and only then receives the burst's echoes.  role=echo
+ * receives every message and sends it back.  Each side checks every
+ * message's length, data and source (FI_SOURCE: the peer's
  * AV handle).  At the end the sender sends one more message, of 0 bytes,
  * that the echo side waits for and does not echo: closing an RDS socket
  * drops the messages it has not yet transmitted, so the echo side closes
@@ -138,6 +139,12 @@ MODULE_PARM_DESC(burst, "messages sent back to back at the end (default 32)");
 static unsigned int burst_size = 65536;
 module_param(burst_size, uint, 0444);
 MODULE_PARM_DESC(burst_size, "size of the burst's messages (default 65536)");
+
+/* role=send: the burst pauses after this many messages (burst_pause_ms) */
+#define SR_PAUSE_AFTER	8
+static unsigned int burst_pause_ms;
+module_param(burst_pause_ms, uint, 0444);
+MODULE_PARM_DESC(burst_pause_ms, "role=send: pause after the burst's first 8 messages, so that a receiver they congest has said so before the rest go (default 0: none)");
 
 static unsigned int eps = 8;
 module_param(eps, uint, 0444);
@@ -532,6 +539,8 @@ static int sr_run_send(struct sr_ctx *s)
 	for (; k < n + burst; k++) {
 		u8 *buf = s->ring[k % SR_RING];
 
+		if (burst_pause_ms && k == n + SR_PAUSE_AFTER)
+			msleep(burst_pause_ms);
 		ks_fill(buf, burst_size, k);
 		while ((ret = sr_send(s, s->peer_addr, buf, burst_size, k)) ==
 	       -EAGAIN) {

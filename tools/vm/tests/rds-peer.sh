@@ -8,7 +8,9 @@
 # the other guest; every message's length, data and source are checked.
 # When the sample sends, rds-peer shrinks its receive buffer for the
 # burst (256 KiB: 4 messages of 64 KiB congest its port) and waits before
-# it until RDS marked its port congested, and a second more: RDS's
+# it until RDS marked its port congested, and a second more; the sample
+# pauses half a second after the burst's first 8 messages, so that RDS's
+# congestion update has reached its host before the other 40 go: RDS's
 # congestion control then refuses the provider's sends (its counter
 # cong_send_error grows), and still every message arrives.  rds-peer
 # takes the burst's messages 100 ms apart, so that its port is never
@@ -79,7 +81,7 @@ else
 	cong_before=$(cong_errors)
 	check "congestion counter readable" test -n "$cong_before"
 	check "sample sent to rds-peer, echoes verified" sent_congested \
-		port=18012 peer_port=18011 iters=$I burst=48
+		port=18012 peer_port=18011 iters=$I burst=48 burst_pause_ms=500
 	check "RDS refused sends for congestion, none lost" congested
 	unload_sample
 fi
