@@ -348,6 +348,12 @@ static void rxm_net_test(struct kunit *test)
 {
 	static const size_t sizes[] = { 0, 1, 4096, RT_EAGER, RT_EAGER + 1,
 					RT_BIG };
+	struct kvec pkv = { .iov_len = 64 };
+	struct fi_msg_tagged peek = {
+		.iov_type = FI_IOV_KVEC,
+		.iov_count = 1,
+		.addr = FI_ADDR_UNSPEC,
+	};
 	struct fi_cq_tagged_entry e;
 	struct ktr_rdm t;
 	fi_addr_t src;
@@ -355,6 +361,7 @@ static void rxm_net_test(struct kunit *test)
 	int dir, late;
 
 	rt_net_setup(test, &t);
+	pkv.iov_base = t.buf[1];
 	KUNIT_EXPECT_STREQ(test, t.info->fabric_attr->prov_name,
 			   "ksocket;net");
 	KUNIT_EXPECT_EQ(test, t.info->ep_attr->type, FI_EP_RDM);
@@ -412,6 +419,39 @@ static void rxm_net_test(struct kunit *test)
 			}
 		}
 	}
+	/*
+	 * FI_PEEK sees an unexpected message in a bounce buffer (16 KiB and
+	 * less), not a larger one waiting on its connection (ENOMSG), which
+	 * the receive posted next takes
+	 */
+	peek.msg_iov = &pkv;
+	peek.context = &peek;
+	KUNIT_ASSERT_EQ(test, rt_send(&t, 0, t.buf[0], 64, true, 0x64, NULL),
+			0);
+	KUNIT_ASSERT_EQ(test, rt_comp(t.tx[0], &e, NULL, NULL), 1);
+	msleep(50);
+	peek.tag = 0x64;
+	KUNIT_ASSERT_EQ(test, fi_trecvmsg(t.ep[1], &peek, FI_PEEK), 0);
+	KUNIT_ASSERT_EQ(test, rt_comp(t.rx[1], &e, NULL, NULL), 1);
+	KUNIT_EXPECT_EQ(test, e.len, 64);
+	KUNIT_EXPECT_EQ(test, e.tag, 0x64);
+	KUNIT_ASSERT_EQ(test, fi_trecv(t.ep[1], t.buf[1], RT_BIG, NULL,
+				       FI_ADDR_UNSPEC, 0x64, 0, NULL), 0);
+	KUNIT_ASSERT_EQ(test, rt_comp(t.rx[1], &e, NULL, NULL), 1);
+	KUNIT_EXPECT_EQ(test, e.len, 64);
+	KUNIT_ASSERT_EQ(test, rt_send(&t, 0, t.buf[0], 70000, true, 0x70, NULL),
+			0);
+	msleep(50);
+	peek.tag = 0x70;
+	KUNIT_ASSERT_EQ(test, fi_trecvmsg(t.ep[1], &peek, FI_PEEK), 0);
+	KUNIT_EXPECT_EQ(test, rt_comp(t.rx[1], &e, NULL, NULL), -ENOMSG);
+	KUNIT_ASSERT_EQ(test, fi_trecv(t.ep[1], t.buf[1], RT_BIG, NULL,
+				       FI_ADDR_UNSPEC, 0x70, 0, NULL), 0);
+	KUNIT_ASSERT_EQ(test, rt_comp(t.rx[1], &e, NULL, NULL), 1);
+	KUNIT_EXPECT_EQ(test, e.len, 70000);
+	KUNIT_EXPECT_EQ(test, memcmp(t.buf[1], t.buf[0], 70000), 0);
+	KUNIT_ASSERT_EQ(test, rt_comp(t.tx[0], &e, NULL, NULL), 1);
+
 	/* remote CQ data rides in tcp's header, tagged or not */
 	KUNIT_ASSERT_EQ(test, fi_recv(t.ep[1], t.buf[1], 64, NULL,
 				      FI_ADDR_UNSPEC, NULL), 0);
