@@ -504,16 +504,18 @@ static void rxm_conn_connect(struct rxm_conn *conn)
 	ret = rxm_conn_open_core(conn, info);
 	if (ret)
 		goto fail;
-	rxm_cm_req_fill(&req, kofi_sockaddr_port(&ep->name),
-			rxm_conn_fc_flag(conn), ep->info->rx_attr->size,
-			conn->id);
-	rxm_net_cm_fill(&ncm, kofi_sockaddr_port(&ep->name), ep->net_pid);
 	rxm_conn_timeout(conn);
 	rxm_conn_set_state(conn, RXM_CONN_CONNECTING);
-	if (ep->net)
+	if (ep->net) {
+		rxm_net_cm_fill(&ncm, kofi_sockaddr_port(&ep->name),
+				ep->net_pid);
 		ret = fi_connect(conn->core, &conn->peer, &ncm, sizeof(ncm));
-	else
+	} else {
+		rxm_cm_req_fill(&req, kofi_sockaddr_port(&ep->name),
+				rxm_conn_fc_flag(conn),
+				ep->info->rx_attr->size, conn->id);
 		ret = fi_connect(conn->core, &conn->peer, &req, sizeof(req));
+	}
 	if (ret)
 		goto fail;
 	fi_freeinfo(info);
