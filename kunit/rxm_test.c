@@ -55,6 +55,8 @@
 #define RT_TIMEOUT	5000	/* ms, every wait */
 #define RT_EAGER	16384
 #define RT_BIG		SZ_1M
+#define RT_SAR_MAX	(8 * RT_EAGER)	/* larger goes by rendezvous */
+#define RT_RNDV		(RT_SAR_MAX + 1)
 #define RT_SHORT	300	/* ms, connection timeout of the fault tests */
 
 static struct fi_info *rt_getinfo(struct kunit *test, u64 caps)
@@ -508,19 +510,26 @@ static void rxm_adopt_test(struct kunit *test)
 }
 
 /*
- * Rendezvous: messages above the eager limit, read by the receiver from
- * the sender's registrations - from kvec arrays, into a shorter buffer
+ * Messages above the eager limit: segmented up to the SAR limit, larger
+ * ones by rendezvous (read by the receiver from the sender's
+ * registrations) - each from kvec arrays, into a shorter buffer
  * (truncated), waiting unexpected, tagged, peeked and discarded.
  */
 static void rxm_rndv_test(struct kunit *test)
 {
-	static const size_t sizes[] = { RT_EAGER + 1, 65536, RT_BIG };
+	static const size_t sizes[] = { RT_EAGER + 1, 65536, RT_SAR_MAX,
+					RT_RNDV, RT_BIG };
+	/* per kvec of three, cut off at, peeked, discarded */
+	static const size_t big[][4] = {
+		{ 30000, 50000, 70000, 40000 },		/* segmented */
+		{ 50000, 140000, 150000, RT_RNDV },	/* rendezvous */
+	};
 	struct fi_cq_tagged_entry e;
 	struct fi_msg_tagged m = {};
 	struct kvec kv[3];
 	struct ktr_rdm t;
 	fi_addr_t src;
-	size_t i;
+	size_t i, j;
 	int ctx;
 
 	rt_setup(test, &t, FI_MSG | FI_TAGGED | FI_SOURCE);
@@ -541,62 +550,68 @@ static void rxm_rndv_test(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, e.len, len);
 	}
 
-	/* three kvecs in, unexpected, received into one buffer */
-	rt_fill(t.buf[0], 3 * 30000, 9);
-	for (i = 0; i < 3; i++) {
-		kv[i].iov_base = t.buf[0] + 30000 * i;
-		kv[i].iov_len = 30000;
+	for (j = 0; j < ARRAY_SIZE(big); j++) {
+		size_t part = big[j][0], cut = big[j][1];
+		size_t peek = big[j][2], drop = big[j][3];
+
+		/* three kvecs in, unexpected, received into one buffer */
+		rt_fill(t.buf[0], 3 * part, 9 + j);
+		for (i = 0; i < 3; i++) {
+			kv[i].iov_base = t.buf[0] + part * i;
+			kv[i].iov_len = part;
+		}
+		KUNIT_ASSERT_EQ(test, fi_sendv(t.ep[0], kv, NULL, 3,
+					       t.addr[1], NULL), 0);
+		msleep(50);
+		KUNIT_ASSERT_EQ(test, fi_recv(t.ep[1], t.buf[1], RT_BIG, NULL,
+					      FI_ADDR_UNSPEC, NULL), 0);
+		KUNIT_ASSERT_EQ(test, rt_comp(t.rx[1], &e, NULL, NULL), 1);
+		KUNIT_EXPECT_EQ(test, e.len, 3 * part);
+		KUNIT_EXPECT_EQ(test, memcmp(t.buf[1], t.buf[0], 3 * part), 0);
+		KUNIT_EXPECT_EQ(test, rt_comp(t.tx[0], &e, NULL, NULL), 1);
+
+		/* truncated: what fits is read, the rest reported */
+		KUNIT_ASSERT_EQ(test, fi_recv(t.ep[1], t.buf[1], 20000, NULL,
+					      FI_ADDR_UNSPEC, NULL), 0);
+		KUNIT_ASSERT_EQ(test, rt_send(&t, 0, t.buf[0], cut, false, 0,
+					      NULL), 0);
+		KUNIT_EXPECT_EQ(test, rt_comp(t.rx[1], &e, NULL, NULL),
+				-EMSGSIZE);
+		KUNIT_EXPECT_EQ(test, memcmp(t.buf[1], t.buf[0], 20000), 0);
+		KUNIT_EXPECT_EQ(test, rt_comp(t.tx[0], &e, NULL, NULL), 1);
+
+		/* tagged, peeked first; then one discarded: the sender completes */
+		KUNIT_ASSERT_EQ(test, rt_send(&t, 0, t.buf[0], peek, true, 7,
+					      NULL), 0);
+		msleep(50);
+		kv[0].iov_base = t.buf[1];
+		kv[0].iov_len = RT_BIG;
+		m.iov_type = FI_IOV_KVEC;
+		m.msg_iov = kv;
+		m.iov_count = 1;
+		m.addr = FI_ADDR_UNSPEC;
+		m.tag = 7;
+		m.context = &ctx;
+		KUNIT_ASSERT_EQ(test, fi_trecvmsg(t.ep[1], &m, FI_PEEK), 0);
+		KUNIT_ASSERT_EQ(test, rt_comp(t.rx[1], &e, NULL, NULL), 1);
+		KUNIT_EXPECT_EQ(test, e.len, peek);
+		KUNIT_EXPECT_EQ(test, e.tag, 7);
+		KUNIT_ASSERT_EQ(test, fi_trecv(t.ep[1], t.buf[1], RT_BIG, NULL,
+					       FI_ADDR_UNSPEC, 7, 0, NULL), 0);
+		KUNIT_ASSERT_EQ(test, rt_comp(t.rx[1], &e, NULL, NULL), 1);
+		KUNIT_EXPECT_EQ(test, e.len, peek);
+		KUNIT_EXPECT_EQ(test, e.tag, 7);
+		KUNIT_EXPECT_EQ(test, memcmp(t.buf[1], t.buf[0], peek), 0);
+		KUNIT_EXPECT_EQ(test, rt_comp(t.tx[0], &e, NULL, NULL), 1);
+		KUNIT_ASSERT_EQ(test, rt_send(&t, 0, t.buf[0], drop, true, 8,
+					      NULL), 0);
+		msleep(50);
+		m.tag = 8;
+		KUNIT_ASSERT_EQ(test, fi_trecvmsg(t.ep[1], &m,
+						  FI_PEEK | FI_DISCARD), 0);
+		KUNIT_ASSERT_EQ(test, rt_comp(t.rx[1], &e, NULL, NULL), 1);
+		KUNIT_EXPECT_EQ(test, rt_comp(t.tx[0], &e, NULL, NULL), 1);
 	}
-	KUNIT_ASSERT_EQ(test, fi_sendv(t.ep[0], kv, NULL, 3, t.addr[1],
-				       NULL), 0);
-	msleep(50);
-	KUNIT_ASSERT_EQ(test, fi_recv(t.ep[1], t.buf[1], RT_BIG, NULL,
-				      FI_ADDR_UNSPEC, NULL), 0);
-	KUNIT_ASSERT_EQ(test, rt_comp(t.rx[1], &e, NULL, NULL), 1);
-	KUNIT_EXPECT_EQ(test, e.len, 90000);
-	KUNIT_EXPECT_EQ(test, memcmp(t.buf[1], t.buf[0], 90000), 0);
-	KUNIT_EXPECT_EQ(test, rt_comp(t.tx[0], &e, NULL, NULL), 1);
-
-	/* truncated: what fits is read, the rest reported */
-	KUNIT_ASSERT_EQ(test, fi_recv(t.ep[1], t.buf[1], 20000, NULL,
-				      FI_ADDR_UNSPEC, NULL), 0);
-	KUNIT_ASSERT_EQ(test, rt_send(&t, 0, t.buf[0], 50000, false, 0, NULL),
-			0);
-	KUNIT_EXPECT_EQ(test, rt_comp(t.rx[1], &e, NULL, NULL), -EMSGSIZE);
-	KUNIT_EXPECT_EQ(test, memcmp(t.buf[1], t.buf[0], 20000), 0);
-	KUNIT_EXPECT_EQ(test, rt_comp(t.tx[0], &e, NULL, NULL), 1);
-
-	/* tagged, peeked first; then one discarded: the sender completes */
-	KUNIT_ASSERT_EQ(test, rt_send(&t, 0, t.buf[0], 70000, true, 7, NULL),
-			0);
-	msleep(50);
-	kv[0].iov_base = t.buf[1];
-	kv[0].iov_len = RT_BIG;
-	m.iov_type = FI_IOV_KVEC;
-	m.msg_iov = kv;
-	m.iov_count = 1;
-	m.addr = FI_ADDR_UNSPEC;
-	m.tag = 7;
-	m.context = &ctx;
-	KUNIT_ASSERT_EQ(test, fi_trecvmsg(t.ep[1], &m, FI_PEEK), 0);
-	KUNIT_ASSERT_EQ(test, rt_comp(t.rx[1], &e, NULL, NULL), 1);
-	KUNIT_EXPECT_EQ(test, e.len, 70000);
-	KUNIT_EXPECT_EQ(test, e.tag, 7);
-	KUNIT_ASSERT_EQ(test, fi_trecv(t.ep[1], t.buf[1], RT_BIG, NULL,
-				       FI_ADDR_UNSPEC, 7, 0, NULL), 0);
-	KUNIT_ASSERT_EQ(test, rt_comp(t.rx[1], &e, NULL, NULL), 1);
-	KUNIT_EXPECT_EQ(test, e.len, 70000);
-	KUNIT_EXPECT_EQ(test, e.tag, 7);
-	KUNIT_EXPECT_EQ(test, memcmp(t.buf[1], t.buf[0], 70000), 0);
-	KUNIT_EXPECT_EQ(test, rt_comp(t.tx[0], &e, NULL, NULL), 1);
-	KUNIT_ASSERT_EQ(test, rt_send(&t, 0, t.buf[0], 40000, true, 8, NULL),
-			0);
-	msleep(50);
-	m.tag = 8;
-	KUNIT_ASSERT_EQ(test, fi_trecvmsg(t.ep[1], &m, FI_PEEK | FI_DISCARD),
-			0);
-	KUNIT_ASSERT_EQ(test, rt_comp(t.rx[1], &e, NULL, NULL), 1);
-	KUNIT_EXPECT_EQ(test, rt_comp(t.tx[0], &e, NULL, NULL), 1);
 	rt_teardown(test, &t);
 }
 
@@ -918,8 +933,8 @@ static void rxm_may_sleep_test(struct kunit *test)
  */
 static void rxm_rndv_backlog_test(struct kunit *test)
 {
-	const size_t len = 32768;
-	const int n = 12;
+	const size_t len = RT_RNDV;
+	const int n = 7;
 	struct fi_cq_tagged_entry e;
 	struct ktr_rdm t;
 	int i;
@@ -1533,7 +1548,7 @@ static void rxm_av_remove_test(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, fi_recv(t.ep[0], t.buf[0] + RT_BIG / 2 + 64, 64,
 				      NULL, FI_ADDR_UNSPEC, &any_ctx), 0);
 	/* endpoint 1 receives nothing: the sends pile up on the way */
-	KUNIT_ASSERT_EQ(test, rt_send(&t, 0, t.buf[0], RT_EAGER + 1, false, 0,
+	KUNIT_ASSERT_EQ(test, rt_send(&t, 0, t.buf[0], RT_RNDV, false, 0,
 				      &rndv_ctx), 0);
 	for (i = 0; i < RT_QUEUED; i++)
 		KUNIT_ASSERT_EQ(test, rt_send(&t, 0, t.buf[0], RT_EAGER, false,
@@ -1824,7 +1839,7 @@ static void rxm_raw_peer_test(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, rt_comp(t.tx[0], &e, NULL, NULL), 1);
 	/* a rendezvous request, answered: the send completes */
 	KUNIT_ASSERT_EQ(test, rt_sendto(&t, 0, r.fi_addr, t.buf[0],
-					RT_EAGER + 1, false, 0, &ctx), 0);
+					RT_RNDV, false, 0, &ctx), 0);
 	KUNIT_ASSERT_EQ(test, rt_raw_pkt_recv(r.sock, &req, sizeof(req)),
 			(int)sizeof(req));
 	KUNIT_EXPECT_EQ(test, rxm_hdr_check(&req, sizeof(req)), 0);
@@ -1843,6 +1858,63 @@ static void rxm_raw_peer_test(struct kunit *test)
 /* ---- segmented messages, as libfabric's rxm sends them over verbs ---- */
 
 #define RT_SAR_SIZE	(2 * RT_EAGER + 100)	/* three segments */
+
+/*
+ * A message above the eager limit and at most the SAR limit goes to the
+ * raw peer as segments: one msg_id, numbered, positioned, the payload in
+ * order; the send completes once they went; the SAR limit plus one byte
+ * goes by rendezvous (rxm_raw_peer_test).
+ */
+static void rxm_sar_send_test(struct kunit *test)
+{
+	size_t pkt_max = sizeof(struct rxm_hdr) + RT_EAGER, off = 0;
+	u8 *pkt = kunit_kmalloc(test, pkt_max, GFP_KERNEL);
+	struct fi_cq_tagged_entry e;
+	struct rxm_hdr *hdr = (void *)pkt;
+	struct rt_raw r = {};
+	struct ktr_rdm t;
+	u64 msg_id = 0;
+	int ctx, len;
+	u32 i;
+
+	KUNIT_ASSERT_NOT_NULL(test, pkt);
+	rt_setup(test, &t, FI_MSG | FI_TAGGED);
+	rt_raw_join(test, &t, &r);
+	rt_fill(t.buf[0], RT_SAR_SIZE, 3);
+	KUNIT_ASSERT_EQ(test, rt_sendto(&t, 0, r.fi_addr, t.buf[0],
+					RT_SAR_SIZE, true, 0x77, &ctx), 0);
+	for (i = 0; i < 3; i++) {
+		len = rt_raw_pkt_recv(r.sock, pkt, pkt_max);
+		KUNIT_ASSERT_GT(test, len, (int)sizeof(*hdr));
+		KUNIT_EXPECT_EQ(test, rxm_hdr_check(pkt, len), 0);
+		KUNIT_EXPECT_EQ(test, hdr->type, RXM_SEGMENT);
+		KUNIT_EXPECT_EQ(test, hdr->op, RXM_OP_TAGGED);
+		KUNIT_EXPECT_EQ(test, le64_to_cpu(hdr->tag), 0x77);
+		KUNIT_EXPECT_EQ(test, le64_to_cpu(hdr->conn_id), 7);
+		KUNIT_EXPECT_EQ(test, le64_to_cpu(hdr->size), RT_SAR_SIZE);
+		KUNIT_EXPECT_EQ(test, le32_to_cpu(hdr->seg_no), i);
+		KUNIT_EXPECT_EQ(test, le16_to_cpu(hdr->seg_size),
+				min_t(size_t, RT_EAGER, RT_SAR_SIZE - off));
+		KUNIT_EXPECT_EQ(test, le16_to_cpu(hdr->seg_size) + sizeof(*hdr),
+				(size_t)len);
+		KUNIT_EXPECT_EQ(test, le64_to_cpu(hdr->ctrl_data),
+				!i ? RXM_SEG_FIRST : i == 2 ? RXM_SEG_LAST :
+				RXM_SEG_MIDDLE);
+		if (!i)
+			msg_id = le64_to_cpu(hdr->msg_id);
+		KUNIT_EXPECT_EQ(test, le64_to_cpu(hdr->msg_id), msg_id);
+		KUNIT_EXPECT_EQ(test, memcmp(hdr + 1, t.buf[0] + off,
+					     len - sizeof(*hdr)), 0);
+		off += len - sizeof(*hdr);
+	}
+	KUNIT_EXPECT_EQ(test, off, RT_SAR_SIZE);
+	KUNIT_ASSERT_EQ(test, rt_comp(t.tx[0], &e, NULL, NULL), 1);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)&ctx);
+	KUNIT_EXPECT_EQ(test, e.len, RT_SAR_SIZE);
+	rt_raw_leave(&r);
+	rt_teardown(test, &t);
+}
+
 
 /* Send segment @seg_no of the message @data of @size bytes. */
 static void rt_raw_seg_send(struct kunit *test, struct rt_raw *r, u8 op,
@@ -2154,10 +2226,10 @@ static void rxm_malformed_test(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, pkt);
 	rt_setup(test, &t, FI_MSG | FI_SOURCE);
 	rt_raw_join(test, &t, &r);
-	KUNIT_ASSERT_EQ(test, rt_send(&t, 0, t.buf[0], RT_EAGER + 1, false, 0,
+	KUNIT_ASSERT_EQ(test, rt_send(&t, 0, t.buf[0], RT_RNDV, false, 0,
 				      &ctx1), 0);
 	KUNIT_ASSERT_EQ(test, rt_sendto(&t, 0, r.fi_addr, t.buf[0],
-					RT_EAGER + 1, false, 0, &ctxr), 0);
+					RT_RNDV, false, 0, &ctxr), 0);
 	KUNIT_ASSERT_EQ(test, rt_raw_pkt_recv(r.sock, &req, sizeof(req)),
 			(int)sizeof(req));
 	KUNIT_ASSERT_EQ(test, req.hdr.type, RXM_RNDV_REQ);
@@ -2174,7 +2246,7 @@ static void rxm_malformed_test(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, fi_recv(t.ep[1], t.buf[1], RT_BIG, NULL,
 				      FI_ADDR_UNSPEC, NULL), 0);
 	KUNIT_EXPECT_EQ(test, rt_comp(t.rx[1], &e, NULL, NULL), 1);
-	KUNIT_EXPECT_EQ(test, e.len, RT_EAGER + 1);
+	KUNIT_EXPECT_EQ(test, e.len, RT_RNDV);
 	KUNIT_EXPECT_EQ(test, rt_comp(t.tx[0], &e, NULL, NULL), 1);
 	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)&ctx1);
 	rt_raw_leave(&r);
@@ -2471,6 +2543,7 @@ static struct kunit_case rxm_cases[] = {
 	KUNIT_CASE(rxm_av_remove_test),
 	KUNIT_CASE(rxm_raw_peer_test),
 	KUNIT_CASE(rxm_sar_test),
+	KUNIT_CASE(rxm_sar_send_test),
 	KUNIT_CASE_PARAM(rxm_malformed_test, rt_bad_gen_params),
 	KUNIT_CASE(rxm_bad_cm_test),
 	KUNIT_CASE(rxm_net_bad_cm_test),

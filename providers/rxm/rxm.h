@@ -60,6 +60,11 @@
 #define RXM_INJECT_SIZE		256
 #define RXM_IOV_LIMIT		4
 #define RXM_TX_SIZE		256
+/*
+ * Sends a core connection of ksocket may have in flight: every ULP send
+ * segmented, and as many packets of rxm's own (its queues grow as used).
+ */
+#define RXM_CORE_TX_SIZE	(RXM_TX_SIZE * (RXM_MAX_SEGMENTS + 1))
 #define RXM_RX_SIZE		256
 #define RXM_MIN_MULTI_RECV	RXM_EAGER_LIMIT
 
@@ -68,6 +73,7 @@ extern struct kofi_util_prov rxm_util;
 extern struct kofi_util_prov rxm_net_util;
 extern unsigned int rxm_conn_rx_bufs;
 extern unsigned int rxm_connect_timeout_ms;
+extern unsigned int rxm_sar_limit;
 
 /* Largest FI_OPT_CONNECT_TIMEOUT_MS: a day. */
 #define RXM_CONNECT_TIMEOUT_MAX_MS	86400000U
@@ -137,6 +143,7 @@ struct rxm_room {
  * @pending: a rendezvous send completes once both its request's core
  *	send completed and the receiver's RXM_RNDV_RD_DONE came (or will not)
  * @err: a rendezvous send's error (positive errno)
+ * @segs: a segmented send's segments (rxm_sar_send.c)
  * @mr: a rendezvous send's core registrations, one per entry
  * @hdr: the packet header, sent in front of the payload
  * @vec: header and payload, as the core sends them
@@ -157,6 +164,7 @@ struct rxm_tx {
 	u32 id;
 	atomic_t pending;
 	int err;
+	struct rxm_segs *segs;
 	struct fid_mr *mr[RXM_IOV_LIMIT];
 	struct rxm_hdr hdr __aligned(64);
 	struct kofi_vec vec;
@@ -455,6 +463,7 @@ enum rxm_ep_state {
  *	CM data, every message as the core's own (untagged op 0, tagged op
  *	1), claimed by rxm (FI_TAGGED_RX_MSG), no header, no rendezvous
  * @net_pid: the endpoint's id in net's CM data (random, as a pid)
+ * @sar_msg_id: the msg_id of the last segmented send
  */
 struct rxm_ep {
 	struct fid_ep ep;
@@ -495,6 +504,7 @@ struct rxm_ep {
 	bool flow_ctrl;
 	bool net;
 	u32 net_pid;
+	atomic64_t sar_msg_id;
 };
 
 /**
@@ -580,6 +590,13 @@ void rxm_sar_discard(struct rxm_ep *ep, struct rxm_buf *first);
 void rxm_sar_free(struct rxm_buf *first);
 void rxm_sar_conn_gone_locked(struct rxm_conn *conn, struct list_head *ended);
 void rxm_sar_ended(struct rxm_ep *ep, struct list_head *ended);
+
+/* rxm_sar_send.c */
+struct rxm_segs;
+bool rxm_sar_sends(const struct rxm_ep *ep, const struct rxm_conn *conn,
+		   size_t len);
+int rxm_sar_send(struct rxm_ep *ep, struct rxm_conn *conn, struct rxm_tx *tx,
+		 u64 flags);
 
 /* rxm_rndv.c */
 int rxm_rndv_send(struct rxm_ep *ep, struct rxm_conn *conn,

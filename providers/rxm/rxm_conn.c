@@ -436,6 +436,9 @@ static int rxm_conn_open_core(struct rxm_conn *conn, struct fi_info *info)
 				     &conn->eq);
 	if (ret)
 		return ret;
+	/* a segmented send is up to RXM_MAX_SEGMENTS core sends */
+	if (!ep->flow_ctrl && !ep->net)
+		info->tx_attr->size = RXM_CORE_TX_SIZE;
 	ret = fi_endpoint(ep->dom->core, info, &conn->core, conn);
 	if (ret) {
 		conn->core = NULL;

@@ -38,6 +38,11 @@ module_param_named(connect_timeout_ms, rxm_connect_timeout_ms, uint, 0644);
 MODULE_PARM_DESC(connect_timeout_ms,
 		 "a connection to a peer not up within this many ms fails with ETIMEDOUT, for endpoints opened later (0 = never; at most 86400000; default 10000; fi_setopt(FI_OPT_CONNECT_TIMEOUT_MS) per endpoint)");
 
+unsigned int rxm_sar_limit = RXM_MAX_SEGMENTS * RXM_EAGER_LIMIT;
+module_param_named(sar_limit, rxm_sar_limit, uint, 0644);
+MODULE_PARM_DESC(sar_limit,
+		 "over ksocket, messages above 16384 bytes and up to this size go as segments of 16384 bytes, larger ones by rendezvous (at most and default 131072; 16384 or less: rendezvous for all, as libfabric's rxm sends over tcp)");
+
 #define RXM_NET_PROV_NAME	"net"
 #define RXM_NET_CORE		"ksocket;" RXM_NET_PROV_NAME
 

@@ -375,6 +375,8 @@ static ssize_t rxm_send(struct rxm_ep *ep, const struct fi_msg_tagged *s,
 	if (ep->net) {	/* any size, as the core's message: no header */
 		ret = rxm_send_raw(conn, tx, s, flags | sleep,
 				   op == RXM_OP_TAGGED);
+	} else if (rxm_sar_sends(ep, conn, tx->len)) {
+		ret = rxm_sar_send(ep, conn, tx, flags | sleep);
 	} else if (tx->len > RXM_EAGER_LIMIT) {
 		ret = rxm_rndv_send(ep, conn, tx, sleep);
 		if (ret)
