@@ -1915,7 +1915,6 @@ static void rxm_sar_send_test(struct kunit *test)
 	rt_teardown(test, &t);
 }
 
-
 /* Send segment @seg_no of the message @data of @size bytes. */
 static void rt_raw_seg_send(struct kunit *test, struct rt_raw *r, u8 op,
 			    u64 msg_id, const u8 *data, size_t size,
