@@ -3,7 +3,7 @@
 # make bench, rxm part (two guests): reliable datagrams over ksocket
 # ("ksocket;rxm", FI_EP_RDM) against connected FI_EP_MSG endpoints of
 # ksocket itself, in the same run: 64-byte pingpong latency and 64 KiB
-# one-way bandwidth (rendezvous for rxm) with the pingpong and bandwidth
+# one-way bandwidth (four segments for rxm) with the pingpong and bandwidth
 # samples, and the same for the net wire ("ksocket;net": no header, no
 # rendezvous); and the kernel's RDM 64-byte latency against userspace
 # libfabric, Debian's fi_pingpong -p tcp -e rdm (tcp;ofi_rxm), between

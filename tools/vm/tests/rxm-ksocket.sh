@@ -6,7 +6,8 @@
 # guests' IPv6 addresses), and Debian's
 # fi_pingpong -p tcp -e rdm (libfabric's ofi_rxm over its tcp provider)
 # against the kernel, both roles, untagged and tagged (-m tagged: up to
-# 16 KiB tcp tagged frames without rxm's header, rendezvous above; on the
+# 16 KiB tcp tagged frames without rxm's header, segments up to 128 KiB
+# (64 KiB in the size list), rendezvous above; on the
 # debug kernel -m tagged only: the kernel-to-kernel part runs both modes
 # there, and userspace starts slowly under the sanitizers); and RMA
 # against libfabric's tcp;ofi_rxm (rxm-lib.sh rxm_rma_peer).
