@@ -423,8 +423,9 @@ static void rxm_net_test(struct kunit *test)
 	}
 	/*
 	 * FI_PEEK sees an unexpected message in a bounce buffer (16 KiB and
-	 * less), not a larger one waiting on its connection (ENOMSG), which
-	 * the receive posted next takes
+	 * less) and a larger one in a buffer of its own; not one waiting on
+	 * its connection (ENOMSG) past big_unexp_bytes, which the receive
+	 * posted next takes
 	 */
 	peek.msg_iov = &pkv;
 	peek.context = &peek;
@@ -441,18 +442,37 @@ static void rxm_net_test(struct kunit *test)
 				       FI_ADDR_UNSPEC, 0x64, 0, NULL), 0);
 	KUNIT_ASSERT_EQ(test, rt_comp(t.rx[1], &e, NULL, NULL), 1);
 	KUNIT_EXPECT_EQ(test, e.len, 64);
-	KUNIT_ASSERT_EQ(test, rt_send(&t, 0, t.buf[0], 70000, true, 0x70, NULL),
-			0);
-	msleep(50);
-	peek.tag = 0x70;
-	KUNIT_ASSERT_EQ(test, fi_trecvmsg(t.ep[1], &peek, FI_PEEK), 0);
-	KUNIT_EXPECT_EQ(test, rt_comp(t.rx[1], &e, NULL, NULL), -ENOMSG);
-	KUNIT_ASSERT_EQ(test, fi_trecv(t.ep[1], t.buf[1], RT_BIG, NULL,
-				       FI_ADDR_UNSPEC, 0x70, 0, NULL), 0);
-	KUNIT_ASSERT_EQ(test, rt_comp(t.rx[1], &e, NULL, NULL), 1);
-	KUNIT_EXPECT_EQ(test, e.len, 70000);
-	KUNIT_EXPECT_EQ(test, memcmp(t.buf[1], t.buf[0], 70000), 0);
-	KUNIT_ASSERT_EQ(test, rt_comp(t.tx[0], &e, NULL, NULL), 1);
+	for (i = 0; i < 2; i++) {
+		struct rxm_ep *rep = container_of(t.ep[1], struct rxm_ep, ep);
+		unsigned long max = rep->big_max;
+
+		if (i)
+			rep->big_max = 0;
+		rt_fill(t.buf[0], 70000, 0x70 + i);
+		KUNIT_ASSERT_EQ(test, rt_send(&t, 0, t.buf[0], 70000, true,
+					      0x70 + i, NULL), 0);
+		msleep(50);
+		peek.tag = 0x70 + i;
+		KUNIT_ASSERT_EQ(test, fi_trecvmsg(t.ep[1], &peek, FI_PEEK), 0);
+		if (!i) {
+			KUNIT_ASSERT_EQ(test, rt_comp(t.rx[1], &e, NULL, NULL),
+					1);
+			KUNIT_EXPECT_EQ(test, e.len, 70000);
+			KUNIT_EXPECT_EQ(test, e.tag, 0x70);
+		} else {
+			KUNIT_EXPECT_EQ(test, rt_comp(t.rx[1], &e, NULL, NULL),
+					-ENOMSG);
+		}
+		KUNIT_ASSERT_EQ(test, fi_trecv(t.ep[1], t.buf[1], RT_BIG, NULL,
+					       FI_ADDR_UNSPEC, 0x70 + i, 0,
+					       NULL), 0);
+		KUNIT_ASSERT_EQ(test, rt_comp(t.rx[1], &e, NULL, NULL), 1);
+		KUNIT_EXPECT_EQ(test, e.len, 70000);
+		KUNIT_EXPECT_EQ(test, memcmp(t.buf[1], t.buf[0], 70000), 0);
+		KUNIT_ASSERT_EQ(test, rt_comp(t.tx[0], &e, NULL, NULL), 1);
+		rep->big_max = max;
+		KUNIT_EXPECT_EQ(test, atomic_long_read(&rep->big_bytes), 0);
+	}
 
 	/* remote CQ data rides in tcp's header, tagged or not */
 	KUNIT_ASSERT_EQ(test, fi_recv(t.ep[1], t.buf[1], 64, NULL,
@@ -1330,8 +1350,9 @@ static void rt_peer_tsend(struct kunit *test, struct rt_peer *p,
 
 /*
  * Tagged messages without rxm's header, both ways: placed in the receive
- * they match, waiting unexpected, cut off, held while larger than a
- * bounce buffer; the header form still taken; and what rxm sends.
+ * they match, waiting unexpected, cut off, larger than a bounce buffer
+ * (in a buffer of their own, or held past big_unexp_bytes); the header
+ * form still taken; and what rxm sends.
  */
 static void rxm_tagged_wire_test(struct kunit *test)
 {
@@ -1343,10 +1364,14 @@ static void rxm_tagged_wire_test(struct kunit *test)
 	unsigned long end;
 	fi_addr_t src;
 	struct ktr_rdm t;
+	struct rxm_ep *rep;
+	unsigned long max;
 	u8 *big;
 	ssize_t ret;
 
 	rt_setup(test, &t, FI_MSG | FI_TAGGED | FI_SOURCE);
+	rep = container_of(t.ep[1], struct rxm_ep, ep);
+	max = rep->big_max;
 	rt_peer_open(test, &t, &p);
 	big = t.buf[0];
 	rt_fill(big, 20000, 3);
@@ -1400,9 +1425,30 @@ static void rxm_tagged_wire_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, memcmp(t.buf[1], "hello", 5), 0);
 
 	/*
-	 * Larger than a bounce buffer and unexpected: it holds its
-	 * connection, and what follows waits behind it.
+	 * Larger than a bounce buffer and unexpected: it waits in a buffer
+	 * of its own, and what follows is received meanwhile.
 	 */
+	rt_peer_tsend(test, &p, big, 20000, 0xa);
+	rt_peer_tsend(test, &p, big + 2, 8, 0xb);
+	KUNIT_ASSERT_EQ(test, fi_trecv(t.ep[1], t.buf[1] + SZ_64K, 64, NULL,
+				       FI_ADDR_UNSPEC, 0xb, 0, &p), 0);
+	KUNIT_ASSERT_EQ(test, rt_comp(t.rx[1], &e, NULL, NULL), 1);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)&p);
+	KUNIT_EXPECT_EQ(test, memcmp(t.buf[1] + SZ_64K, big + 2, 8), 0);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&rep->big_bytes), 20000);
+	KUNIT_ASSERT_EQ(test, fi_trecv(t.ep[1], t.buf[1], 20000, NULL,
+				       FI_ADDR_UNSPEC, 0xa, 0, &t), 0);
+	KUNIT_ASSERT_EQ(test, rt_comp(t.rx[1], &e, NULL, NULL), 1);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)&t);
+	KUNIT_EXPECT_EQ(test, e.len, 20000);
+	KUNIT_EXPECT_EQ(test, memcmp(t.buf[1], big, 20000), 0);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&rep->big_bytes), 0);
+
+	/*
+	 * Past big_unexp_bytes: it holds its connection, and what follows
+	 * waits behind it.
+	 */
+	rep->big_max = 0;
 	rt_peer_tsend(test, &p, big, 20000, 0xa);
 	rt_peer_tsend(test, &p, big + 2, 8, 0xb);
 	KUNIT_ASSERT_EQ(test, fi_trecv(t.ep[1], t.buf[1] + SZ_64K, 64, NULL,
@@ -1418,6 +1464,7 @@ static void rxm_tagged_wire_test(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, rt_comp(t.rx[1], &e, NULL, NULL), 1);
 	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)&p);
 	KUNIT_EXPECT_EQ(test, memcmp(t.buf[1] + SZ_64K, big + 2, 8), 0);
+	rep->big_max = max;
 
 	/* rxm sends a tagged message without its header: the core's tag */
 	KUNIT_ASSERT_EQ(test, fi_recv(p.ep, t.buf[1], RT_EAGER + 64, NULL,

@@ -25,6 +25,7 @@
 #include <linux/sizes.h>
 #include <linux/in.h>
 #include <linux/list.h>
+#include <linux/llist.h>
 #include <linux/spinlock.h>
 #include <linux/uio.h>
 #include <linux/wait.h>
@@ -74,6 +75,7 @@ extern struct kofi_util_prov rxm_net_util;
 extern unsigned int rxm_conn_rx_bufs;
 extern unsigned int rxm_connect_timeout_ms;
 extern unsigned int rxm_sar_limit;
+extern unsigned long rxm_big_unexp_bytes;
 
 /* Largest FI_OPT_CONNECT_TIMEOUT_MS: a day. */
 #define RXM_CONNECT_TIMEOUT_MAX_MS	86400000U
@@ -235,6 +237,9 @@ struct rxm_rd {
  *	when it is posted again)
  * @raw: the core's tagged message, without rxm's header: @pkt holds the
  *	payload only, @hdr what the core said of it
+ * @big: a large message's buffer of its own (rxm_big.c), also @copy
+ * @cap: a @big buffer's bytes
+ * @dead: a freed @big buffer's place on the list of those to free
  * @len: bytes received
  * @pkt: the packet, RXM_BUF_SIZE bytes of whole pages (a copy: the
  *	request's bytes, after the structure)
@@ -252,6 +257,9 @@ struct rxm_buf {
 	bool copy;
 	bool grant;
 	bool raw;
+	bool big;
+	size_t cap;
+	struct llist_node dead;
 	size_t len;
 	u8 *pkt;
 	struct rxm_hdr hdr;
@@ -357,7 +365,12 @@ enum rxm_conn_state {
  * @nbufs: entries of @bufs: one at first, one more each time a message
  *	waits as unexpected in a bounce buffer, up to @maxbufs (ep->lock)
  * @maxbufs: the connection's conn_rx_bufs
- * @copies: copies of its rendezvous requests that wait for a receive
+ * @copies: copies of its rendezvous requests that wait for a receive,
+ *	and its large messages' buffers from their claim on (rxm_big.c)
+ * @big: a buffer allocated for the large message the core holds, not
+ *	claimed yet (ep->lock)
+ * @big_want: the bytes @big_work is to allocate, 0 if none (ep->lock)
+ * @big_work: allocates @big (process context, rxm_wq)
  * @sars: its segmented messages whose segments are still to come
  * @fc: credit flow control (rxm_ctrl.c): set when the core endpoint
  *	opens if the endpoint wants it, cleared when the peer says it does
@@ -392,6 +405,9 @@ struct rxm_conn {
 	unsigned int nbufs;
 	unsigned int maxbufs;
 	struct list_head copies;
+	struct rxm_buf *big;
+	size_t big_want;
+	struct work_struct big_work;
 	struct list_head sars;
 	bool fc;
 	u8 peer_fc;
@@ -464,6 +480,8 @@ enum rxm_ep_state {
  *	1), claimed by rxm (FI_TAGGED_RX_MSG), no header, no rendezvous
  * @net_pid: the endpoint's id in net's CM data (random, as a pid)
  * @sar_msg_id: the msg_id of the last segmented send
+ * @big_bytes: bytes of the buffers of large messages (rxm_big.c)
+ * @big_max: the most @big_bytes may reach (big_unexp_bytes at the open)
  */
 struct rxm_ep {
 	struct fid_ep ep;
@@ -505,6 +523,8 @@ struct rxm_ep {
 	bool net;
 	u32 net_pid;
 	atomic64_t sar_msg_id;
+	atomic_long_t big_bytes;
+	unsigned long big_max;
 };
 
 /**
@@ -590,6 +610,13 @@ void rxm_sar_discard(struct rxm_ep *ep, struct rxm_buf *first);
 void rxm_sar_free(struct rxm_buf *first);
 void rxm_sar_conn_gone_locked(struct rxm_conn *conn, struct list_head *ended);
 void rxm_sar_ended(struct rxm_ep *ep, struct list_head *ended);
+
+/* rxm_big.c */
+void rxm_big_free(struct rxm_buf *buf);
+int rxm_big_claim_locked(struct rxm_conn *conn, size_t len,
+			 struct fi_tagged_dest *d, struct rxm_buf **drop);
+void rxm_big_work(struct work_struct *work);
+void rxm_big_conn_gone(struct rxm_conn *conn);
 
 /* rxm_sar_send.c */
 struct rxm_segs;

@@ -60,6 +60,7 @@ static struct rxm_conn *rxm_conn_alloc(struct rxm_ep *ep, gfp_t gfp)
 	INIT_LIST_HEAD(&conn->ctrl_wait);
 	conn->peer_fc = RXM_FLOW_CTRL_ON;
 	conn->id = atomic_inc_return(&ep->next_id);
+	INIT_WORK(&conn->big_work, rxm_big_work);
 	rxm_trx_init(conn);
 	return conn;
 }
@@ -385,6 +386,7 @@ static void rxm_conn_close_core(struct rxm_conn *conn)
 	wait_var_event(&conn->users, !atomic_read(&conn->users));
 	kofi_util_close_core(conn->eq ? &conn->eq->fid : NULL);
 	conn->eq = NULL;
+	rxm_big_conn_gone(conn);
 	spin_lock_irqsave(&ep->lock, flags);
 	rxm_conn_unhold_locked(conn);
 	rxm_sar_conn_gone_locked(conn, &ended);

@@ -285,6 +285,7 @@ int rxm_ep_open(struct fid_domain *domain, struct fi_info *info,
 		ep->info->tx_attr->size = RXM_TX_SIZE;
 	ep->net = dom->fab->util == &rxm_net_util;
 	ep->net_pid = get_random_u32();
+	ep->big_max = READ_ONCE(rxm_big_unexp_bytes);
 	ret = kofi_util_core_info(dom->fab->util, info, &ep->core_info);
 	if (ret)
 		goto err;

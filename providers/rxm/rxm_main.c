@@ -43,6 +43,11 @@ module_param_named(sar_limit, rxm_sar_limit, uint, 0644);
 MODULE_PARM_DESC(sar_limit,
 		 "over ksocket, messages above 16384 bytes and up to this size go as segments of 16384 bytes, larger ones by rendezvous (at most and default 131072; 16384 or less: rendezvous for all, as libfabric's rxm sends over tcp)");
 
+unsigned long rxm_big_unexp_bytes = 4 << 20;
+module_param_named(big_unexp_bytes, rxm_big_unexp_bytes, ulong, 0644);
+MODULE_PARM_DESC(big_unexp_bytes,
+		 "bytes of unexpected messages above 16384 bytes that arrive whole (net; tagged over tcp) an endpoint keeps in buffers of their own; beyond, such a message waits on its connection for a receive (endpoints opened later; default 4194304)");
+
 #define RXM_NET_PROV_NAME	"net"
 #define RXM_NET_CORE		"ksocket;" RXM_NET_PROV_NAME
 

@@ -26,7 +26,7 @@
  * receive it matches; else into the next bounce buffer, where it waits as
  * unexpected like any packet (its header made up from the core's
  * completion); a message larger than a bounce buffer (a peer with another
- * eager limit) holds its connection until a receive takes it.  Untagged
+ * eager limit) waits in a buffer of its own (rxm_big.c).  Untagged
  * messages, and every message over another core, carry rxm's header.
  *
  * Over libfabric's net wire ("ksocket;net", rxm_ep.net) no message has
@@ -449,6 +449,10 @@ struct rxm_buf *rxm_buf_alloc(struct rxm_conn *conn, gfp_t gfp)
  */
 void rxm_buf_free(struct rxm_buf *buf)
 {
+	if (buf->big) {
+		rxm_big_free(buf);
+		return;
+	}
 	if (!buf->copy)
 		free_pages_exact(buf->pkt, RXM_BUF_SIZE);
 	kfree(buf);
@@ -862,6 +866,8 @@ void rxm_buf_done(struct fid_cq *cq, struct fi_cqe *cqe,
 	if (comp->err) {
 		if (comp->err != ECANCELED)
 			rxm_conn_fail_err(conn, EPROTO);
+		if (buf->big)
+			rxm_buf_copy_free(buf);
 		return;
 	}
 	rxm_credit_arrived(conn);
@@ -932,7 +938,7 @@ void rxm_buf_done(struct fid_cq *cq, struct fi_cqe *cqe,
 		spin_unlock_irqrestore(&ep->lock, flags);
 		if (copy)
 			rxm_buf_recycle(buf);
-		else
+		else if (!buf->big)
 			rxm_buf_grow(conn);
 		return;
 	}
@@ -1009,7 +1015,7 @@ static void rxm_trx_place(struct rxm_conn *conn, struct rxm_rx *rx,
  * struct fi_tagged_rx's claim() of every core endpoint: a tagged message
  * (over net any message) goes straight to the receive that takes it; else
  * to a bounce buffer, where it waits as unexpected, if it fits one; else
- * it waits on its connection until a receive is posted (rxm_trx_retry()).
+ * to a buffer of its own (rxm_big.c).
  * Context: the core's receive context; does not sleep.
  */
 static int rxm_trx_claim(struct fid_ep *core, const struct fi_tagged_frame *f,
@@ -1022,8 +1028,10 @@ static int rxm_trx_claim(struct fid_ep *core, const struct fi_tagged_frame *f,
 		.tag = f->tag,
 		.len = f->len,
 	};
+	struct rxm_buf *drop = NULL;
 	struct kofi_match_entry *me;
 	unsigned long flags;
+	int ret = FI_TAGGED_RX_POSTED;
 
 	spin_lock_irqsave(&ep->lock, flags);
 	me = kofi_match_find((f->flags & FI_TAGGED) ? &ep->tagq : &ep->msgq,
@@ -1032,14 +1040,14 @@ static int rxm_trx_claim(struct fid_ep *core, const struct fi_tagged_frame *f,
 	if (me) {
 		rxm_trx_place(conn, container_of(me, struct rxm_rx, me), &msg,
 			      f, d);
-	} else if (f->len > RXM_EAGER_LIMIT && !conn->trx_held) {
-		conn->trx_held = true;
-		ep->trx_held++;
+		ret = 0;
+	} else if (f->len > RXM_EAGER_LIMIT) {
+		ret = rxm_big_claim_locked(conn, f->len, d, &drop);
 	}
 	spin_unlock_irqrestore(&ep->lock, flags);
-	if (me)
-		return 0;
-	return f->len <= RXM_EAGER_LIMIT ? FI_TAGGED_RX_POSTED : -EAGAIN;
+	if (drop)
+		rxm_big_free(drop);
+	return ret;
 }
 
 const struct fi_tagged_rx rxm_trx_ops = {
