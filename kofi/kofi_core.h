@@ -135,6 +135,10 @@ unsigned int kofi_fid_test_refs(const struct fid *fid);
 
 /* debugfs.c */
 void kofi_debugfs_init(void);
+
+/* rdm/rxm_init.c: the RDM engine */
+int kofi_rdm_init(void);
+void kofi_rdm_exit(void);
 void kofi_debugfs_exit(void);
 
 #endif /* _KOFI_CORE_H */

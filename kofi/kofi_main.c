@@ -21,6 +21,11 @@ EXPORT_SYMBOL_GPL(fi_version);
 
 static int __init kofi_init(void)
 {
+	int ret;
+
+	ret = kofi_rdm_init();
+	if (ret)
+		return ret;
 	kofi_debugfs_init();
 	pr_info("kernel OpenFabrics Interface %u.%u loaded\n",
 		FI_MAJOR_VERSION, FI_MINOR_VERSION);
@@ -30,6 +35,7 @@ static int __init kofi_init(void)
 static void __exit kofi_exit(void)
 {
 	kofi_debugfs_exit();
+	kofi_rdm_exit();
 	pr_info("unloaded\n");
 }
 

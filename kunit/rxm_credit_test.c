@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * KUnit: rxm's credit flow control (providers/rxm/rxm_credit.h) - the
+ * KUnit: rxm's credit flow control (kofi/rdm/rxm_credit.h) - the
  * rules of one side, and two sides played against each other over
  * in-order links: no packet ever finds its receiver without a posted
  * buffer, grants are never traded forever once the data stops, and at
@@ -10,7 +10,7 @@
 #include <kunit/test.h>
 #include <linux/prandom.h>
 #include <linux/string.h>
-#include "../providers/rxm/rxm_credit.h"
+#include "../kofi/rdm/rxm_credit.h"
 
 static void rxmc_rules_test(struct kunit *test)
 {

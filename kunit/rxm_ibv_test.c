@@ -5,12 +5,12 @@
  * as ib_verbs builds and parses it: providers/ib_verbs/ibv_logic.h) byte
  * for byte as libfabric's verbs;ofi_rxm sends it, and the limits of an
  * rxm info over a core that registers memory by its pages
- * (providers/rxm/rxm_proto.h).  Everything tested is a static inline:
+ * (kofi/rdm/rxm_proto.h).  Everything tested is a static inline:
  * this suite needs no module.
  */
 #include <kunit/test.h>
 #include "../providers/ib_verbs/ibv_logic.h"
-#include "../providers/rxm/rxm_proto.h"
+#include "../kofi/rdm/rxm_proto.h"
 
 /* The connection request in rdma_cm's private data: 24, then the 24 bytes. */
 static void rxmit_cm_req_test(struct kunit *test)

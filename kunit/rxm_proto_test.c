@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * KUnit: rxm's wire format (providers/rxm/rxm_proto.h) - the CM data of
+ * KUnit: rxm's wire format (kofi/rdm/rxm_proto.h) - the CM data of
  * a connection request byte for byte as libfabric 1.17's ofi_rxm sends
  * it, the checks of a peer's request, reject and packet headers
  * (malformed ones refused), net's CM data, and the name order of
@@ -9,7 +9,7 @@
  */
 #include <kunit/test.h>
 #include <kofi/sockaddr.h>
-#include "../providers/rxm/rxm_proto.h"
+#include "../kofi/rdm/rxm_proto.h"
 
 static void rxmt_cm_req_test(struct kunit *test)
 {

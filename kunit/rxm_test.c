@@ -47,10 +47,10 @@
 #include <net/ipv6.h>
 #include <net/sock.h>
 #include "../providers/ksocket/ksock_proto.h"
-#include "../providers/rxm/rxm_proto.h"
+#include "../kofi/rdm/rxm_proto.h"
 #include "kofi_test_net.h"
 #include "kofi_test_rdm.h"
-#include "../providers/rxm/rxm.h"
+#include "../kofi/rdm/rxm.h"
 
 #define RT_TIMEOUT	5000	/* ms, every wait */
 #define RT_EAGER	16384

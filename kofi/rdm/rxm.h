@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * kOFI rxm provider: internal definitions.
+ * kOFI RDM engine (<kofi/rdm.h>): internal definitions.
  *
- * rxm is a utility provider: FI_EP_RDM endpoints over a core provider's
- * FI_EP_MSG endpoints ("ksocket;rxm", "ib_verbs;rxm"), speaking libfabric
- * 1.17's ofi_rxm protocol (rxm_proto.h).  An endpoint listens on its name
+ * FI_EP_RDM endpoints over a core provider's FI_EP_MSG endpoints, for the
+ * rxm utility provider ("ksocket;rxm", "ib_verbs;rxm", "ksocket;net") and
+ * for ksocket's own, speaking libfabric 1.17's ofi_rxm protocol
+ * (rxm_proto.h) or its net provider's.  An endpoint listens on its name
  * with a core passive endpoint and keeps one core connection per peer,
  * opened by the first send to that peer.  A message up to the eager limit
  * is one packet (the 64-byte header and the payload in one core send); a
@@ -41,20 +42,11 @@
 #include <kofi/match.h>
 #include <kofi/provider.h>
 #include <kofi/sockaddr.h>
+#include <kofi/rdm.h>
 #include <kofi/util.h>
 #include <kofi/vec.h>
 #include "rxm_credit.h"
 #include "rxm_proto.h"
-
-#define RXM_PROV_NAME		"rxm"
-#define RXM_PROV_VERSION	FI_VERSION(0, 1)
-
-#define RXM_CAPS	(FI_MSG | FI_TAGGED | FI_SEND | FI_RECV | \
-			 FI_SOURCE | FI_DIRECTED_RECV | FI_MULTI_RECV | \
-			 FI_LOCAL_COMM | FI_REMOTE_COMM)
-/* over a core with FI_RMA: the core's RMA on the peer's connection */
-#define RXM_RMA_CAPS	(FI_RMA | FI_READ | FI_WRITE | FI_REMOTE_READ | \
-			 FI_REMOTE_WRITE)
 
 /* A packet: the header and at most the eager limit of payload. */
 #define RXM_BUF_SIZE		(sizeof(struct rxm_hdr) + RXM_EAGER_LIMIT)
@@ -70,8 +62,7 @@
 #define RXM_MIN_MULTI_RECV	RXM_EAGER_LIMIT
 
 extern struct workqueue_struct *rxm_wq;
-extern struct kofi_util_prov rxm_util;
-extern struct kofi_util_prov rxm_net_util;
+extern struct kmem_cache *rxm_tx_cache;
 extern unsigned int rxm_conn_rx_bufs;
 extern unsigned int rxm_connect_timeout_ms;
 extern unsigned int rxm_sar_limit;
@@ -427,7 +418,7 @@ enum rxm_ep_state {
 /**
  * struct rxm_ep - an FI_EP_RDM endpoint
  * @ep: the public endpoint
- * @dom: its domain
+ * @under: what it runs over: the core domain and fabric, the wire
  * @info: the endpoint's own copy of its info
  * @core_info: the core info its core objects are opened with
  * @name: its name: the address its core passive endpoint listens on
@@ -485,7 +476,7 @@ enum rxm_ep_state {
  */
 struct rxm_ep {
 	struct fid_ep ep;
-	struct kofi_util_domain *dom;
+	struct kofi_rdm_core under;
 	struct fi_info *info;
 	struct fi_info *core_info;
 	union kofi_sockaddr name;
@@ -546,9 +537,7 @@ static inline u64 rxm_sleep_flag(struct rxm_ep *ep, u64 flags)
 	       FI_MAY_SLEEP : 0;
 }
 
-/* rxm_ep.c */
-int rxm_ep_open(struct fid_domain *domain, struct fi_info *info,
-		struct fid_ep **ep, void *context);
+/* rxm_ep.c: kofi_rdm_ep_open() */
 
 /* rxm_conn.c */
 void rxm_cm_work(struct work_struct *work);
@@ -565,7 +554,6 @@ void rxm_av_removed(struct kofi_av_watch *watch, fi_addr_t fi_addr,
 /* rxm_msg.c */
 extern const struct fi_ops_msg rxm_msg_ops;
 extern const struct fi_ops_tagged rxm_tagged_ops;
-extern struct kmem_cache *rxm_tx_cache;
 int rxm_vec_chunk(struct kofi_vec *v, size_t chunk);
 unsigned int rxm_vec_slice(const struct kofi_vec *src, size_t off, size_t n,
 			   struct kofi_vec *dst);

@@ -233,7 +233,7 @@ static void rxm_rndv_post(struct rxm_ep *ep, struct rxm_tx *tx)
 			.requested_key = ((u64)tx->id << 3) | n,
 		};
 
-		ret = fi_mr_regattr(ep->dom->core, &attr, 0, &tx->mr[n]);
+		ret = fi_mr_regattr(ep->under.domain, &attr, 0, &tx->mr[n]);
 		if (ret) {
 			tx->mr[n] = NULL;
 			break;
@@ -547,7 +547,7 @@ static int rxm_rd_register(struct rxm_rd *rd)
 		if (!kofi_kvec_pageable(rd->local.kv[i].iov_base,
 					rd->local.kv[i].iov_len))
 			return -EFAULT;
-		ret = fi_mr_regattr(ep->dom->core, &attr, 0, &rd->mr[i]);
+		ret = fi_mr_regattr(ep->under.domain, &attr, 0, &rd->mr[i]);
 		if (ret) {
 			rd->mr[i] = NULL;
 			return ret;

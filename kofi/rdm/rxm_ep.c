@@ -110,7 +110,7 @@ static void rxm_ep_close_core(struct rxm_ep *ep)
 static int rxm_ep_enable(struct fid_ep *fep)
 {
 	struct rxm_ep *ep = container_of(fep, struct rxm_ep, ep);
-	struct kofi_util_domain *dom = ep->dom;
+	struct kofi_rdm_core *under = &ep->under;
 	size_t len = sizeof(ep->name);
 	unsigned long flags;
 	int ret;
@@ -123,14 +123,14 @@ static int rxm_ep_enable(struct fid_ep *fep)
 	 * core's default size (64), as each slot has room for a request's
 	 * data (FI_EQ_MAX_SIZE would cost every endpoint megabytes).
 	 */
-	ret = kofi_util_core_eq_open(dom->fab->core, 0, &ep->progress,
+	ret = kofi_util_core_eq_open(under->fabric, 0, &ep->progress,
 				     &ep->core_eq);
 	if (ret)
 		goto err;
-	ret = kofi_util_core_cq_open(dom->core, 0, &ep->core_cq, ep);
+	ret = kofi_util_core_cq_open(under->domain, 0, &ep->core_cq, ep);
 	if (ret)
 		goto err;
-	ret = fi_passive_ep(dom->fab->core, ep->core_info, &ep->pep, ep);
+	ret = fi_passive_ep(under->fabric, ep->core_info, &ep->pep, ep);
 	if (ret)
 		goto err;
 	ret = fi_pep_bind(ep->pep, &ep->core_eq->fid, 0);
@@ -223,34 +223,41 @@ static const struct fi_ops rxm_ep_fi_ops = {
 };
 
 /**
- * rxm_ep_open() - fi_endpoint() of rxm
- * @domain: an rxm domain
- * @info: an FI_EP_RDM info of rxm
+ * kofi_rdm_ep_open() - fi_endpoint() of an FI_EP_RDM info
+ * @under: what the endpoint runs over (copied)
+ * @info: the info (of kofi_rdm_info(), or the user's changes of it)
+ * @core_info: the FI_EP_MSG info its listener and connections are
+ *	opened with; the endpoint's from now on, also on failure
  * @fep: the new endpoint
  * @context: user context
  *
- * The core objects are opened by fi_enable().
+ * The provider calls it from its domain's endpoint(); the core objects
+ * are opened by fi_enable().
  *
  * Context: process context, may sleep.
  * Return: 0; -EINVAL for another endpoint type or an info with a handle;
- * -ENOMEM; the error of kofi_util_core_info().
+ * -ENOMEM.
  */
-int rxm_ep_open(struct fid_domain *domain, struct fi_info *info,
-		struct fid_ep **fep, void *context)
+int kofi_rdm_ep_open(const struct kofi_rdm_core *under, struct fi_info *info,
+		     struct fi_info *core_info, struct fid_ep **fep,
+		     void *context)
 {
-	struct kofi_util_domain *dom = container_of(domain,
-						    struct kofi_util_domain,
-						    domain);
 	bool directed = info->caps & FI_DIRECTED_RECV;
 	struct rxm_ep *ep;
 	int ret;
 
-	if (!info->ep_attr || info->ep_attr->type != FI_EP_RDM || info->handle)
+	if (!info->ep_attr || info->ep_attr->type != FI_EP_RDM ||
+	    info->handle) {
+		fi_freeinfo(core_info);
 		return -EINVAL;
+	}
 	ep = kzalloc(sizeof(*ep), GFP_KERNEL);
-	if (!ep)
+	if (!ep) {
+		fi_freeinfo(core_info);
 		return -ENOMEM;
-	ep->dom = dom;
+	}
+	ep->under = *under;
+	ep->core_info = core_info;
 	spin_lock_init(&ep->lock);
 	INIT_LIST_HEAD(&ep->conns);
 	INIT_LIST_HEAD(&ep->rx_free);
@@ -283,16 +290,13 @@ int rxm_ep_open(struct fid_domain *domain, struct fi_info *info,
 	if (!ep->info->tx_attr->size ||
 	    ep->info->tx_attr->size > RXM_TX_SIZE)
 		ep->info->tx_attr->size = RXM_TX_SIZE;
-	ep->net = dom->fab->util == &rxm_net_util;
+	ep->net = under->wire == KOFI_RDM_WIRE_NET;
 	ep->net_pid = get_random_u32();
 	ep->big_max = READ_ONCE(rxm_big_unexp_bytes);
-	ret = kofi_util_core_info(dom->fab->util, info, &ep->core_info);
-	if (ret)
-		goto err;
 	ep->rndv_ok = !ep->net && (ep->core_info->caps & FI_RMA) &&
 		      ep->info->ep_attr->max_msg_size > RXM_EAGER_LIMIT;
-	ep->virt_addr = dom->core_attr.mr_mode & FI_MR_VIRT_ADDR;
-	ep->reg_pages = dom->core_attr.mr_mode & FI_MR_ALLOCATED;
+	ep->virt_addr = under->mr_mode & FI_MR_VIRT_ADDR;
+	ep->reg_pages = under->mr_mode & FI_MR_ALLOCATED;
 	/* TCP paces ksocket's sends; a verbs QP's need credits */
 	ep->flow_ctrl = ep->core_info->fabric_attr->prov_name &&
 			!strcmp(ep->core_info->fabric_attr->prov_name,
@@ -312,3 +316,4 @@ err:
 	rxm_ep_free(ep);
 	return ret;
 }
+EXPORT_SYMBOL_GPL(kofi_rdm_ep_open);

@@ -434,14 +434,14 @@ static int rxm_conn_open_core(struct rxm_conn *conn, struct fi_info *info)
 	struct rxm_ep *ep = conn->ep;
 	int ret;
 
-	ret = kofi_util_core_eq_open(ep->dom->fab->core, 8, &ep->progress,
+	ret = kofi_util_core_eq_open(ep->under.fabric, 8, &ep->progress,
 				     &conn->eq);
 	if (ret)
 		return ret;
 	/* a segmented send is up to RXM_MAX_SEGMENTS core sends */
 	if (!ep->flow_ctrl && !ep->net)
 		info->tx_attr->size = RXM_CORE_TX_SIZE;
-	ret = fi_endpoint(ep->dom->core, info, &conn->core, conn);
+	ret = fi_endpoint(ep->under.domain, info, &conn->core, conn);
 	if (ret) {
 		conn->core = NULL;
 		return ret;
