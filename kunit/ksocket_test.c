@@ -277,6 +277,35 @@ static void ksocket_getinfo_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, info->addr_format, (u32)FI_SOCKADDR_IN6);
 	KUNIT_EXPECT_NULL(test, info->next);
 	fi_freeinfo(info);
+
+	/*
+	 * Any type: the FI_EP_MSG infos, then ksocket's own FI_EP_RDM ones
+	 * (net's wire: protocol version 0, messages as large, tagged)
+	 */
+	hints->ep_attr->type = FI_EP_UNSPEC;
+	KUNIT_ASSERT_EQ(test, fi_getinfo(fi_version(), NULL, NULL, 0, hints,
+					 &info), 0);
+	cur = info;
+	KUNIT_ASSERT_NOT_NULL(test, cur);
+	KUNIT_EXPECT_EQ(test, cur->ep_attr->type, FI_EP_MSG);
+	cur = cur->next;
+	KUNIT_ASSERT_NOT_NULL(test, cur);
+	KUNIT_EXPECT_EQ(test, cur->ep_attr->type, FI_EP_MSG);
+	for (cur = cur->next, v4 = 0; cur; cur = cur->next, v4++) {
+		KUNIT_EXPECT_STREQ(test, cur->fabric_attr->prov_name,
+				   "ksocket");
+		KUNIT_EXPECT_EQ(test, cur->ep_attr->type, FI_EP_RDM);
+		KUNIT_EXPECT_EQ(test, cur->ep_attr->protocol_version, 0U);
+		KUNIT_EXPECT_GE(test, cur->ep_attr->max_msg_size,
+				(size_t)KST_BIG);
+		KUNIT_EXPECT_TRUE(test, cur->caps & FI_TAGGED);
+		KUNIT_EXPECT_TRUE(test, cur->caps & FI_RMA);
+		KUNIT_EXPECT_EQ(test, cur->addr_format,
+				v4 ? (u32)FI_SOCKADDR_IN6 :
+				(u32)FI_SOCKADDR_IN);
+	}
+	KUNIT_EXPECT_EQ(test, v4, 2U);
+	fi_freeinfo(info);
 	fi_freeinfo(hints);
 }
 

@@ -332,10 +332,24 @@ static void rxm_msg_test(struct kunit *test)
  * CQ data and sources, data verified.
  */
 /* Two enabled ksocket;net endpoints on 127.0.0.1, as rt_setup()'s. */
+/*
+ * The net wire's endpoints: rxm's "ksocket;net", or ksocket's own
+ * FI_EP_RDM ("ksocket", no utility provider between).
+ */
+static const char * const rt_net_provs[] = { "ksocket;net", "ksocket" };
+
+static void rt_net_desc(const char * const *prov, char *desc)
+{
+	strscpy(desc, *prov, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(rt_net, rt_net_provs, rt_net_desc);
+
 static void rt_net_setup(struct kunit *test, struct ktr_rdm *t)
 {
+	const char * const *prov = test->param_value;
 	const struct ktr_rdm_attr attr = {
-		.prov = "ksocket;net",
+		.prov = prov ? *prov : "ksocket;net",
 		.node = "127.0.0.1",
 		.caps = FI_MSG | FI_TAGGED | FI_SOURCE,
 		.eps = 2,
@@ -365,7 +379,7 @@ static void rxm_net_test(struct kunit *test)
 	rt_net_setup(test, &t);
 	pkv.iov_base = t.buf[1];
 	KUNIT_EXPECT_STREQ(test, t.info->fabric_attr->prov_name,
-			   "ksocket;net");
+			   *(const char * const *)test->param_value);
 	KUNIT_EXPECT_EQ(test, t.info->ep_attr->type, FI_EP_RDM);
 	KUNIT_EXPECT_EQ(test, t.info->ep_attr->protocol_version, 0);
 	KUNIT_EXPECT_GT(test, t.info->ep_attr->max_msg_size, (u64)SZ_4M);
@@ -2572,7 +2586,7 @@ static void rxm_lost_connect_test(struct kunit *test)
 static struct kunit_case rxm_cases[] = {
 	KUNIT_CASE(rxm_getinfo_test),
 	KUNIT_CASE(rxm_msg_test),
-	KUNIT_CASE(rxm_net_test),
+	KUNIT_CASE_PARAM(rxm_net_test, rt_net_gen_params),
 	KUNIT_CASE(rxm_adopt_test),
 	KUNIT_CASE(rxm_rndv_test),
 	KUNIT_CASE(rxm_rndv_backlog_test),
@@ -2592,7 +2606,7 @@ static struct kunit_case rxm_cases[] = {
 	KUNIT_CASE(rxm_sar_send_test),
 	KUNIT_CASE_PARAM(rxm_malformed_test, rt_bad_gen_params),
 	KUNIT_CASE(rxm_bad_cm_test),
-	KUNIT_CASE(rxm_net_bad_cm_test),
+	KUNIT_CASE_PARAM(rxm_net_bad_cm_test, rt_net_gen_params),
 	KUNIT_CASE(rxm_bad_accept_test),
 	KUNIT_CASE(rxm_connect_timeout_test),
 	KUNIT_CASE(rxm_lost_connect_test),

@@ -117,6 +117,8 @@ struct ksock_fabric {
 struct ksock_domain {
 	struct fid_domain domain;
 	struct kofi_keytable kt;
+	struct fid_fabric *fabric;
+	u32 addr_format;
 };
 
 enum ksock_req_kind {
@@ -430,6 +432,11 @@ struct ksock_creq {
 
 /* ksock_main.c */
 struct fi_info *ksock_info_alloc(u32 addr_format);
+
+/* ksock_rdm.c */
+struct fi_info *ksock_rdm_info_alloc(u32 addr_format);
+int ksock_rdm_open(struct fid_domain *domain, struct fi_info *info,
+		   struct fid_ep **fep, void *context);
 
 /* ksock_sock.c */
 int ksock_sock_create(struct net *net, int family, struct socket **sockp);

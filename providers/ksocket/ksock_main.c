@@ -73,6 +73,7 @@ struct fi_info *ksock_info_alloc(u32 addr_format)
 	return info;
 }
 
+/* FI_EP_MSG infos first, then FI_EP_RDM ones, IPv4 before IPv6. */
 static int ksock_getinfo(u32 version, const struct fi_info *hints, u64 flags,
 			 struct fi_info **info)
 {
@@ -80,12 +81,19 @@ static int ksock_getinfo(u32 version, const struct fi_info *hints, u64 flags,
 	struct fi_info *head = NULL, **tail = &head, *cur;
 	unsigned int i;
 
-	for (i = 0; i < ARRAY_SIZE(formats); i++) {
+	for (i = 0; i < 2 * ARRAY_SIZE(formats); i++) {
+		u32 format = formats[i % ARRAY_SIZE(formats)];
+		bool rdm = i >= ARRAY_SIZE(formats);
+
 		if (hints->addr_format != FI_FORMAT_UNSPEC &&
 		    hints->addr_format != FI_SOCKADDR &&
-		    hints->addr_format != formats[i])
+		    hints->addr_format != format)
 			continue;
-		cur = ksock_info_alloc(formats[i]);
+		if (hints->ep_attr->type != FI_EP_UNSPEC &&
+		    hints->ep_attr->type != (rdm ? FI_EP_RDM : FI_EP_MSG))
+			continue;
+		cur = rdm ? ksock_rdm_info_alloc(format) :
+			    ksock_info_alloc(format);
 		if (!cur) {
 			fi_freeinfo(head);
 			return -ENOMEM;
@@ -126,9 +134,30 @@ static const struct fi_ops ksock_domain_fi_ops = {
 	.close = ksock_domain_close,
 };
 
+/* Address vectors, for FI_EP_RDM endpoints: of the domain's format. */
+static int ksock_av_open(struct fid_domain *domain, struct fi_av_attr *attr,
+			 struct fid_av **av, void *context)
+{
+	struct ksock_domain *dom = container_of(domain, struct ksock_domain,
+						domain);
+
+	return kofi_av_open_generic(domain, attr, dom->addr_format, av,
+				    context);
+}
+
+/* fi_endpoint(): FI_EP_RDM endpoints are the RDM engine's. */
+static int ksock_endpoint(struct fid_domain *domain, struct fi_info *info,
+			  struct fid_ep **ep, void *context)
+{
+	if (info->ep_attr && info->ep_attr->type == FI_EP_RDM)
+		return ksock_rdm_open(domain, info, ep, context);
+	return ksock_ep_open(domain, info, ep, context);
+}
+
 static const struct fi_ops_domain ksock_domain_ops = {
 	.cq_open = kofi_cq_open_generic,
-	.endpoint = ksock_ep_open,
+	.endpoint = ksock_endpoint,
+	.av_open = ksock_av_open,
 };
 
 static int ksock_domain_open(struct fid_fabric *fabric, struct fi_info *info,
@@ -148,6 +177,9 @@ static int ksock_domain_open(struct fid_fabric *fabric, struct fi_info *info,
 		kfree(dom);
 		return ret;
 	}
+	dom->fabric = fabric;
+	dom->addr_format = info->addr_format == FI_SOCKADDR_IN6 ?
+			   FI_SOCKADDR_IN6 : FI_SOCKADDR_IN;
 	kofi_fid_init(&dom->domain.fid, FI_CLASS_DOMAIN, &ksock_domain_fi_ops,
 		      context);
 	dom->domain.ops = &ksock_domain_ops;

@@ -1,8 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # kofi-link-mtu: 9000
-# ksocket's reliable datagrams on libfabric's net wire ("ksocket;net",
-# kofi_rxm.ko) between the two guests: kernel to kernel (rxm-lib.sh
+# ksocket's own reliable datagrams (FI_EP_RDM of provider "ksocket", on
+# libfabric's net wire; kofi_rxm.ko not loaded) between the two guests:
+# kernel to kernel (rxm-lib.sh
 # rxm_kernel: untagged and tagged messages of 0 B to 1 MiB - no
 # rendezvous, every message one tcp message - the bandwidth sample, RMA
 # writes with remote CQ data and reads; rxm_ipv6 over the guests' IPv6
@@ -12,7 +13,7 @@
 # (rxm-lib.sh rxm_rma_peer).
 . ./lib.sh
 CORE=ksocket
-UTIL=net
+UTIL=none
 FIPROV=net
 FIPP_ENV="FI_NET_IFACE=$KOFI_DEV"
 FIPP_MODES=$(scaled "msg tagged" tagged)

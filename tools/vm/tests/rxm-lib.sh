@@ -3,7 +3,8 @@
 # The rxm utility provider over one core provider (CORE), between the two
 # guests, every transfer verified.  The caller (rxm-ksocket.sh,
 # rxm-ibv.sh, net-ksocket.sh) sets CORE, UTIL (rxm, or net for the net
-# wire's "ksocket;net"; default rxm),
+# wire's "ksocket;net"; default rxm; none for the core's own FI_EP_RDM,
+# without kofi_rxm.ko),
 # FIPROV (fi_pingpong's -p), FIPP_ENV (its environment) and FIPP_MODES
 # (the -m modes fi_pingpong runs in against the kernel).
 #
@@ -26,7 +27,11 @@
 # libfabric's rxm over verbs sends 64 KiB as segments).
 
 M=/kofi/modules
-RXM="prov=$CORE;${UTIL:-rxm} ep_type=rdm verify=1"
+if [ "$UTIL" = none ]; then
+	RXM="prov=$CORE ep_type=rdm verify=1"
+else
+	RXM="prov=$CORE;${UTIL:-rxm} ep_type=rdm verify=1"
+fi
 FIPP_SIZES=64,256,1024,4096,65536,1048576
 # Both sides of each edge: inject, eager, rendezvous.
 RXM_SIZES=0,1,255,256,257,4096,16383,16384,16385,65536,1048576
@@ -42,11 +47,11 @@ rxm_load() {
 	check "link to the peer" wait_for 180 ping -c 1 -W 1 "$KOFI_PEER"
 	check "insmod kofi" insmod $M/kofi.ko
 	check "insmod kofi_$CORE" insmod "$M/kofi_$CORE.ko"
-	check "insmod kofi_rxm" insmod $M/kofi_rxm.ko
+	[ "$UTIL" = none ] || check "insmod kofi_rxm" insmod $M/kofi_rxm.ko
 }
 
 rxm_unload() {
-	check "rmmod kofi_rxm" rmmod kofi_rxm
+	[ "$UTIL" = none ] || check "rmmod kofi_rxm" rmmod kofi_rxm
 	check "rmmod kofi_$CORE" rmmod "kofi_$CORE"
 	check "rmmod kofi" rmmod kofi
 }
