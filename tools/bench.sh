@@ -13,7 +13,7 @@
 # "ib_verbs-siw" with "verbs-siw" (the same over soft-iWARP, on kernels
 # with siw, bandwidth with both samples paced by the receiver's grants;
 # targets as for ib_verbs),
-# "ksocket;rxm" and "ksocket;net" (reliable datagrams) with
+# "ksocket;rxm" and "ksocket-rdm" (reliable datagrams: ksocket's own) with
 # "ksocket-msg" (connected endpoints of ksocket; targets as for
 # ksocket), "ib_verbs;rxm" with
 # "ib_verbs-msg" (connected endpoints of ib_verbs; latency <= 1.10x,
@@ -98,7 +98,7 @@ BEGIN {
 	compare("ib_verbs", "verbs", 1.03, 0.97)
 	compare("ib_verbs-siw", "verbs-siw", 1.03, 0.97)
 	compare("ksocket;rxm", "ksocket-msg", 1.10, 0.95)
-	compare("ksocket;net", "ksocket-msg", 1.10, 0.95)
+	compare("ksocket-rdm", "ksocket-msg", 1.10, 0.95)
 	compare("ib_verbs;rxm", "ib_verbs-msg", 1.10, 0.95)
 	compare("kofi-rdm", "user-rdm", "-", "-")
 	compare("rds", "rds-raw", 1.05, 0.95)
