@@ -318,6 +318,58 @@ struct rxm_trx {
 	struct kofi_vec dst;
 };
 
+struct rxm_conn;
+struct rxm_ep;
+
+/**
+ * struct rxm_wire_peer - what a peer's connection request says
+ * @port: the port it listens on
+ * @id: its id of the connection (rxm), or of its endpoint (net)
+ * @fc: its enum rxm_flow_ctrl
+ */
+struct rxm_wire_peer {
+	u16 port;
+	u64 id;
+	u8 fc;
+};
+
+/* Room for any wire's CM data (rxm_wire.c). */
+#define RXM_WIRE_CM_MAX		32
+
+/**
+ * struct rxm_wire - the connection data of a wire (rxm_wire.c)
+ * @trx: FI_OPT_TAGGED_RX of each core endpoint
+ * @trx_needed: a core without FI_OPT_TAGGED_RX cannot speak the wire
+ * @req: our connection request's data into @buf; its length
+ * @accepted: the accepter's data of our request: the peer's id and flow
+ *	control into the connection; -EPROTO if it is not the wire's
+ * @already: does a reject's data say that the peer keeps its own
+ *	connection (we lost a simultaneous connect)?
+ * @reject: a reject's data (with @reason where the wire has one) into
+ *	@buf; its length
+ * @request: a peer's request data; -EPROTO or -EPROTONOSUPPORT if the
+ *	endpoint cannot take it
+ * @accept: our accept's data of a request whose peer listens on @port
+ *	into @buf; its length
+ *
+ * @buf has room for RXM_WIRE_CM_MAX bytes.  Context: the CM work, process
+ * context.
+ */
+struct rxm_wire {
+	const struct fi_tagged_rx *trx;
+	bool trx_needed;
+	size_t (*req)(const struct rxm_conn *conn, void *buf);
+	int (*accepted)(struct rxm_conn *conn, const void *data, size_t len);
+	bool (*already)(const void *data, size_t len);
+	size_t (*reject)(const struct rxm_ep *ep, u8 reason, void *buf);
+	int (*request)(const void *data, size_t len,
+		       struct rxm_wire_peer *peer);
+	size_t (*accept)(const struct rxm_conn *conn, u16 port, void *buf);
+};
+
+extern const struct rxm_wire rxm_wire_rxm;
+extern const struct rxm_wire rxm_wire_net;
+
 /* Connection states. */
 enum rxm_conn_state {
 	RXM_CONN_IDLE,		/* to be connected by the CM work */
@@ -470,6 +522,7 @@ enum rxm_ep_state {
  *	CM data, every message as the core's own (untagged op 0, tagged op
  *	1), claimed by rxm (FI_TAGGED_RX_MSG), no header, no rendezvous
  * @net_pid: the endpoint's id in net's CM data (random, as a pid)
+ * @wire: its wire's connection data (&rxm_wire_net if @net)
  * @sar_msg_id: the msg_id of the last segmented send
  * @big_bytes: bytes of the buffers of large messages (rxm_big.c)
  * @big_max: the most @big_bytes may reach (big_unexp_bytes at the open)
@@ -513,6 +566,7 @@ struct rxm_ep {
 	bool flow_ctrl;
 	bool net;
 	u32 net_pid;
+	const struct rxm_wire *wire;
 	atomic64_t sar_msg_id;
 	atomic_long_t big_bytes;
 	unsigned long big_max;

@@ -17,10 +17,10 @@
  * with "already connected" and keeps its own; the other drops its own and
  * accepts (kofi_sockaddr_cmp(), libfabric's order of addresses).
  *
- * An endpoint of the net wire ("ksocket;net") does all of this with net's
- * 8-byte CM data (struct rxm_net_cm) instead of rxm's; net's reject says
- * no reason, and a rejected request of ours waits for the peer's as if it
- * said "already connected".
+ * An endpoint of the net wire does all of this with net's 8-byte CM data
+ * instead of rxm's (rxm_wire.c, the endpoint's struct rxm_wire); net's
+ * reject says no reason, and a rejected request of ours waits for the
+ * peer's as if it said "already connected".
  *
  * Each connection has its own core EQ, closed with its core endpoint, so
  * that no event of a closed connection is ever read.  A connection that
@@ -345,12 +345,6 @@ static int rxm_conn_bufs(struct rxm_conn *conn)
 	return 0;
 }
 
-/* What our CM data says of flow control. */
-static u8 rxm_conn_fc_flag(const struct rxm_conn *conn)
-{
-	return conn->fc ? RXM_FLOW_CTRL_ON : RXM_FLOW_CTRL_OFF;
-}
-
 /* @conn's tagged message no longer waits for a receive.  Lock held. */
 static void rxm_conn_unhold_locked(struct rxm_conn *conn)
 {
@@ -415,16 +409,14 @@ static void rxm_conn_close_core(struct rxm_conn *conn)
  */
 static int rxm_conn_tagged_rx(struct rxm_conn *conn)
 {
+	const struct rxm_wire *wire = conn->ep->wire;
 	int ret;
 
-	/* net: every message, tagged ones as op 1 (a core that has it) */
-	if (conn->ep->net)
-		return fi_setopt(&conn->core->fid, FI_OPT_ENDPOINT,
-				 FI_OPT_TAGGED_RX, &rxm_net_trx_ops,
-				 sizeof(rxm_net_trx_ops));
 	ret = fi_setopt(&conn->core->fid, FI_OPT_ENDPOINT, FI_OPT_TAGGED_RX,
-			&rxm_trx_ops, sizeof(rxm_trx_ops));
+			wire->trx, sizeof(*wire->trx));
 	conn->raw_tagged = !ret;
+	if (wire->trx_needed)
+		return ret;
 	return ret == -ENOPROTOOPT || ret == -FI_ENOSYS ? 0 : ret;
 }
 
@@ -488,9 +480,9 @@ static void rxm_conn_connect(struct rxm_conn *conn)
 {
 	struct rxm_ep *ep = conn->ep;
 	size_t len = kofi_sockaddr_len(&ep->name.sa, sizeof(ep->name));
-	struct rxm_net_cm ncm;
-	struct rxm_cm_req req;
+	u8 cm[RXM_WIRE_CM_MAX];
 	struct fi_info *info;
+	size_t cmlen;
 	int ret = -ENOMEM;
 
 	info = fi_dupinfo(ep->core_info, GFP_KERNEL);
@@ -511,16 +503,8 @@ static void rxm_conn_connect(struct rxm_conn *conn)
 		goto fail;
 	rxm_conn_timeout(conn);
 	rxm_conn_set_state(conn, RXM_CONN_CONNECTING);
-	if (ep->net) {
-		rxm_net_cm_fill(&ncm, kofi_sockaddr_port(&ep->name),
-				ep->net_pid);
-		ret = fi_connect(conn->core, &conn->peer, &ncm, sizeof(ncm));
-	} else {
-		rxm_cm_req_fill(&req, kofi_sockaddr_port(&ep->name),
-				rxm_conn_fc_flag(conn),
-				ep->info->rx_attr->size, conn->id);
-		ret = fi_connect(conn->core, &conn->peer, &req, sizeof(req));
-	}
+	cmlen = ep->wire->req(conn, cm);
+	ret = fi_connect(conn->core, &conn->peer, cm, cmlen);
 	if (ret)
 		goto fail;
 	fi_freeinfo(info);
@@ -560,10 +544,7 @@ static bool rxm_conn_rejected_already(struct rxm_conn *conn,
 {
 	if (err->err != ECONNREFUSED || !err->err_data)
 		return false;
-	if (conn->ep->net)
-		return !rxm_net_cm_check(err->err_data, err->err_data_size);
-	return rxm_cm_reject_reason(err->err_data, err->err_data_size) ==
-	       RXM_REJECT_ALREADY;
+	return conn->ep->wire->already(err->err_data, err->err_data_size);
 }
 
 /* Our request came back rejected: lost a simultaneous connect or not. */
@@ -612,28 +593,12 @@ static void rxm_conn_events(struct rxm_conn *conn)
 		switch (event) {
 		case FI_CONNECTED:
 			accepted = conn->state != RXM_CONN_CONNECTING;
-			if (!accepted && conn->ep->net) {
-				const struct rxm_net_cm *ncm =
-					(const void *)ev.data;
-
-				if (n < (ssize_t)sizeof(ev.e) ||
-				    rxm_net_cm_check(ncm, n - sizeof(ev.e))) {
-					rxm_conn_fail_err(conn, EPROTO);
-					break;
-				}
-				conn->peer_id = be32_to_cpu(ncm->pid);
-				conn->peer_fc = RXM_FLOW_CTRL_OFF;
-			} else if (!accepted) {
-				const struct rxm_cm_accept *acc =
-					(const void *)ev.data;
-
-				/* an accept without rxm's CM data */
-				if (n < (ssize_t)(sizeof(ev.e) + sizeof(*acc))) {
-					rxm_conn_fail_err(conn, EPROTO);
-					break;
-				}
-				conn->peer_id = le64_to_cpu(acc->conn_id);
-				conn->peer_fc = acc->flow_ctrl;
+			if (!accepted &&
+			    (n < (ssize_t)sizeof(ev.e) ||
+			     conn->ep->wire->accepted(conn, ev.data,
+						      n - sizeof(ev.e)))) {
+				rxm_conn_fail_err(conn, EPROTO);
+				break;
 			}
 			rxm_credit_enable(conn, conn->peer_fc, accepted);
 			rxm_conn_set_state(conn, RXM_CONN_CONNECTED);
@@ -648,63 +613,19 @@ static void rxm_conn_events(struct rxm_conn *conn)
 
 static void rxm_reject(struct rxm_ep *ep, struct fi_info *info, u8 reason)
 {
-	struct rxm_cm_reject rej = { .version = RXM_CM_VERSION,
-				     .reason = reason };
-	struct rxm_net_cm ncm;
+	u8 cm[RXM_WIRE_CM_MAX];
+	size_t len = ep->wire->reject(ep, reason, cm);
 
-	if (ep->net) {
-		rxm_net_cm_fill(&ncm, kofi_sockaddr_port(&ep->name),
-				ep->net_pid);
-		fi_reject(ep->pep, info->handle, &ncm, sizeof(ncm));
-		return;
-	}
-	fi_reject(ep->pep, info->handle, &rej, sizeof(rej));
-}
-
-/*
- * A request's CM data: its listening port and its id; -EPROTO or
- * -EPROTONOSUPPORT for CM data of another protocol or version.
- */
-static int rxm_connreq_data(struct rxm_ep *ep, const void *data,
-			    size_t len, u16 *port, u64 *peer_id, u8 *fc)
-{
-	const struct rxm_net_cm *ncm = data;
-	const struct rxm_cm_req *req = data;
-	int ret;
-
-	if (ep->net) {
-		ret = rxm_net_cm_check(data, len);
-		if (ret)
-			return ret;
-		*port = be16_to_cpu(ncm->port);
-		*peer_id = be32_to_cpu(ncm->pid);
-		*fc = RXM_FLOW_CTRL_OFF;
-		return 0;
-	}
-	ret = rxm_cm_req_check(data, len);
-	if (ret)
-		return ret;
-	*port = le16_to_cpu(req->port);
-	*peer_id = le64_to_cpu(req->conn_id);
-	*fc = req->flow_ctrl;
-	return 0;
+	fi_reject(ep->pep, info->handle, cm, len);
 }
 
 /* Accept @conn's request (its core endpoint open). */
 static int rxm_accept(struct rxm_conn *conn, u16 port)
 {
-	struct rxm_ep *ep = conn->ep;
-	struct rxm_cm_accept acc = {};
-	struct rxm_net_cm ncm;
+	u8 cm[RXM_WIRE_CM_MAX];
+	size_t len = conn->ep->wire->accept(conn, port, cm);
 
-	if (ep->net) {	/* the request's bytes, with our pid */
-		rxm_net_cm_fill(&ncm, port, ep->net_pid);
-		return fi_accept(conn->core, &ncm, sizeof(ncm));
-	}
-	acc.conn_id = cpu_to_le64(conn->id);
-	acc.rx_size = cpu_to_le32(ep->info->rx_attr->size);
-	acc.flow_ctrl = rxm_conn_fc_flag(conn);
-	return fi_accept(conn->core, &acc, sizeof(acc));
+	return fi_accept(conn->core, cm, len);
 }
 
 /*
@@ -787,17 +708,15 @@ static void rxm_connreq(struct rxm_ep *ep, struct rxm_cm_event *ev,
 {
 	struct fi_info *info = ev->e.info;
 	union kofi_sockaddr peer = {};
+	struct rxm_wire_peer wp = {};
 	struct rxm_conn *conn;
 	fi_addr_t fi_addr;
-	u64 peer_id = 0;
-	u16 port = 0;
 	size_t len;
 	bool takeover;
-	u8 fc = 0;
 	int ret;
 
 	len = kofi_sockaddr_len(info->dest_addr, info->dest_addrlen);
-	if (rxm_connreq_data(ep, ev->data, datalen, &port, &peer_id, &fc) ||
+	if (ep->wire->request(ev->data, datalen, &wp) ||
 	    !len ||
 	    info->dest_addrlen != len ||
 	    ((struct sockaddr *)info->dest_addr)->sa_family !=
@@ -811,7 +730,7 @@ static void rxm_connreq(struct rxm_ep *ep, struct rxm_cm_event *ev,
 		memset(peer.in.sin_zero, 0, sizeof(peer.in.sin_zero));
 	else
 		peer.in6.sin6_flowinfo = 0;
-	kofi_sockaddr_set_port(&peer, port);
+	kofi_sockaddr_set_port(&peer, wp.port);
 	if (kofi_av_lookup_fi_addr(kofi_ep_av(&ep->ep), &peer.sa, len,
 				   &fi_addr) < 0)
 		fi_addr = FI_ADDR_NOTAVAIL;
@@ -826,8 +745,8 @@ static void rxm_connreq(struct rxm_ep *ep, struct rxm_cm_event *ev,
 	}
 	if (takeover)	/* our own request, if any, gives way */
 		rxm_conn_close_core(conn);
-	conn->peer_id = peer_id;
-	conn->peer_fc = fc;
+	conn->peer_id = wp.id;
+	conn->peer_fc = wp.fc;
 	ret = rxm_conn_open_core(conn, info);
 	if (ret) {
 		if (!conn->core)
@@ -835,7 +754,7 @@ static void rxm_connreq(struct rxm_ep *ep, struct rxm_cm_event *ev,
 		rxm_conn_fail(conn);
 		goto out;
 	}
-	ret = rxm_accept(conn, port);
+	ret = rxm_accept(conn, wp.port);
 	if (ret)
 		rxm_conn_fail(conn);
 out:

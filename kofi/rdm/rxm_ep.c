@@ -291,6 +291,7 @@ int kofi_rdm_ep_open(const struct kofi_rdm_core *under, struct fi_info *info,
 	    ep->info->tx_attr->size > RXM_TX_SIZE)
 		ep->info->tx_attr->size = RXM_TX_SIZE;
 	ep->net = under->wire == KOFI_RDM_WIRE_NET;
+	ep->wire = ep->net ? &rxm_wire_net : &rxm_wire_rxm;
 	ep->net_pid = get_random_u32();
 	ep->big_max = READ_ONCE(rxm_big_unexp_bytes);
 	ep->rndv_ok = !ep->net && (ep->core_info->caps & FI_RMA) &&
