@@ -1,13 +1,15 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # kofi-link-mtu: 9000
-# What an idle rxm connection costs, measured with 1000 of them in one
-# guest, over ksocket;rxm with the reliable-datagram sample's fan-in
-# (kofi_sample_rds prov=ksocket;rxm hold=1, Documentation/rxm.rst).
+# What an idle RDM connection costs, measured with 1000 of them in one
+# guest, over ksocket;rxm and then over ksocket's own FI_EP_RDM, with the
+# reliable-datagram sample's fan-in (kofi_sample_rds prov=... hold=1,
+# Documentation/rxm.rst).
 #
 # Guest 1 opens 1000 endpoints (role=fanin-send, ports 18511..19510),
 # each sending one 64-byte message to the one endpoint of guest 0
-# (role=fanin-recv, port 18501), which thus holds 1000 connections, and
+# (role=fanin-recv, port 18501; 20501 and 20511.. for ksocket's own),
+# which thus holds 1000 connections, and
 # takes the messages in one multi-receive buffer, so that none waits as
 # unexpected.  With hold=1 the sample allocates what it needs before the
 # measurement starts, and everything stays open until it is unloaded.
@@ -29,10 +31,6 @@
 . ./rds-lib.sh
 
 N=1000
-RPORT=18501
-SPORT=18511
-MEM="prov=ksocket;rxm hold=1 eps=$N burst=1 burst_size=64"
-MEM="$MEM timeout_ms=120000"
 # An idle connection's bound, in bytes
 CAP=65536
 
@@ -83,37 +81,47 @@ check "insmod kofi" insmod $M/kofi.ko
 check "insmod kofi_ksocket" insmod $M/kofi_ksocket.ko
 check "insmod kofi_rxm" insmod $M/kofi_rxm.ko
 
-if [ "$KOFI_HOST" = 0 ]; then
-	check "receiving endpoint bound" sample_start fanin-recv \
-		port=$RPORT peer_port=$SPORT $MEM
-	mem_snap idle
-	barrier "measured before"
-	check "the $N senders' messages arrived, verified" echo_done
-	sleep 1
-	mem_snap loaded
-	check_output "$N connections on the receiving endpoint" \
-		"^$N established" conns $RPORT
-	mem_say "receiver, per connection" idle loaded
-	per=$(mem_per Free idle loaded)
-	check "an idle connection costs at most 64 KiB ($per bytes)" \
-		[ "$per" -le $CAP ]
-else
-	check "sending endpoints prepared" sample_start fanin-send \
-		port=$SPORT peer_port=$RPORT $MEM
-	mem_snap idle
-	barrier "measured before"
-	echo 0 > /sys/module/kofi_sample_rds/parameters/hold
-	check "$N endpoints sent, the receiver confirmed" echo_done
-	sleep 1
-	mem_snap loaded
-	check_output "$N connections of the sending endpoints" \
-		"^$N established" conns $RPORT
-	mem_say "sender, per endpoint and its connection" idle loaded
-	say_cmd sh -c "dmesg | grep 'kofi_sample_rds:' | sed 's/^\[[^]]*\] //'"
-fi
-barrier "measured after"
-unload_sample
-barrier "unloaded"
+# mem_run PROV RPORT SPORT: the measurement over provider PROV, the
+# receiver on RPORT, the senders on SPORT and up.
+mem_run() {
+	MPROV=$1 RPORT=$2 SPORT=$3
+	MEM="prov=$MPROV hold=1 eps=$N burst=1 burst_size=64"
+	MEM="$MEM timeout_ms=120000"
+	if [ "$KOFI_HOST" = 0 ]; then
+		check "$MPROV: receiving endpoint bound" sample_start fanin-recv \
+			port=$RPORT peer_port=$SPORT $MEM
+		mem_snap idle
+		barrier "$MPROV: measured before"
+		check "$MPROV: the $N senders' messages arrived, verified" echo_done
+		sleep 1
+		mem_snap loaded
+		check_output "$MPROV: $N connections on the receiving endpoint" \
+			"^$N established" conns $RPORT
+		mem_say "$MPROV: receiver, per connection" idle loaded
+		per=$(mem_per Free idle loaded)
+		check "$MPROV: an idle connection costs at most 64 KiB ($per bytes)" \
+			[ "$per" -le $CAP ]
+	else
+		check "$MPROV: sending endpoints prepared" sample_start fanin-send \
+			port=$SPORT peer_port=$RPORT $MEM
+		mem_snap idle
+		barrier "$MPROV: measured before"
+		echo 0 > /sys/module/kofi_sample_rds/parameters/hold
+		check "$MPROV: $N endpoints sent, the receiver confirmed" echo_done
+		sleep 1
+		mem_snap loaded
+		check_output "$MPROV: $N connections of the sending endpoints" \
+			"^$N established" conns $RPORT
+		mem_say "$MPROV: sender, per endpoint and its connection" idle loaded
+		say_cmd sh -c "dmesg | grep 'kofi_sample_rds:' | sed 's/^\[[^]]*\] //'"
+	fi
+	barrier "$MPROV: measured after"
+	unload_sample
+	barrier "$MPROV: unloaded"
+}
+
+mem_run "ksocket;rxm" 18501 18511
+mem_run ksocket 20501 20511
 
 check "rmmod kofi_rxm" rmmod kofi_rxm
 check "rmmod kofi_ksocket" rmmod kofi_ksocket
