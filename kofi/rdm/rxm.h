@@ -407,7 +407,7 @@ enum rxm_conn_state {
  * @bufs: the bounce buffers, room for @maxbufs
  * @nbufs: entries of @bufs: one at first, one more each time a message
  *	waits as unexpected in a bounce buffer, up to @maxbufs (ep->lock)
- * @maxbufs: the connection's conn_rx_bufs
+ * @maxbufs: the connection's rdm_conn_rx_bufs
  * @copies: copies of its rendezvous requests that wait for a receive,
  *	and its large messages' buffers from their claim on (rxm_big.c)
  * @big: a buffer allocated for the large message the core holds, not

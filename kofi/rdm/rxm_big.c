@@ -15,7 +15,7 @@
  * message does (FI_PEEK, FI_CLAIM and FI_DISCARD see it) and is freed
  * when a receive has taken it.
  *
- * An endpoint keeps at most big_unexp_bytes (module parameter) in such
+ * An endpoint keeps at most rdm_big_unexp_bytes (module parameter) in such
  * buffers; a message that would pass it, or whose buffer could not be
  * allocated, holds its connection until a receive is posted
  * (rxm_trx_retry()), which holds the peer back through TCP.

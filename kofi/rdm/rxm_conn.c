@@ -312,7 +312,7 @@ void rxm_conn_fail(struct rxm_conn *conn)
  * Post the first bounce buffers of a new core endpoint: one, or
  * RXM_CONN_CREDIT_BUFS with credit flow control, which it is set up for
  * here; more come as messages wait unexpected in them, or as a peer runs
- * out of credits (rxm_buf_grow()), up to conn_rx_bufs.
+ * out of credits (rxm_buf_grow()), up to rdm_conn_rx_bufs.
  */
 static int rxm_conn_bufs(struct rxm_conn *conn)
 {

@@ -315,7 +315,7 @@ void rxm_credit_posted(struct rxm_conn *conn, bool data)
  * @conn: the connection
  *
  * A peer that is out of credits for data gets one more buffer posted for
- * it (up to conn_rx_bufs): the connection's queue grows under load.
+ * it (up to rdm_conn_rx_bufs): the connection's queue grows under load.
  *
  * Context: the core's completion context; does not sleep.
  */

@@ -568,7 +568,7 @@ void rxm_buf_recycle(struct rxm_buf *buf)
  * @conn: the connection
  *
  * A message waits in one of @conn's bounce buffers, or the peer ran out
- * of credits (rxm_credit_arrived()): post one more, up to conn_rx_bufs,
+ * of credits (rxm_credit_arrived()): post one more, up to rdm_conn_rx_bufs,
  * so that the connection goes on while the ULP has not taken it.  A
  * connection that never has an unexpected message (or a peer short of
  * credits) keeps the ones it started with.  Without memory it does not

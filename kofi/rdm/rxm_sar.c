@@ -13,7 +13,7 @@
  * arrives; the receive completes when the last one is in.  Not taken, the
  * first segment waits as an unexpected message and the segments after it
  * wait with it, each in its bounce buffer (the connection posts more, up
- * to conn_rx_bufs); a receive that takes it later copies what arrived and
+ * to rdm_conn_rx_bufs); a receive that takes it later copies what arrived and
  * goes on as above.  FI_PEEK reports the whole size; FI_DISCARD drops the
  * segments that arrived and those still to come.
  *
