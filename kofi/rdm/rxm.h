@@ -612,6 +612,7 @@ int rxm_vec_chunk(struct kofi_vec *v, size_t chunk);
 unsigned int rxm_vec_slice(const struct kofi_vec *src, size_t off, size_t n,
 			   struct kofi_vec *dst);
 struct rxm_buf *rxm_buf_alloc(struct rxm_conn *conn, gfp_t gfp);
+void rxm_buf_init(struct rxm_buf *buf, struct rxm_conn *conn);
 void rxm_buf_free(struct rxm_buf *buf);
 int rxm_buf_post(struct rxm_conn *conn, struct rxm_buf *buf);
 void rxm_buf_done(struct fid_cq *cq, struct fi_cqe *cqe,

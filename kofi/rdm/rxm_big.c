@@ -73,13 +73,10 @@ static struct rxm_buf *rxm_big_alloc(struct rxm_conn *conn, size_t cap)
 		kfree(buf);
 		return NULL;
 	}
-	buf->cqe.done = rxm_buf_done;
-	buf->ep = conn->ep;
-	buf->conn = conn;
+	rxm_buf_init(buf, conn);
 	buf->copy = true;
 	buf->big = true;
 	buf->cap = cap;
-	INIT_LIST_HEAD(&buf->node);
 	return buf;
 }
 

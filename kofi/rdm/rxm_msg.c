@@ -434,11 +434,23 @@ struct rxm_buf *rxm_buf_alloc(struct rxm_conn *conn, gfp_t gfp)
 		kfree(buf);
 		return NULL;
 	}
+	rxm_buf_init(buf, conn);
+	return buf;
+}
+
+/**
+ * rxm_buf_init() - set up a buffer of a connection, its packet in place
+ * @buf: the buffer, zeroed
+ * @conn: the connection
+ *
+ * Context: any context.
+ */
+void rxm_buf_init(struct rxm_buf *buf, struct rxm_conn *conn)
+{
 	buf->cqe.done = rxm_buf_done;
 	buf->ep = conn->ep;
 	buf->conn = conn;
 	INIT_LIST_HEAD(&buf->node);
-	return buf;
 }
 
 /**
