@@ -1460,6 +1460,8 @@ static void ksocket_bad_connreq_test(struct kunit *test)
 
 /* ---- tagged messages placed by the endpoint's owner ---- */
 
+#define KST_HDR_LEN	8	/* the owner's header, read ahead */
+
 /* What the owner's claim() does, and what it was told. */
 static struct kst_trx {
 	int answer;			/* 0: into buf; POSTED; -EAGAIN ... */
@@ -1469,6 +1471,7 @@ static struct kst_trx {
 	size_t room;			/* of buf given, 0: all */
 	struct kvec kv;
 	char buf[32];
+	char hdr[FI_TAGGED_RX_HDR_MAX];	/* the frame's hdr, if it had one */
 } kst_trx;
 
 static int kst_claim(struct fid_ep *ep, const struct fi_tagged_frame *f,
@@ -1477,6 +1480,8 @@ static int kst_claim(struct fid_ep *ep, const struct fi_tagged_frame *f,
 	kst_trx.calls++;
 	kst_trx.f = *f;
 	kst_trx.ep = ep;
+	if (f->hdr)
+		memcpy(kst_trx.hdr, f->hdr, KST_HDR_LEN);
 	if (kst_trx.answer)
 		return kst_trx.answer;
 	kst_trx.kv.iov_base = kst_trx.buf;
@@ -1633,6 +1638,142 @@ static void ksocket_tagged_rx_test(struct kunit *test)
 			FI_SHUTDOWN);
 	KUNIT_EXPECT_EQ(test, fi_eq_read(t.seq, &event, &entry, sizeof(entry),
 					 0), -EAGAIN);
+	sock_release(sock);
+	kst_teardown(test, &t);
+}
+
+/* An untagged message: the base header and @data (its NUL included). */
+struct kst_uframe {
+	struct ksock_base_hdr hdr;
+	char data[32];
+} __packed;
+
+static size_t kst_uframe(struct kst_uframe *f, const char *data)
+{
+	size_t len = strlen(data) + 1;
+
+	memset(f, 0, sizeof(*f));
+	f->hdr.version = KSOCK_PROTO_VERSION;
+	f->hdr.op = KSOCK_OP_MSG;
+	f->hdr.hdr_size = sizeof(f->hdr);
+	f->hdr.size = sizeof(f->hdr) + len;
+	memcpy(f->data, data, len);
+	return f->hdr.size;
+}
+
+/* The owner of a wire with a header of its own in untagged messages. */
+static const struct fi_tagged_rx kst_hdr_trx_ops = {
+	.claim = kst_claim,
+	.hdr_len = KST_HDR_LEN,
+};
+
+/*
+ * FI_OPT_TAGGED_RX with hdr_len: an untagged message is claimed with its
+ * first bytes read ahead, and what follows them lands in the owner's
+ * place; sent to the next posted receive it arrives whole (cut off, the
+ * completion counts what was dropped); a shorter one is not claimed; a
+ * held one is claimed again with the same bytes; bad settings refused.
+ */
+static void ksocket_hdr_rx_test(struct kunit *test)
+{
+	static const struct fi_tagged_rx too_long = {
+		.claim = kst_claim,
+		.hdr_len = FI_TAGGED_RX_HDR_MAX + 1,
+	};
+	static const struct fi_tagged_rx with_msg = {
+		.claim = kst_claim,
+		.flags = FI_TAGGED_RX_MSG,
+		.hdr_len = KST_HDR_LEN,
+	};
+	struct fi_cq_err_entry err;
+	struct fi_cq_data_entry e;
+	struct kst_uframe in;
+	struct socket *sock;
+	char rbuf[32] = {};
+	size_t len;
+	struct kst t;
+
+	memset(&kst_trx, 0, sizeof(kst_trx));
+	kst_listen(test, &t);
+	t.trx = &kst_hdr_trx_ops;
+	sock = kst_raw_peer(test, &t);
+	KUNIT_EXPECT_EQ(test, fi_setopt(&t.sep->fid, FI_OPT_ENDPOINT,
+					FI_OPT_TAGGED_RX, &too_long,
+					sizeof(too_long)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, fi_setopt(&t.sep->fid, FI_OPT_ENDPOINT,
+					FI_OPT_TAGGED_RX, &with_msg,
+					sizeof(with_msg)), -EINVAL);
+
+	/* claimed with its header: the rest lands in the owner's place */
+	len = kst_uframe(&in, "HEADER01to the owner");
+	KUNIT_ASSERT_EQ(test, kst_raw_send(sock, &in, len), (int)len);
+	KUNIT_ASSERT_EQ(test, kst_comp(t.srx, &e, NULL), 0);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)&kst_trx);
+	KUNIT_EXPECT_EQ(test, e.flags, FI_RECV | FI_MSG);
+	KUNIT_EXPECT_EQ(test, e.len, sizeof("to the owner"));
+	KUNIT_EXPECT_STREQ(test, kst_trx.buf, "to the owner");
+	KUNIT_EXPECT_EQ(test, kst_trx.calls, 1U);
+	KUNIT_EXPECT_EQ(test, kst_trx.f.flags, FI_MSG);
+	KUNIT_EXPECT_EQ(test, kst_trx.f.len, sizeof("HEADER01to the owner"));
+	KUNIT_EXPECT_NOT_NULL(test, kst_trx.f.hdr);
+	KUNIT_EXPECT_EQ(test, memcmp(kst_trx.hdr, "HEADER01", KST_HDR_LEN), 0);
+
+	/* a place too small: EMSGSIZE, olen what was dropped */
+	kst_trx.room = 4;
+	memset(kst_trx.buf, 0, sizeof(kst_trx.buf));
+	len = kst_uframe(&in, "HEADER02cut off here");
+	KUNIT_ASSERT_EQ(test, kst_raw_send(sock, &in, len), (int)len);
+	KUNIT_EXPECT_EQ(test, kst_comp(t.srx, &e, &err), -EMSGSIZE);
+	KUNIT_EXPECT_EQ(test, err.len, 4);
+	KUNIT_EXPECT_EQ(test, err.olen, sizeof("cut off here") - 4);
+	KUNIT_EXPECT_EQ(test, memcmp(kst_trx.buf, "cut ", 4), 0);
+	KUNIT_EXPECT_EQ(test, kst_trx.buf[4], 0);
+	kst_trx.room = 0;
+
+	/* FI_TAGGED_RX_POSTED: the posted receive gets it all, header first */
+	kst_trx.answer = FI_TAGGED_RX_POSTED;
+	len = kst_uframe(&in, "HEADER03posted");
+	kst_raw_deliver(test, &t, sock, &in, len, rbuf, sizeof(rbuf), &e);
+	KUNIT_EXPECT_EQ(test, e.flags, FI_RECV | FI_MSG);
+	KUNIT_EXPECT_EQ(test, e.len, sizeof("HEADER03posted"));
+	KUNIT_EXPECT_STREQ(test, rbuf, "HEADER03posted");
+
+	/* ... into a receive shorter than the header: what fits, EMSGSIZE */
+	memset(rbuf, 0, sizeof(rbuf));
+	len = kst_uframe(&in, "HEADER04");
+	KUNIT_ASSERT_EQ(test, fi_recv(t.sep, rbuf, 5, NULL, FI_ADDR_UNSPEC,
+				      rbuf), 0);
+	KUNIT_ASSERT_EQ(test, kst_raw_send(sock, &in, len), (int)len);
+	KUNIT_EXPECT_EQ(test, kst_comp(t.srx, &e, &err), -EMSGSIZE);
+	KUNIT_EXPECT_EQ(test, err.len, 5);
+	KUNIT_EXPECT_EQ(test, err.olen, sizeof("HEADER04") - 5);
+	KUNIT_EXPECT_EQ(test, memcmp(rbuf, "HEADE", 5), 0);
+	KUNIT_EXPECT_EQ(test, rbuf[5], 0);
+
+	/* shorter than the header: the posted receive, no claim */
+	kst_trx.calls = 0;
+	len = kst_uframe(&in, "short");
+	kst_raw_deliver(test, &t, sock, &in, len, rbuf, sizeof(rbuf), &e);
+	KUNIT_EXPECT_EQ(test, e.len, sizeof("short"));
+	KUNIT_EXPECT_STREQ(test, rbuf, "short");
+	KUNIT_EXPECT_EQ(test, kst_trx.calls, 0U);
+
+	/* held, then claimed again with the same header */
+	kst_trx.answer = -EAGAIN;
+	len = kst_uframe(&in, "HEADER05held");
+	KUNIT_ASSERT_EQ(test, kst_raw_send(sock, &in, len), (int)len);
+	msleep(50);
+	KUNIT_EXPECT_EQ(test, fi_cq_read(t.srx, &e, 1), -EAGAIN);
+	KUNIT_EXPECT_GE(test, kst_trx.calls, 1U);
+	kst_trx.answer = 0;
+	memset(kst_trx.hdr, 0, sizeof(kst_trx.hdr));
+	memset(kst_trx.buf, 0, sizeof(kst_trx.buf));
+	KUNIT_ASSERT_EQ(test, fi_control(&t.sep->fid, FI_TAGGED_RX_RETRY,
+					 NULL), 0);
+	KUNIT_ASSERT_EQ(test, kst_comp(t.srx, &e, NULL), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(kst_trx.hdr, "HEADER05", KST_HDR_LEN), 0);
+	KUNIT_EXPECT_STREQ(test, kst_trx.buf, "held");
+	KUNIT_EXPECT_EQ(test, e.len, sizeof("held"));
 	sock_release(sock);
 	kst_teardown(test, &t);
 }
@@ -1858,6 +1999,7 @@ static struct kunit_case ksocket_cases[] = {
 	KUNIT_CASE(ksocket_raw_peer_test),
 	KUNIT_CASE(ksocket_tagged_rx_test),
 	KUNIT_CASE(ksocket_net_tagged_rx_test),
+	KUNIT_CASE(ksocket_hdr_rx_test),
 	KUNIT_CASE(ksocket_nack_without_probe_test),
 	KUNIT_CASE(ksocket_ack_before_end_test),
 	KUNIT_CASE_PARAM(ksocket_malformed_test, kst_bad_gen_params),

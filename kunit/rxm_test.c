@@ -2027,7 +2027,8 @@ static void rt_raw_sentinel(struct kunit *test, struct ktr_rdm *t,
 }
 
 /*
- * Segmented messages from the raw peer: into a posted receive; tagged and
+ * Segmented messages from the raw peer: into a posted receive (straight
+ * into it, over ksocket), whole or cut off by a short one; tagged and
  * waiting unexpected (peeked at their whole size) while segments are
  * still to come; cut off by a short receive; discarded while still
  * arriving, the connection going on; into a multi-receive buffer
@@ -2064,6 +2065,19 @@ static void rxm_sar_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, e.len, RT_SAR_SIZE);
 	KUNIT_EXPECT_EQ(test, src, r.fi_addr);
 	KUNIT_EXPECT_EQ(test, memcmp(t.buf[0], msg, RT_SAR_SIZE), 0);
+
+	/* into a posted receive too short for it: cut off, EMSGSIZE */
+	memset(t.buf[0], 0, RT_SAR_SIZE);
+	KUNIT_ASSERT_EQ(test, fi_recv(t.ep[0], t.buf[0], RT_EAGER + 10, NULL,
+				      FI_ADDR_UNSPEC, &ctx), 0);
+	for (i = 0; i < 3; i++)
+		rt_raw_seg_send(test, &r, RXM_OP_MSG, 7, msg, RT_SAR_SIZE, i,
+				0);
+	KUNIT_ASSERT_EQ(test, rt_comp(t.rx[0], &e, NULL, &err), -EMSGSIZE);
+	KUNIT_EXPECT_PTR_EQ(test, err.op_context, (void *)&ctx);
+	KUNIT_EXPECT_EQ(test, err.olen, RT_SAR_SIZE - (RT_EAGER + 10));
+	KUNIT_EXPECT_EQ(test, memcmp(t.buf[0], msg, RT_EAGER + 10), 0);
+	KUNIT_EXPECT_EQ(test, t.buf[0][RT_EAGER + 10], 0);
 
 	/* tagged, two segments waiting: peeked, taken, the last goes on */
 	memset(t.buf[0], 0, RT_SAR_SIZE);

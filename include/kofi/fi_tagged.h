@@ -103,25 +103,37 @@ ssize_t fi_tsendmsg(struct fid_ep *ep, const struct fi_msg_tagged *msg,
  *                     FI_MSG), so that the owner matches them as well.
  * FI_TAGGED_RX_OP:    tagged messages are tcp op 1 with the tag (net's
  *                     form) both ways, instead of op 0 with flag 0x80.
+ *
+ * An owner that puts a header of its own in front of its untagged
+ * messages (rxm's 64 bytes) sets struct fi_tagged_rx's @hdr_len: the core
+ * reads that many bytes of an untagged message ahead and claims it with
+ * them (frame @hdr), so that the owner can place what follows its header
+ * straight in the receive it matches.  Messages shorter than @hdr_len go
+ * to the next posted receive without a claim; one the owner sends there
+ * (FI_TAGGED_RX_POSTED) arrives whole, the bytes read ahead first.
  */
 #define FI_OPT_TAGGED_RX	0x10001
 #define FI_TAGGED_RX_POSTED	1
 #define FI_TAGGED_RX_MSG	BIT_ULL(0)
 #define FI_TAGGED_RX_OP		BIT_ULL(1)
+#define FI_TAGGED_RX_HDR_MAX	64
 
 /**
  * struct fi_tagged_frame - what the header of a tagged message says
  * @tag: the tag (0 for an untagged message)
  * @data: remote CQ data, if @flags has FI_REMOTE_CQ_DATA
- * @flags: FI_TAGGED (or FI_MSG, FI_TAGGED_RX_MSG), with FI_REMOTE_CQ_DATA
- *	if the header carries data
- * @len: bytes of payload
+ * @flags: FI_TAGGED (or FI_MSG, FI_TAGGED_RX_MSG or @hdr), with
+ *	FI_REMOTE_CQ_DATA if the header carries data
+ * @len: bytes of payload, @hdr's included
+ * @hdr: an untagged message's first fi_tagged_rx.hdr_len bytes, read
+ *	ahead (the owner's header); NULL for any other message
  */
 struct fi_tagged_frame {
 	u64 tag;
 	u64 data;
 	u64 flags;
 	size_t len;
+	const void *hdr;
 };
 
 /**
@@ -133,12 +145,13 @@ struct fi_tagged_frame {
  * @iov_count: entries, at most the core's rx_attr->iov_limit (0: none)
  * @context: the completion's operation context
  *
- * The message is read into the vector and completes on the endpoint's
- * receive CQ as a receive of @context would: FI_RECV | FI_TAGGED (FI_MSG
- * for an untagged one), with FI_REMOTE_CQ_DATA and the data, the tag, the
- * length.  Bytes that do not fit are read and dropped, and the completion
- * is an EMSGSIZE error entry (olen the bytes dropped).  If the connection
- * ends first, it completes with ECANCELED.
+ * The message is read into the vector (what follows the frame's @hdr if
+ * it has one) and completes on the endpoint's receive CQ as a receive of
+ * @context would: FI_RECV | FI_TAGGED (FI_MSG for an untagged one), with
+ * FI_REMOTE_CQ_DATA and the data, the tag, the length placed.  Bytes that
+ * do not fit are read and dropped, and the completion is an EMSGSIZE
+ * error entry (olen the bytes dropped).  If the connection ends first, it
+ * completes with ECANCELED.
  */
 struct fi_tagged_dest {
 	enum fi_iov_type iov_type;
@@ -165,6 +178,9 @@ struct fi_tagged_dest {
  *	calls of @ep.  @frame and @dest are valid during the call only; the
  *	vector @dest names is copied.
  * @flags: FI_TAGGED_RX_MSG, FI_TAGGED_RX_OP, or 0
+ * @hdr_len: bytes of an untagged message read ahead and claimed with it
+ *	(at most FI_TAGGED_RX_HDR_MAX); 0: untagged messages are not claimed
+ *	(unless FI_TAGGED_RX_MSG, which does not go with it)
  *
  * One message of a connection is claimed at a time, in the order they
  * arrive: the next one is claimed once the previous one has completed.
@@ -173,6 +189,7 @@ struct fi_tagged_rx {
 	int (*claim)(struct fid_ep *ep, const struct fi_tagged_frame *frame,
 		     struct fi_tagged_dest *dest);
 	u64 flags;
+	size_t hdr_len;
 };
 
 /**

@@ -303,12 +303,14 @@ static inline const u8 *rxm_buf_payload(const struct rxm_buf *buf)
 }
 
 /**
- * struct rxm_trx - a tagged message the core places in a receive
+ * struct rxm_trx - a message the core places in a receive
  * @cqe: the core's completion of it
  * @ep: its endpoint
- * @rx: the receive (rxm_rx_placed() on completion)
+ * @rx: the receive (rxm_rx_placed() on completion), or NULL
  * @c: the receive's completion
  * @dst: the part of the receive's buffer it goes to
+ * @sar: instead of @rx: the segmented message a segment belongs to
+ * @seg_len: that segment's payload
  */
 struct rxm_trx {
 	struct fi_cqe cqe;
@@ -316,6 +318,8 @@ struct rxm_trx {
 	struct rxm_rx *rx;
 	struct kofi_comp c;
 	struct kofi_vec dst;
+	struct rxm_sar *sar;
+	size_t seg_len;
 };
 
 struct rxm_conn;
@@ -643,10 +647,15 @@ void rxm_buf_recycle(struct rxm_buf *buf);
 extern const struct fi_tagged_rx rxm_trx_ops;
 extern const struct fi_tagged_rx rxm_net_trx_ops;
 void rxm_trx_init(struct rxm_conn *conn);
+void rxm_trx_dest(struct rxm_trx *t, struct fi_tagged_dest *d);
 
 /* rxm_sar.c */
 int rxm_sar_first(struct rxm_conn *conn, struct rxm_buf *buf);
 int rxm_sar_next(struct rxm_conn *conn, struct rxm_buf *buf);
+int rxm_sar_claim(struct rxm_conn *conn, const struct rxm_hdr *hdr,
+		  size_t len, struct fi_tagged_dest *d);
+void rxm_sar_claimed(struct rxm_ep *ep, struct rxm_sar *sar, size_t len,
+		     int err);
 void rxm_sar_deliver(struct rxm_ep *ep, struct rxm_rx *rx,
 		     struct rxm_buf *first);
 void rxm_sar_discard(struct rxm_ep *ep, struct rxm_buf *first);

@@ -967,7 +967,25 @@ bad:
 	rxm_conn_fail_err(conn, EPROTO);
 }
 
-/* ---- tagged messages the core places (FI_OPT_TAGGED_RX) ---- */
+/* ---- messages the core places (FI_OPT_TAGGED_RX) ---- */
+
+/**
+ * rxm_trx_dest() - tell the core to read a claimed message into @t->dst
+ * @t: the connection's placement, @dst set
+ * @d: filled in; completes to @t->cqe
+ *
+ * Context: any context.
+ */
+void rxm_trx_dest(struct rxm_trx *t, struct fi_tagged_dest *d)
+{
+	d->iov_type = t->dst.type;
+	if (t->dst.type == FI_IOV_BVEC)
+		d->msg_bvec = t->dst.bv;
+	else
+		d->msg_iov = t->dst.kv;
+	d->iov_count = t->dst.count;
+	d->context = &t->cqe;
+}
 
 /* The core placed a claimed message (or failed to). */
 static void rxm_trx_done(struct fid_cq *cq, struct fi_cqe *cqe,
@@ -976,10 +994,15 @@ static void rxm_trx_done(struct fid_cq *cq, struct fi_cqe *cqe,
 	struct rxm_trx *t = container_of(cqe, struct rxm_trx, cqe);
 	struct rxm_ep *ep = t->ep;
 	struct kofi_comp c = t->c;
-
+	struct rxm_sar *sar = t->sar;
 	struct kofi_comp cancel;
 	bool end = false;
 
+	if (sar) {
+		t->sar = NULL;
+		rxm_sar_claimed(ep, sar, t->seg_len, comp->err);
+		return;
+	}
 	if (t->rx)
 		end = rxm_rx_placed(ep, t->rx, &cancel);
 	t->rx = NULL;
@@ -994,40 +1017,70 @@ static void rxm_trx_done(struct fid_cq *cq, struct fi_cqe *cqe,
 }
 
 /*
- * @rx takes the tagged message @msg: where it goes, and its completion.
- * ep->lock held.
+ * @rx takes the message @msg (its header @hdr, rxm's or made up): where
+ * it goes, and its completion.  ep->lock held.
  */
 static void rxm_trx_place(struct rxm_conn *conn, struct rxm_rx *rx,
 			  const struct kofi_match_entry *msg,
-			  const struct fi_tagged_frame *f,
-			  struct fi_tagged_dest *d)
+			  const struct rxm_hdr *hdr, struct fi_tagged_dest *d)
 {
 	struct rxm_trx *t = &conn->trx;
-	bool data = f->flags & FI_REMOTE_CQ_DATA;
-	u8 op = (f->flags & FI_TAGGED) ? RXM_OP_TAGGED : RXM_OP_MSG;
-	struct rxm_hdr hdr;
 	size_t room = rxm_rx_room(rx, msg);
 
-	rxm_hdr_fill(&hdr, RXM_EAGER, op, 0, 0, f->len,
-		     data ? RXM_FLAG_CQ_DATA : 0, data ? f->data : 0, f->tag);
-	rxm_comp_fill(rx, msg, &hdr, room, &t->c);
+	rxm_comp_fill(rx, msg, hdr, room, &t->c);
 	rxm_rx_busy_locked(rx, msg);
 	t->rx = rx;
 	rxm_vec_slice(&rx->vec, msg->offset, room, &t->dst);
-	d->iov_type = t->dst.type;
-	if (t->dst.type == FI_IOV_BVEC)
-		d->msg_bvec = t->dst.bv;
-	else
-		d->msg_iov = t->dst.kv;
-	d->iov_count = t->dst.count;
-	d->context = &t->cqe;
+	rxm_trx_dest(t, d);
+}
+
+/*
+ * An eager packet of rxm's whose header the core read ahead: what follows
+ * the header goes straight to the receive that takes it; a segment, to
+ * its place in its message's receive (rxm_sar_claim()).  Anything else
+ * (no such receive, another packet type, a header that fails its checks,
+ * credits to count) goes to a bounce buffer, where rxm_buf_done() deals
+ * with it as with any packet.  Context: the core's receive context.
+ */
+static int rxm_trx_claim_hdr(struct rxm_conn *conn,
+			     const struct fi_tagged_frame *f,
+			     struct fi_tagged_dest *d)
+{
+	const struct rxm_hdr *hdr = f->hdr;
+	struct rxm_ep *ep = conn->ep;
+	struct kofi_match_entry msg = {
+		.addr = READ_ONCE(conn->fi_addr),
+		.len = f->len - sizeof(*hdr),
+	};
+	struct kofi_match_entry *me;
+	unsigned long flags;
+	int ret = FI_TAGGED_RX_POSTED;
+
+	if (conn->fc || rxm_hdr_check(hdr, f->len))
+		return ret;
+	if (hdr->type == RXM_SEGMENT)
+		return rxm_sar_claim(conn, hdr, f->len - sizeof(*hdr), d);
+	if (hdr->type != RXM_EAGER)
+		return ret;
+	msg.tag = le64_to_cpu(hdr->tag);
+	spin_lock_irqsave(&ep->lock, flags);
+	me = kofi_match_find(hdr->op == RXM_OP_TAGGED ? &ep->tagq : &ep->msgq,
+			     &msg);
+	if (me) {
+		rxm_trx_place(conn, container_of(me, struct rxm_rx, me), &msg,
+			      hdr, d);
+		ret = 0;
+	}
+	spin_unlock_irqrestore(&ep->lock, flags);
+	return ret;
 }
 
 /*
  * struct fi_tagged_rx's claim() of every core endpoint: a tagged message
  * (over net any message) goes straight to the receive that takes it; else
  * to a bounce buffer, where it waits as unexpected, if it fits one; else
- * to a buffer of its own (rxm_big.c).
+ * to a buffer of its own (rxm_big.c).  An untagged message over rxm's
+ * wire comes with rxm's header read ahead (rxm_trx_claim_hdr()).
  * Context: the core's receive context; does not sleep.
  */
 static int rxm_trx_claim(struct fid_ep *core, const struct fi_tagged_frame *f,
@@ -1040,18 +1093,26 @@ static int rxm_trx_claim(struct fid_ep *core, const struct fi_tagged_frame *f,
 		.tag = f->tag,
 		.len = f->len,
 	};
+	bool data = f->flags & FI_REMOTE_CQ_DATA;
 	struct rxm_buf *drop = NULL;
 	struct kofi_match_entry *me;
+	struct rxm_hdr hdr;
 	unsigned long flags;
 	int ret = FI_TAGGED_RX_POSTED;
 
+	if (f->hdr)
+		return rxm_trx_claim_hdr(conn, f, d);
 	spin_lock_irqsave(&ep->lock, flags);
 	me = kofi_match_find((f->flags & FI_TAGGED) ? &ep->tagq : &ep->msgq,
 			     &msg);
 	/* under the lock: a multi-receive buffer may be cancelled */
 	if (me) {
+		rxm_hdr_fill(&hdr, RXM_EAGER, (f->flags & FI_TAGGED) ?
+			     RXM_OP_TAGGED : RXM_OP_MSG, 0, 0, f->len,
+			     data ? RXM_FLAG_CQ_DATA : 0, data ? f->data : 0,
+			     f->tag);
 		rxm_trx_place(conn, container_of(me, struct rxm_rx, me), &msg,
-			      f, d);
+			      &hdr, d);
 		ret = 0;
 	} else if (f->len > RXM_EAGER_LIMIT) {
 		ret = rxm_big_claim_locked(conn, f->len, d, &drop);
@@ -1062,8 +1123,12 @@ static int rxm_trx_claim(struct fid_ep *core, const struct fi_tagged_frame *f,
 	return ret;
 }
 
+static_assert(sizeof(struct rxm_hdr) <= FI_TAGGED_RX_HDR_MAX);
+
+/* rxm's wire: tagged messages, and untagged ones with rxm's header */
 const struct fi_tagged_rx rxm_trx_ops = {
 	.claim = rxm_trx_claim,
+	.hdr_len = sizeof(struct rxm_hdr),
 };
 
 /* net: every message is claimed; tagged ones are op 1 both ways */

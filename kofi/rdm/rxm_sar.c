@@ -17,6 +17,11 @@
  * goes on as above.  FI_PEEK reports the whole size; FI_DISCARD drops the
  * segments that arrived and those still to come.
  *
+ * Over ksocket a segment whose message a receive has taken (or takes, for
+ * a first segment) is read straight into its place there: ksocket reads
+ * rxm's header ahead and asks rxm_sar_claim(); every other segment comes
+ * through a bounce buffer as above.
+ *
  * A connection that ends before the last segment arrived ends the
  * message: the receive that has (or later takes) it completes with
  * ECONNRESET.  A segment that does not follow on from the one before it
@@ -52,6 +57,48 @@ static struct rxm_sar *rxm_sar_find_locked(struct rxm_conn *conn, u64 msg_id)
 	return NULL;
 }
 
+/* The state of the message whose first segment is @hdr (@len bytes). */
+static struct rxm_sar *rxm_sar_new(const struct rxm_hdr *hdr, size_t len)
+{
+	struct rxm_sar *sar = kzalloc(sizeof(*sar), GFP_ATOMIC);
+
+	if (!sar)
+		return NULL;
+	INIT_LIST_HEAD(&sar->segs);
+	sar->msg_id = le64_to_cpu(hdr->msg_id);
+	sar->next_seg = 1;
+	sar->got = len;
+	sar->size = le64_to_cpu(hdr->size);
+	sar->hdr = *hdr;
+	return sar;
+}
+
+/* Segment @hdr (@len bytes, not the first) follows on in @sar.  Locked. */
+static bool rxm_sar_follows(const struct rxm_sar *sar,
+			    const struct rxm_hdr *hdr, size_t len)
+{
+	if (rxm_seg_pos(hdr) == RXM_SEG_FIRST ||
+	    le32_to_cpu(hdr->seg_no) != sar->next_seg ||
+	    le64_to_cpu(hdr->size) != sar->size)
+		return false;
+	if (rxm_seg_pos(hdr) == RXM_SEG_LAST)
+		return sar->got + len == sar->size;
+	return sar->got + len < sar->size;
+}
+
+/* Segment @hdr (@len bytes) arrived in order: account for it.  Locked. */
+static size_t rxm_sar_arrived_locked(struct rxm_sar *sar,
+				     const struct rxm_hdr *hdr, size_t len)
+{
+	size_t off = sar->got;
+
+	sar->got += len;
+	sar->next_seg++;
+	if (rxm_seg_pos(hdr) == RXM_SEG_LAST)
+		list_del_init(&sar->node);
+	return off;
+}
+
 /**
  * rxm_sar_first() - the first segment of a message arrived
  * @conn: its connection
@@ -76,15 +123,9 @@ int rxm_sar_first(struct rxm_conn *conn, struct rxm_buf *buf)
 	if (le32_to_cpu(hdr->seg_no) ||
 	    le64_to_cpu(hdr->size) <= rxm_seg_len(buf))
 		return -EPROTO;
-	sar = kzalloc(sizeof(*sar), GFP_ATOMIC);
+	sar = rxm_sar_new(hdr, rxm_seg_len(buf));
 	if (!sar)
 		return -ENOMEM;
-	INIT_LIST_HEAD(&sar->segs);
-	sar->msg_id = msg_id;
-	sar->next_seg = 1;
-	sar->got = rxm_seg_len(buf);
-	sar->size = le64_to_cpu(hdr->size);
-	sar->hdr = *hdr;
 	buf->sar = sar;
 	buf->seg_off = 0;
 	spin_lock_irqsave(&ep->lock, flags);
@@ -175,20 +216,12 @@ int rxm_sar_next(struct rxm_conn *conn, struct rxm_buf *buf)
 
 	spin_lock_irqsave(&ep->lock, flags);
 	sar = rxm_sar_find_locked(conn, le64_to_cpu(hdr->msg_id));
-	if (!sar || rxm_seg_pos(hdr) == RXM_SEG_FIRST ||
-	    le32_to_cpu(hdr->seg_no) != sar->next_seg ||
-	    le64_to_cpu(hdr->size) != sar->size ||
-	    (last ? sar->got + len != sar->size :
-		    sar->got + len >= sar->size)) {
+	if (!sar || !rxm_sar_follows(sar, hdr, len)) {
 		spin_unlock_irqrestore(&ep->lock, flags);
 		return -EPROTO;
 	}
 	buf->sar = sar;
-	buf->seg_off = sar->got;
-	sar->got += len;
-	sar->next_seg++;
-	if (last)
-		list_del_init(&sar->node);
+	buf->seg_off = rxm_sar_arrived_locked(sar, hdr, len);
 	drop = sar->discard;
 	if (!drop && !sar->rx) {
 		buf->held = true;
@@ -208,6 +241,113 @@ int rxm_sar_next(struct rxm_conn *conn, struct rxm_buf *buf)
 	rxm_buf_recycle(buf);
 	rxm_sar_placed(ep, sar, len);
 	return 0;
+}
+
+/*
+ * Segment @len bytes at @off of @sar's message goes straight to its place
+ * in @sar's receive (cut to the receive's room): @d, with the connection's
+ * rxm_trx accounting for it.  Lock held.
+ */
+static void rxm_sar_dest_locked(struct rxm_conn *conn, struct rxm_sar *sar,
+				size_t off, size_t len,
+				struct fi_tagged_dest *d)
+{
+	struct rxm_trx *t = &conn->trx;
+	size_t room = rxm_rx_room(sar->rx, &sar->me);
+
+	t->sar = sar;
+	t->seg_len = len;
+	rxm_vec_slice(&sar->rx->vec, sar->me.offset + off,
+		      off < room ? min(len, room - off) : 0, &t->dst);
+	rxm_trx_dest(t, d);
+}
+
+/**
+ * rxm_sar_claim() - the core read a segment's header ahead
+ * @conn: its connection
+ * @hdr: the segment's header (rxm_hdr_check() passed)
+ * @len: its payload
+ * @d: where the core is to put the payload
+ *
+ * A first segment that a posted receive takes, or a later one whose
+ * message a receive has taken, goes straight there; its completion comes
+ * to rxm_sar_claimed().  Any other goes to a bounce buffer
+ * (rxm_sar_first(), rxm_sar_next()), which also finds what is malformed.
+ *
+ * Context: the core's receive context; does not sleep.
+ * Return: 0 with @d filled in, or FI_TAGGED_RX_POSTED.
+ */
+int rxm_sar_claim(struct rxm_conn *conn, const struct rxm_hdr *hdr,
+		  size_t len, struct fi_tagged_dest *d)
+{
+	struct rxm_ep *ep = conn->ep;
+	struct kofi_match_entry msg = {
+		.addr = READ_ONCE(conn->fi_addr),
+		.tag = le64_to_cpu(hdr->tag),
+		.len = le64_to_cpu(hdr->size),
+	};
+	u64 msg_id = le64_to_cpu(hdr->msg_id);
+	struct rxm_sar *sar, *new = NULL;
+	struct kofi_match_entry *me;
+	unsigned long flags;
+	int ret = FI_TAGGED_RX_POSTED;
+
+	if (rxm_seg_pos(hdr) == RXM_SEG_FIRST) {
+		if (le32_to_cpu(hdr->seg_no) || msg.len <= len)
+			return ret;
+		new = rxm_sar_new(hdr, len);
+		if (!new)
+			return ret;
+	}
+	spin_lock_irqsave(&ep->lock, flags);
+	sar = rxm_sar_find_locked(conn, msg_id);
+	if (new) {
+		me = sar ? NULL :
+		     kofi_match_find(hdr->op == RXM_OP_TAGGED ? &ep->tagq :
+				     &ep->msgq, &msg);
+		if (me) {
+			sar = new;
+			new = NULL;
+			sar->rx = container_of(me, struct rxm_rx, me);
+			sar->me = msg;
+			rxm_rx_busy_locked(sar->rx, &msg);
+			list_add_tail(&sar->node, &conn->sars);
+			rxm_sar_dest_locked(conn, sar, 0, len, d);
+			ret = 0;
+		}
+	} else if (sar && sar->rx && !sar->discard &&
+		   rxm_sar_follows(sar, hdr, len)) {
+		rxm_sar_dest_locked(conn, sar,
+				    rxm_sar_arrived_locked(sar, hdr, len), len,
+				    d);
+		ret = 0;
+	}
+	spin_unlock_irqrestore(&ep->lock, flags);
+	kfree(new);
+	return ret;
+}
+
+/**
+ * rxm_sar_claimed() - the core placed a segment rxm_sar_claim() claimed
+ * @ep: the endpoint
+ * @sar: the segment's message
+ * @len: the segment's payload
+ * @err: 0 (or EMSGSIZE: cut to the receive), or why it was not placed
+ *	(its connection ended): the message ends with ECONNRESET
+ *
+ * Context: the core's completion context; no rxm lock held.
+ */
+void rxm_sar_claimed(struct rxm_ep *ep, struct rxm_sar *sar, size_t len,
+		     int err)
+{
+	unsigned long flags;
+
+	if (err && err != EMSGSIZE) {
+		spin_lock_irqsave(&ep->lock, flags);
+		sar->err = ECONNRESET;
+		spin_unlock_irqrestore(&ep->lock, flags);
+	}
+	rxm_sar_placed(ep, sar, len);
 }
 
 /*

@@ -223,6 +223,7 @@ enum ksock_ep_state {
 enum ksock_rx_state {
 	KSOCK_RX_HDR,		/* reading a message header */
 	KSOCK_RX_WAIT,		/* header read, waiting for a receive */
+	KSOCK_RX_PEEK,		/* reading an untagged message's first bytes */
 	KSOCK_RX_CLAIM,		/* tagged header read, asking its owner */
 	KSOCK_RX_DATA,		/* reading payload */
 	KSOCK_RX_DISCARD,	/* discarding what did not fit */
@@ -251,6 +252,10 @@ struct ksock_rx {
 	u64 left;			/* payload bytes still to read */
 	u64 discard;			/* then bytes to throw away */
 	size_t done;			/* payload bytes placed */
+	/* an untagged message's first bytes, read ahead (FI_OPT_TAGGED_RX) */
+	u8 peek[FI_TAGGED_RX_HDR_MAX] __aligned(8);
+	u32 peeked;			/* bytes of @peek read */
+	u32 skipped;			/* of them, bytes the owner took */
 	bool ack;			/* send an ACK once done */
 	bool stopped;			/* waits for a receive, or ended */
 };

@@ -880,7 +880,9 @@ static int ksock_ep_set_tagged_rx(struct ksock_ep *ep, const void *optval,
 	int ret = 0;
 
 	if (optlen != sizeof(*trx) || !trx->claim ||
-	    (trx->flags & ~(FI_TAGGED_RX_MSG | FI_TAGGED_RX_OP)))
+	    (trx->flags & ~(FI_TAGGED_RX_MSG | FI_TAGGED_RX_OP)) ||
+	    trx->hdr_len > FI_TAGGED_RX_HDR_MAX ||
+	    (trx->hdr_len && (trx->flags & FI_TAGGED_RX_MSG)))
 		return -EINVAL;
 	spin_lock_irqsave(&ep->lock, flags);
 	if (ep->enabled)

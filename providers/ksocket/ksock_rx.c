@@ -25,7 +25,10 @@
  * next posted receive, or nowhere yet: the engine then stops as for a
  * missing receive, until the owner's FI_TAGGED_RX_RETRY.  Over libfabric's
  * net wire (the owner's FI_TAGGED_RX_OP) a tagged message is op 1 instead,
- * and with FI_TAGGED_RX_MSG the owner claims untagged messages too.
+ * and with FI_TAGGED_RX_MSG the owner claims untagged messages too.  An
+ * owner with a header of its own (fi_tagged_rx.hdr_len) claims untagged
+ * messages once that many bytes of their payload are read ahead; if it
+ * sends one to the next posted receive, those bytes go there first.
  *
  * Anything malformed - wrong version, unknown op, a hdr_size that does not
  * match the header's contents, too many rma_iovs, a size smaller than the
@@ -215,6 +218,8 @@ static void ksock_rx_next(struct ksock_ep *ep)
 	rx->left = 0;
 	rx->discard = 0;
 	rx->done = 0;
+	rx->peeked = 0;
+	rx->skipped = 0;
 	rx->ack = false;
 }
 
@@ -283,6 +288,8 @@ static int ksock_rx_start(struct ksock_ep *ep)
 		if ((ksock_rx_flags(ep) & KSOCK_FLAG_TAGGED) ||
 		    (ep->trx.flags & FI_TAGGED_RX_MSG))
 			rx->state = KSOCK_RX_CLAIM;
+		else if (ep->trx.hdr_len && payload >= ep->trx.hdr_len)
+			rx->state = KSOCK_RX_PEEK;
 		else
 			rx->state = KSOCK_RX_WAIT;
 		return 0;
@@ -361,17 +368,26 @@ static void ksock_rx_respond(struct ksock_ep *ep, struct ksock_req *rsp)
 	spin_unlock_irqrestore(&ep->lock, flags);
 }
 
-/* Read the message of the frame into @req; drop what does not fit. */
+/*
+ * Read the message of the frame into @req; drop what does not fit.  The
+ * bytes read ahead go first, unless the owner took them.
+ */
 static void ksock_rx_fill(struct ksock_ep *ep, struct ksock_req *req)
 {
 	struct ksock_rx *rx = &ep->rx;
+	size_t room = req->len;
 
-	if (rx->left > req->len) {
-		rx->discard = rx->left - req->len;
-		rx->left = req->len;
+	rx->iter[0] = req->iter[0];
+	if (rx->peeked > rx->skipped) {
+		rx->done = copy_to_iter(rx->peek, min_t(size_t, rx->peeked,
+							room), &rx->iter[0]);
+		room -= rx->done;
+	}
+	if (rx->left > room) {
+		rx->discard = rx->left - room;
+		rx->left = room;
 	}
 	/* Never read past this frame: the next one may already be queued. */
-	rx->iter[0] = req->iter[0];
 	iov_iter_truncate(&rx->iter[0], rx->left);
 	rx->nseg = 1;
 	rx->state = KSOCK_RX_DATA;
@@ -470,6 +486,8 @@ static int ksock_rx_claimed(struct ksock_ep *ep, struct ksock_req *req,
 	kofi_oplist_add(&ep->ops, &req->op);
 	spin_unlock_irqrestore(&ep->lock, flags);
 	ep->rx.req = req;
+	/* what follows the owner's header, read ahead, goes there */
+	ep->rx.skipped = ep->rx.peeked;
 	ksock_rx_fill(ep, req);
 	return 0;
 }
@@ -491,7 +509,8 @@ static int ksock_rx_claim(struct ksock_ep *ep)
 		.tag = rx->tag,
 		.data = rx->cq_data,
 		.flags = tagged ? FI_TAGGED : FI_MSG,
-		.len = rx->left,
+		.len = rx->left + rx->peeked,
+		.hdr = rx->peeked ? rx->peek : NULL,
 	};
 	struct fi_tagged_dest d = {};
 	struct ksock_req *req;
@@ -535,6 +554,7 @@ static void ksock_rx_done(struct ksock_ep *ep)
 	struct ksock_rx *rx = &ep->rx;
 	struct ksock_req *req = rx->req;
 	u16 flags = ksock_rx_flags(ep);
+	u64 olen;
 
 	ksock_rx_put_keys(rx);
 	if (rx->ack)
@@ -549,9 +569,11 @@ static void ksock_rx_done(struct ksock_ep *ep)
 			req->tag = rx->tag;
 		}
 		if (rx->hdr.base.op == KSOCK_OP_MSG) {
-			if (rx->discard) {
+			/* what was read and dropped */
+			olen = ksock_rx_payload(ep) - rx->skipped - rx->done;
+			if (olen) {
 				ksock_req_fail(ep, req, EMSGSIZE, rx->done,
-					       rx->discard);
+					       olen);
 				req = NULL;
 			} else {
 				req->len = rx->done;
@@ -587,6 +609,23 @@ static size_t ksock_rx_consume(struct ksock_ep *ep, const struct sk_buff *skb,
 				rx->stopped = true;
 				return used;
 			}
+			continue;
+		case KSOCK_RX_PEEK:
+			if (used == len)
+				return used;
+			n = min_t(size_t, len - used,
+				  ep->trx.hdr_len - rx->peeked);
+			if (skb_copy_bits(skb, off + used,
+					  rx->peek + rx->peeked, n)) {
+				ksock_rx_end(ep, EIO, 0);
+				return used;
+			}
+			used += n;
+			rx->peeked += n;
+			if (rx->peeked < ep->trx.hdr_len)
+				continue;
+			rx->left -= rx->peeked;
+			rx->state = KSOCK_RX_CLAIM;
 			continue;
 		case KSOCK_RX_CLAIM:
 			if (ksock_rx_claim(ep))
@@ -646,8 +685,6 @@ static size_t ksock_rx_consume(struct ksock_ep *ep, const struct sk_buff *skb,
 			continue;
 		case KSOCK_RX_DISCARD:
 			if (!rx->discard) {
-				/* keep the excess for the completion's olen */
-				rx->discard = ksock_rx_payload(ep) - rx->done;
 				ksock_rx_done(ep);
 				continue;
 			}
