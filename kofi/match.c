@@ -13,6 +13,7 @@
 #include <linux/minmax.h>
 #include <linux/module.h>
 #include <kofi/match.h>
+#include <kofi/provider.h>
 
 /**
  * kofi_match_init() - initialise an empty queue
@@ -226,6 +227,36 @@ struct kofi_match_entry *kofi_match_peek(struct kofi_match_queue *q,
 	return NULL;
 }
 EXPORT_SYMBOL_GPL(kofi_match_peek);
+
+/**
+ * kofi_match_peek_write() - write the answer of fi_trecvmsg(FI_PEEK)
+ * @cq: the endpoint's receive CQ
+ * @context: the call's context
+ * @found: what the message kofi_match_peek() found says - its length,
+ *	tag, source, and remote CQ data with FI_REMOTE_CQ_DATA in @flags -
+ *	or NULL if it found none
+ *
+ * A message found is described by a completion of FI_RECV | FI_TAGGED
+ * (with FI_REMOTE_CQ_DATA and the data if it has them); none, by an
+ * ENOMSG error entry, as libfabric's providers answer.
+ *
+ * Context: any context; no lock of the caller's held.
+ * Return: 0; -EAGAIN if @cq has no room for the ENOMSG entry (the call
+ * fails then, to be made again).
+ */
+int kofi_match_peek_write(struct fid_cq *cq, void *context,
+			  const struct kofi_comp *found)
+{
+	if (!found)
+		return kofi_cq_write_err(cq, context, FI_RECV | FI_TAGGED,
+					 ENOMSG, 0, 0, 0) == -EOVERFLOW ?
+		       -EAGAIN : 0;
+	kofi_cq_write_tagged(cq, context, FI_RECV | FI_TAGGED |
+			     (found->flags & FI_REMOTE_CQ_DATA), found->len,
+			     NULL, found->data, found->tag, found->src);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(kofi_match_peek_write);
 
 /**
  * kofi_match_claim() - fi_trecvmsg() with FI_CLAIM: take a claimed message

@@ -116,4 +116,9 @@ struct kofi_match_entry *kofi_match_cancel(struct kofi_match_queue *q,
 unsigned int kofi_match_forget(struct kofi_match_queue *q, fi_addr_t addr,
 			       struct list_head *cancelled);
 
+struct fid_cq;
+struct kofi_comp;
+int kofi_match_peek_write(struct fid_cq *cq, void *context,
+			  const struct kofi_comp *found);
+
 #endif /* _KOFI_MATCH_H */

@@ -1346,16 +1346,12 @@ static ssize_t rxm_peek(struct rxm_ep *ep, const struct fi_msg_tagged *r,
 	}
 	spin_unlock_irqrestore(&ep->lock, irq);
 	if (!me)
-		return kofi_cq_write_err(cq, r->context, FI_RECV | FI_TAGGED,
-					 ENOMSG, 0, 0, 0) == -EOVERFLOW ?
-		       -EAGAIN : 0;
+		return kofi_match_peek_write(cq, r->context, NULL);
 	if (flags & FI_DISCARD) {
 		rxm_discard(ep, buf, r->context);
 		return 0;
 	}
-	kofi_cq_write_tagged(cq, r->context, FI_RECV | FI_TAGGED | c.flags,
-			     c.len, NULL, c.data, c.tag, c.src);
-	return 0;
+	return kofi_match_peek_write(cq, r->context, &c);
 }
 
 /* fi_trecvmsg() with FI_CLAIM: receive (or drop) the claimed message. */

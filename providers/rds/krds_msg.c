@@ -580,31 +580,28 @@ static ssize_t krds_peek(struct krds_ep *ep, const struct fi_msg_tagged *r,
 		.context = r->context,
 	};
 	struct kofi_match_entry *me;
-	struct krds_msg_desc d = {};
 	struct krds_ux *ux = NULL;
-	fi_addr_t src = FI_ADDR_NOTAVAIL;
+	struct kofi_comp c = {};
 	unsigned long irq;
 
 	spin_lock_irqsave(&ep->lock, irq);
 	me = kofi_match_peek(&ep->tagq, &want, flags);
 	if (me) {
 		ux = container_of(me, struct krds_ux, me);
-		d = ux->d;
-		src = me->addr;
+		c.len = ux->d.len;
+		c.tag = ux->d.tag;
+		c.data = ux->d.data;
+		c.flags = ux->d.flags;
+		c.src = me->addr;
 	}
 	spin_unlock_irqrestore(&ep->lock, irq);
 	if (!ux)
-		return kofi_cq_write_err(cq, r->context, FI_RECV | FI_TAGGED,
-					 ENOMSG, 0, 0, 0) == -EOVERFLOW ?
-		       -EAGAIN : 0;
+		return kofi_match_peek_write(cq, r->context, NULL);
 	if (flags & FI_DISCARD) {
 		krds_ux_discard(ep, ux, r->context);
 		return 0;
 	}
-	kofi_cq_write_tagged(cq, r->context,
-			     FI_RECV | FI_TAGGED | (d.flags & FI_REMOTE_CQ_DATA),
-			     d.len, NULL, d.data, d.tag, src);
-	return 0;
+	return kofi_match_peek_write(cq, r->context, &c);
 }
 
 /* The message FI_PEEK | FI_CLAIM claimed for @context; NULL if none. */
