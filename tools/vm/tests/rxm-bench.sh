@@ -19,7 +19,7 @@
 
 LAT_ITERS=${LAT_ITERS:-500}
 BW_ITERS=${BW_ITERS:-1000}
-ROUNDS=${ROUNDS:-7}
+ROUNDS=${ROUNDS:-11}
 RDM="prov=ksocket;rxm ep_type=rdm verify=0"
 NET="prov=ksocket ep_type=rdm verify=0"
 
