@@ -391,4 +391,27 @@ int kofi_sw_mr_reg(struct kofi_keytable *kt, const struct fi_mr_attr *attr,
 void kofi_sw_mr_iter(const struct kofi_key_entry *e, struct iov_iter *it,
 		     unsigned int dir, u64 addr, size_t len);
 
+/**
+ * struct kofi_sw_domain - the domain of a software RMA provider
+ * @domain: the kOFI object
+ * @kt: the key table of the regions registered in it
+ * @fabric: the fabric it was opened on
+ * @addr_format: FI_SOCKADDR_IN or FI_SOCKADDR_IN6: of its address vectors
+ *
+ * Set up by kofi_sw_domain_init() (kofi/swdomain.c).
+ */
+struct kofi_sw_domain {
+	struct fid_domain domain;
+	struct kofi_keytable kt;
+	struct fid_fabric *fabric;
+	u32 addr_format;
+};
+
+int kofi_sw_domain_init(struct kofi_sw_domain *dom, struct fid_fabric *fabric,
+			const struct fi_info *info, const struct fi_ops *fi_ops,
+			const struct fi_ops_domain *ops, void *context);
+void kofi_sw_domain_fini(struct kofi_sw_domain *dom);
+int kofi_sw_domain_av_open(struct fid_domain *domain, struct fi_av_attr *attr,
+			   struct fid_av **av, void *context);
+
 #endif /* _KOFI_PROVIDER_H */

@@ -114,13 +114,6 @@ struct ksock_fabric {
 	struct fid_fabric fabric;
 };
 
-struct ksock_domain {
-	struct fid_domain domain;
-	struct kofi_keytable kt;
-	struct fid_fabric *fabric;
-	u32 addr_format;
-};
-
 enum ksock_req_kind {
 	KSOCK_REQ_SEND,		/* message */
 	KSOCK_REQ_WRITE,	/* RMA write */
@@ -323,7 +316,7 @@ struct ksock_rx {
  */
 struct ksock_ep {
 	struct fid_ep ep;
-	struct ksock_domain *dom;
+	struct kofi_sw_domain *dom;
 	struct fi_info *info;
 	struct net *net;
 	struct socket *sock;

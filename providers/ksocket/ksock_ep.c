@@ -1019,7 +1019,7 @@ int ksock_ep_open(struct fid_domain *domain, struct fi_info *info,
 	ep->keepalive_ms = READ_ONCE(ksock_keepalive_ms);
 	ep->connect_timeout_ms = min(READ_ONCE(ksock_connect_timeout_ms),
 				     KSOCK_CONNECT_TIMEOUT_MAX_MS);
-	ep->dom = container_of(domain, struct ksock_domain, domain);
+	ep->dom = container_of(domain, struct kofi_sw_domain, domain);
 	ep->net = get_net(current->nsproxy->net_ns);
 	spin_lock_init(&ep->lock);
 	mutex_init(&ep->tx_mutex);

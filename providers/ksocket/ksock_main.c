@@ -109,41 +109,17 @@ static int ksock_getinfo(u32 version, const struct fi_info *hints, u64 flags,
 
 static int ksock_domain_close(struct fid *fid)
 {
-	struct ksock_domain *dom = container_of(fid, struct ksock_domain,
-						domain.fid);
+	struct kofi_sw_domain *dom = container_of(fid, struct kofi_sw_domain,
+						  domain.fid);
 
-	kofi_keytable_destroy(&dom->kt);
+	kofi_sw_domain_fini(dom);
 	kfree(dom);
 	return 0;
 }
 
-static int ksock_mr_regattr(struct fid *fid, const struct fi_mr_attr *attr,
-			    u64 flags, struct fid_mr **fmr)
-{
-	struct ksock_domain *dom = container_of(fid, struct ksock_domain,
-						domain.fid);
-
-	return kofi_sw_mr_reg(&dom->kt, attr, flags, fmr);
-}
-
-static const struct fi_ops_mr ksock_mr_ops = {
-	.regattr = ksock_mr_regattr,
-};
-
 static const struct fi_ops ksock_domain_fi_ops = {
 	.close = ksock_domain_close,
 };
-
-/* Address vectors, for FI_EP_RDM endpoints: of the domain's format. */
-static int ksock_av_open(struct fid_domain *domain, struct fi_av_attr *attr,
-			 struct fid_av **av, void *context)
-{
-	struct ksock_domain *dom = container_of(domain, struct ksock_domain,
-						domain);
-
-	return kofi_av_open_generic(domain, attr, dom->addr_format, av,
-				    context);
-}
 
 /* fi_endpoint(): FI_EP_RDM endpoints are the RDM engine's. */
 static int ksock_endpoint(struct fid_domain *domain, struct fi_info *info,
@@ -154,16 +130,17 @@ static int ksock_endpoint(struct fid_domain *domain, struct fi_info *info,
 	return ksock_ep_open(domain, info, ep, context);
 }
 
+/* Address vectors, for FI_EP_RDM endpoints: of the domain's format. */
 static const struct fi_ops_domain ksock_domain_ops = {
 	.cq_open = kofi_cq_open_generic,
 	.endpoint = ksock_endpoint,
-	.av_open = ksock_av_open,
+	.av_open = kofi_sw_domain_av_open,
 };
 
 static int ksock_domain_open(struct fid_fabric *fabric, struct fi_info *info,
 			     struct fid_domain **domain, void *context)
 {
-	struct ksock_domain *dom;
+	struct kofi_sw_domain *dom;
 	int ret;
 
 	if (info->domain_attr && info->domain_attr->name &&
@@ -172,18 +149,12 @@ static int ksock_domain_open(struct fid_fabric *fabric, struct fi_info *info,
 	dom = kzalloc(sizeof(*dom), GFP_KERNEL);
 	if (!dom)
 		return -ENOMEM;
-	ret = kofi_keytable_init(&dom->kt, 8);
+	ret = kofi_sw_domain_init(dom, fabric, info, &ksock_domain_fi_ops,
+				  &ksock_domain_ops, context);
 	if (ret) {
 		kfree(dom);
 		return ret;
 	}
-	dom->fabric = fabric;
-	dom->addr_format = info->addr_format == FI_SOCKADDR_IN6 ?
-			   FI_SOCKADDR_IN6 : FI_SOCKADDR_IN;
-	kofi_fid_init(&dom->domain.fid, FI_CLASS_DOMAIN, &ksock_domain_fi_ops,
-		      context);
-	dom->domain.ops = &ksock_domain_ops;
-	dom->domain.mr = &ksock_mr_ops;
 	*domain = &dom->domain;
 	return 0;
 }

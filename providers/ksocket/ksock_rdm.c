@@ -53,8 +53,9 @@ struct fi_info *ksock_rdm_info_alloc(u32 addr_format)
 int ksock_rdm_open(struct fid_domain *domain, struct fi_info *info,
 		   struct fid_ep **fep, void *context)
 {
-	struct ksock_domain *dom = container_of(domain, struct ksock_domain,
-						domain);
+	struct kofi_sw_domain *dom = container_of(domain,
+						  struct kofi_sw_domain,
+						  domain);
 	struct kofi_rdm_core under = {
 		.domain = domain,
 		.fabric = dom->fabric,

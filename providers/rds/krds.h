@@ -71,16 +71,14 @@ extern unsigned int krds_rma_timeout_ms;
 
 /**
  * struct krds_domain - a domain: one RDS transport
- * @domain: the public domain
+ * @sw: kOFI's domain of a software RMA provider: the public domain, the
+ *	keys of its memory regions (which peers' RMA requests name), and
+ *	the address format of its infos and AVs
  * @transport: RDS_TRANS_TCP or RDS_TRANS_IB, for every endpoint of it
- * @addr_format: FI_SOCKADDR_IN or FI_SOCKADDR_IN6, of its infos and AVs
- * @kt: the keys of its memory regions, which peers' RMA requests name
  */
 struct krds_domain {
-	struct fid_domain domain;
+	struct kofi_sw_domain sw;
 	int transport;
-	u32 addr_format;
-	struct kofi_keytable kt;
 };
 
 /**

@@ -384,7 +384,7 @@ int krds_ep_open(struct fid_domain *domain, struct fi_info *info,
 		 struct fid_ep **fep, void *context)
 {
 	struct krds_domain *dom = container_of(domain, struct krds_domain,
-					       domain);
+					       sw.domain);
 	bool directed = info->caps & FI_DIRECTED_RECV;
 	struct krds_ep *ep;
 
@@ -395,7 +395,7 @@ int krds_ep_open(struct fid_domain *domain, struct fi_info *info,
 	    krds_transport_parse(info->domain_attr->name) != dom->transport)
 		return -EINVAL;
 	if (info->addr_format != FI_FORMAT_UNSPEC &&
-	    info->addr_format != dom->addr_format)
+	    info->addr_format != dom->sw.addr_format)
 		return -EINVAL;
 	ep = kzalloc(sizeof(*ep), GFP_KERNEL);
 	if (!ep)
@@ -407,7 +407,8 @@ int krds_ep_open(struct fid_domain *domain, struct fi_info *info,
 	}
 	ep->net = get_net(current->nsproxy->net_ns);
 	ep->transport = dom->transport;
-	ep->family = dom->addr_format == FI_SOCKADDR_IN6 ? AF_INET6 : AF_INET;
+	ep->family = dom->sw.addr_format == FI_SOCKADDR_IN6 ? AF_INET6 :
+							       AF_INET;
 	spin_lock_init(&ep->lock);
 	INIT_LIST_HEAD(&ep->tx_queue);
 	INIT_LIST_HEAD(&ep->rx_multi);

@@ -209,34 +209,11 @@ static int krds_getinfo(u32 version, const struct fi_info *hints, u64 flags,
 static int krds_domain_close(struct fid *fid)
 {
 	struct krds_domain *dom = container_of(fid, struct krds_domain,
-					       domain.fid);
+					       sw.domain.fid);
 
-	kofi_keytable_destroy(&dom->kt);
+	kofi_sw_domain_fini(&dom->sw);
 	kfree(dom);
 	return 0;
-}
-
-static int krds_mr_regattr(struct fid *fid, const struct fi_mr_attr *attr,
-			   u64 flags, struct fid_mr **fmr)
-{
-	struct krds_domain *dom = container_of(fid, struct krds_domain,
-					       domain.fid);
-
-	return kofi_sw_mr_reg(&dom->kt, attr, flags, fmr);
-}
-
-static const struct fi_ops_mr krds_mr_ops = {
-	.regattr = krds_mr_regattr,
-};
-
-static int krds_av_open(struct fid_domain *domain, struct fi_av_attr *attr,
-			struct fid_av **av, void *context)
-{
-	struct krds_domain *dom = container_of(domain, struct krds_domain,
-					       domain);
-
-	return kofi_av_open_generic(domain, attr, dom->addr_format, av,
-				    context);
 }
 
 static const struct fi_ops krds_domain_fi_ops = {
@@ -244,7 +221,7 @@ static const struct fi_ops krds_domain_fi_ops = {
 };
 
 static const struct fi_ops_domain krds_domain_ops = {
-	.av_open = krds_av_open,
+	.av_open = kofi_sw_domain_av_open,
 	.cq_open = kofi_cq_open_generic,
 	.endpoint = krds_ep_open,
 };
@@ -266,19 +243,14 @@ static int krds_domain_open(struct fid_fabric *fabric, struct fi_info *info,
 	dom = kzalloc(sizeof(*dom), GFP_KERNEL);
 	if (!dom)
 		return -ENOMEM;
-	ret = kofi_keytable_init(&dom->kt, 8);
+	ret = kofi_sw_domain_init(&dom->sw, fabric, info, &krds_domain_fi_ops,
+				  &krds_domain_ops, context);
 	if (ret) {
 		kfree(dom);
 		return ret;
 	}
-	kofi_fid_init(&dom->domain.fid, FI_CLASS_DOMAIN, &krds_domain_fi_ops,
-		      context);
-	dom->domain.ops = &krds_domain_ops;
-	dom->domain.mr = &krds_mr_ops;
 	dom->transport = trans;
-	dom->addr_format = info->addr_format == FI_SOCKADDR_IN6 ?
-			   FI_SOCKADDR_IN6 : FI_SOCKADDR_IN;
-	*domain = &dom->domain;
+	*domain = &dom->sw.domain;
 	return 0;
 }
 

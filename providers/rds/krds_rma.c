@@ -377,7 +377,7 @@ static int krds_rma_request(struct krds_ep *ep, const struct krds_arrival *a)
 	if (!ans)
 		return -ENOMEM;
 	if (ep->rma_access & access) {
-		e = kofi_keytable_get(&ep->dom->kt, a->rd.key, a->rd.addr,
+		e = kofi_keytable_get(&ep->dom->sw.kt, a->rd.key, a->rd.addr,
 				      a->rd.len, access);
 		if (IS_ERR(e)) {
 			err = PTR_ERR(e);
@@ -457,7 +457,7 @@ static int krds_answer_send(struct krds_ep *ep, struct krds_answer *ans)
 
 	if (ans->frame.rma.op == KRDS_RMA_READ_DATA &&
 	    ans->frame.rma.status == KRDS_RMA_OK) {
-		e = kofi_keytable_get(&ep->dom->kt, ans->key, ans->addr, len,
+		e = kofi_keytable_get(&ep->dom->sw.kt, ans->key, ans->addr, len,
 				      FI_REMOTE_READ);
 		if (IS_ERR(e)) {
 			ans->frame.rma.status = krds_rma_status(PTR_ERR(e));
