@@ -1035,52 +1035,15 @@ static void rxm_trx_place(struct rxm_conn *conn, struct rxm_rx *rx,
 }
 
 /*
- * An eager packet of rxm's whose header the core read ahead: what follows
- * the header goes straight to the receive that takes it; a segment, to
- * its place in its message's receive (rxm_sar_claim()).  Anything else
- * (no such receive, another packet type, a header that fails its checks,
- * credits to count) goes to a bounce buffer, where rxm_buf_done() deals
- * with it as with any packet.  Context: the core's receive context.
- */
-static int rxm_trx_claim_hdr(struct rxm_conn *conn,
-			     const struct fi_tagged_frame *f,
-			     struct fi_tagged_dest *d)
-{
-	const struct rxm_hdr *hdr = f->hdr;
-	struct rxm_ep *ep = conn->ep;
-	struct kofi_match_entry msg = {
-		.addr = READ_ONCE(conn->fi_addr),
-		.len = f->len - sizeof(*hdr),
-	};
-	struct kofi_match_entry *me;
-	unsigned long flags;
-	int ret = FI_TAGGED_RX_POSTED;
-
-	if (conn->fc || rxm_hdr_check(hdr, f->len))
-		return ret;
-	if (hdr->type == RXM_SEGMENT)
-		return rxm_sar_claim(conn, hdr, f->len - sizeof(*hdr), d);
-	if (hdr->type != RXM_EAGER)
-		return ret;
-	msg.tag = le64_to_cpu(hdr->tag);
-	spin_lock_irqsave(&ep->lock, flags);
-	me = kofi_match_find(hdr->op == RXM_OP_TAGGED ? &ep->tagq : &ep->msgq,
-			     &msg);
-	if (me) {
-		rxm_trx_place(conn, container_of(me, struct rxm_rx, me), &msg,
-			      hdr, d);
-		ret = 0;
-	}
-	spin_unlock_irqrestore(&ep->lock, flags);
-	return ret;
-}
-
-/*
  * struct fi_tagged_rx's claim() of every core endpoint: a tagged message
  * (over net any message) goes straight to the receive that takes it; else
  * to a bounce buffer, where it waits as unexpected, if it fits one; else
  * to a buffer of its own (rxm_big.c).  An untagged message over rxm's
- * wire comes with rxm's header read ahead (rxm_trx_claim_hdr()).
+ * wire comes with rxm's header read ahead: an eager packet goes straight
+ * to the receive that takes it, a segment to its place in its message's
+ * receive (rxm_sar_claim()); anything else (no such receive, another
+ * packet type, a header that fails its checks, credits to count) goes to
+ * a bounce buffer, where rxm_buf_done() deals with it as with any packet.
  * Context: the core's receive context; does not sleep.
  */
 static int rxm_trx_claim(struct fid_ep *core, const struct fi_tagged_frame *f,
@@ -1090,31 +1053,43 @@ static int rxm_trx_claim(struct fid_ep *core, const struct fi_tagged_frame *f,
 	struct rxm_ep *ep = conn->ep;
 	struct kofi_match_entry msg = {
 		.addr = READ_ONCE(conn->fi_addr),
-		.tag = f->tag,
 		.len = f->len,
 	};
 	bool data = f->flags & FI_REMOTE_CQ_DATA;
+	const struct rxm_hdr *hdr = f->hdr;
 	struct rxm_buf *drop = NULL;
 	struct kofi_match_entry *me;
-	struct rxm_hdr hdr;
+	struct rxm_hdr made;
 	unsigned long flags;
 	int ret = FI_TAGGED_RX_POSTED;
 
-	if (f->hdr)
-		return rxm_trx_claim_hdr(conn, f, d);
-	spin_lock_irqsave(&ep->lock, flags);
-	me = kofi_match_find((f->flags & FI_TAGGED) ? &ep->tagq : &ep->msgq,
-			     &msg);
-	/* under the lock: a multi-receive buffer may be cancelled */
-	if (me) {
-		rxm_hdr_fill(&hdr, RXM_EAGER, (f->flags & FI_TAGGED) ?
+	if (hdr) {
+		if (conn->fc || rxm_hdr_check(hdr, f->len))
+			return ret;
+		if (hdr->type == RXM_SEGMENT)
+			return rxm_sar_claim(conn, hdr,
+					     f->len - sizeof(*hdr), d);
+		if (hdr->type != RXM_EAGER)
+			return ret;
+		msg.len -= sizeof(*hdr);
+	} else {
+		/* the core's own frame: the header rxm's would have been */
+		rxm_hdr_fill(&made, RXM_EAGER, (f->flags & FI_TAGGED) ?
 			     RXM_OP_TAGGED : RXM_OP_MSG, 0, 0, f->len,
 			     data ? RXM_FLAG_CQ_DATA : 0, data ? f->data : 0,
 			     f->tag);
+		hdr = &made;
+	}
+	msg.tag = le64_to_cpu(hdr->tag);
+	spin_lock_irqsave(&ep->lock, flags);
+	me = kofi_match_find(hdr->op == RXM_OP_TAGGED ? &ep->tagq : &ep->msgq,
+			     &msg);
+	/* under the lock: a multi-receive buffer may be cancelled */
+	if (me) {
 		rxm_trx_place(conn, container_of(me, struct rxm_rx, me), &msg,
-			      &hdr, d);
+			      hdr, d);
 		ret = 0;
-	} else if (f->len > RXM_EAGER_LIMIT) {
+	} else if (!f->hdr && f->len > RXM_EAGER_LIMIT) {
 		ret = rxm_big_claim_locked(conn, f->len, d, &drop);
 	}
 	spin_unlock_irqrestore(&ep->lock, flags);

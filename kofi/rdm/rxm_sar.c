@@ -73,6 +73,12 @@ static struct rxm_sar *rxm_sar_new(const struct rxm_hdr *hdr, size_t len)
 	return sar;
 }
 
+/* Segment @hdr (@len bytes, first by its position) can start a message. */
+static bool rxm_sar_starts(const struct rxm_hdr *hdr, size_t len)
+{
+	return !le32_to_cpu(hdr->seg_no) && le64_to_cpu(hdr->size) > len;
+}
+
 /* Segment @hdr (@len bytes, not the first) follows on in @sar.  Locked. */
 static bool rxm_sar_follows(const struct rxm_sar *sar,
 			    const struct rxm_hdr *hdr, size_t len)
@@ -120,8 +126,7 @@ int rxm_sar_first(struct rxm_conn *conn, struct rxm_buf *buf)
 	unsigned long flags;
 	bool dup;
 
-	if (le32_to_cpu(hdr->seg_no) ||
-	    le64_to_cpu(hdr->size) <= rxm_seg_len(buf))
+	if (!rxm_sar_starts(hdr, rxm_seg_len(buf)))
 		return -EPROTO;
 	sar = rxm_sar_new(hdr, rxm_seg_len(buf));
 	if (!sar)
@@ -141,16 +146,26 @@ int rxm_sar_first(struct rxm_conn *conn, struct rxm_buf *buf)
 	return 0;
 }
 
+/*
+ * Bytes of a segment of @len at @off of @sar's message that fit in its
+ * receive; those past the receive's room are cut off, counted as placed
+ * all the same.  @sar->rx set.
+ */
+static size_t rxm_sar_fits(const struct rxm_sar *sar, size_t off, size_t len)
+{
+	size_t room = rxm_rx_room(sar->rx, &sar->me);
+
+	return off < room ? min(len, room - off) : 0;
+}
+
 /* Copy segment @buf into @sar's receive; the bytes it accounts for. */
 static size_t rxm_sar_copy(struct rxm_sar *sar, const struct rxm_buf *buf)
 {
-	size_t room = rxm_rx_room(sar->rx, &sar->me);
-	size_t len = rxm_seg_len(buf), n;
+	size_t len = rxm_seg_len(buf);
+	size_t n = rxm_sar_fits(sar, buf->seg_off, len);
 	struct iov_iter it;
 
-	/* bytes past the receive's room are cut off: placed all the same */
-	if (buf->seg_off < room) {
-		n = min(len, room - buf->seg_off);
+	if (n) {
 		kofi_vec_iter(&sar->rx->vec, ITER_DEST, false, &it);
 		iov_iter_advance(&it, sar->me.offset + buf->seg_off);
 		/* the room is within the receive's vector */
@@ -253,12 +268,11 @@ static void rxm_sar_dest_locked(struct rxm_conn *conn, struct rxm_sar *sar,
 				struct fi_tagged_dest *d)
 {
 	struct rxm_trx *t = &conn->trx;
-	size_t room = rxm_rx_room(sar->rx, &sar->me);
 
 	t->sar = sar;
 	t->seg_len = len;
 	rxm_vec_slice(&sar->rx->vec, sar->me.offset + off,
-		      off < room ? min(len, room - off) : 0, &t->dst);
+		      rxm_sar_fits(sar, off, len), &t->dst);
 	rxm_trx_dest(t, d);
 }
 
@@ -293,7 +307,7 @@ int rxm_sar_claim(struct rxm_conn *conn, const struct rxm_hdr *hdr,
 	int ret = FI_TAGGED_RX_POSTED;
 
 	if (rxm_seg_pos(hdr) == RXM_SEG_FIRST) {
-		if (le32_to_cpu(hdr->seg_no) || msg.len <= len)
+		if (!rxm_sar_starts(hdr, len))
 			return ret;
 		new = rxm_sar_new(hdr, len);
 		if (!new)
