@@ -54,6 +54,67 @@ int fi_endpoint(struct fid_domain *domain, struct fi_info *info,
 EXPORT_SYMBOL_GPL(fi_endpoint);
 
 /**
+ * fi_srx_context() - open a shared receive context
+ * @domain: the domain
+ * @attr: receive attributes: @attr->size receives posted at once and
+ *	@attr->iov_limit entries each (0: the provider's defaults, which
+ *	the provider writes back); NULL for the defaults
+ * @rx_ep: the new context, an endpoint of class FI_CLASS_SRX_CTX
+ * @context: user context of the context
+ *
+ * Endpoints of @domain bound to the context (fi_ep_bind(), flags 0,
+ * before fi_enable()) take the messages that arrive on them into the
+ * receives posted to it, in the order they were posted, whichever
+ * endpoint a message arrives on; such an endpoint has no receives of its
+ * own.  Receives are posted to the context with fi_recvmsg() and the
+ * calls built on it (and fi_trecvmsg(), if the provider has tagged
+ * operations), and fi_cancel() reaches the provider's; send, RMA, bind,
+ * enable, option and connection calls on it answer -EINVAL.  A
+ * receive completes on the FI_RECV CQ of the endpoint its message arrived
+ * on.  The context can be closed once no endpoint is bound to it (-EBUSY
+ * before); receives still posted then are dropped without completions,
+ * and the provider no longer touches their buffers once fi_close()
+ * returns.
+ *
+ * Context: process context, may sleep.
+ * Return: 0; -EINVAL if @domain is not a domain or @rx_ep is NULL, or for
+ * a provider table with only some operations; -EBADF if @domain is closed;
+ * -FI_ENOSYS if the domain has no shared receive contexts
+ * (domain_attr->max_ep_srx_ctx 0); -ENOMEM; the provider's error (e.g.
+ * -ENOSPC when the device has no more).
+ */
+int fi_srx_context(struct fid_domain *domain, struct fi_rx_attr *attr,
+		   struct fid_ep **rx_ep, void *context)
+{
+	struct fi_rx_attr dflt = {};
+	int ret;
+
+	if (!KOFI_IS(domain, FI_CLASS_DOMAIN) || !rx_ep)
+		return -EINVAL;
+	if (!domain->ops || !domain->ops->srx_ctx)
+		return -FI_ENOSYS;
+	if (!kofi_fid_get(&domain->fid))
+		return -EBADF;
+	ret = domain->ops->srx_ctx(domain, attr ? attr : &dflt, rx_ep,
+				   context);
+	ret = kofi_fid_opened(&domain->fid, ret,
+			      ret ? NULL : KOFI_FID(*rx_ep), FI_CLASS_SRX_CTX);
+	if (ret)
+		return ret;
+	ret = kofi_msg_ops_set(*rx_ep);
+	if (!ret)
+		ret = kofi_rma_ops_set(*rx_ep);
+	if (!ret)
+		ret = kofi_tagged_ops_set(*rx_ep);
+	if (ret) {
+		WARN_ON(fi_close(&(*rx_ep)->fid));
+		*rx_ep = NULL;
+	}
+	return ret;
+}
+EXPORT_SYMBOL_GPL(fi_srx_context);
+
+/**
  * fi_cq_open() - open a completion queue
  * @domain: the domain
  * @attr: CQ attributes (size, flags, format, wait_cond, comp_handler)

@@ -10,7 +10,7 @@ static const struct fi_ops_ep *kofi_ep_ops(struct fid *fid)
 {
 	if (!fid)
 		return NULL;
-	if (fid->fclass == FI_CLASS_EP)
+	if (fid->fclass == FI_CLASS_EP || fid->fclass == FI_CLASS_SRX_CTX)
 		return container_of(fid, struct fid_ep, fid)->ops;
 	if (fid->fclass == FI_CLASS_PEP)
 		return container_of(fid, struct fid_pep, fid)->ops;
@@ -42,37 +42,44 @@ static unsigned int kofi_ep_bind_slots(struct fid *domain, struct fid *bfid,
 		if (flags || kofi_fid_parent(bfid) != domain)
 			return 0;
 		return BIT(KOFI_SLOT_AV);
+	case FI_CLASS_SRX_CTX:
+		if (flags || kofi_fid_parent(bfid) != domain)
+			return 0;
+		return BIT(KOFI_SLOT_SRX);
 	default:
 		return 0;
 	}
 }
 
 /**
- * fi_ep_bind() - bind a CQ, EQ or AV to an endpoint
+ * fi_ep_bind() - bind a CQ, EQ, AV or shared receive context to an endpoint
  * @ep: the endpoint, not yet enabled
  * @bfid: the object: a CQ of the endpoint's domain for completions, an EQ
  *	of its fabric for connection events, an AV of its domain for an
- *	unconnected endpoint
+ *	unconnected endpoint, a shared receive context of its domain
+ *	(fi_srx_context()) whose receives take the endpoint's messages
  * @flags: for a CQ, FI_TRANSMIT (FI_SEND) and/or FI_RECV, the directions
- *	whose completions it receives; 0 for an EQ or an AV
+ *	whose completions it receives; 0 for the others
  *
  * The core checks and records every binding; a provider refuses only what
  * it cannot do.  The rules, each with its answer:
  *
  * * @ep not an endpoint, @bfid NULL, not an object or @ep itself: -EINVAL.
- * * @bfid neither a CQ, an EQ nor an AV: -EINVAL.
+ * * @bfid neither a CQ, an EQ, an AV nor a shared receive context
+ *   (FI_CLASS_SRX_CTX): -EINVAL.
  * * A CQ with neither FI_TRANSMIT nor FI_RECV, or with any other flag
  *   (FI_SELECTIVE_COMPLETION is not supported): -EINVAL.
- * * An EQ or an AV with flags: -EINVAL.
- * * A CQ or an AV of another domain, an EQ of another fabric: -EINVAL.
- * * A second CQ for a direction, a second EQ, a second AV: -EINVAL (the
- *   first binding stays).
+ * * An EQ, an AV or a shared receive context with flags: -EINVAL.
+ * * A CQ, an AV or a shared receive context of another domain, an EQ of
+ *   another fabric: -EINVAL.
+ * * A second CQ for a direction, or a second EQ, AV or shared receive
+ *   context of the endpoint: -EINVAL (the first binding stays).
  * * Any binding once fi_enable() succeeded: -EINVAL.
  * * @bfid or @ep closed: -EBADF.
  *
  * The endpoint holds @bfid until the endpoint is closed: closing @bfid
  * before returns -EBUSY.  Providers read the bindings with kofi_ep_cq(),
- * kofi_ep_eq() and kofi_ep_av().
+ * kofi_ep_eq(), kofi_ep_av() and kofi_ep_srx().
  *
  * Context: process context, may sleep.
  * Return: 0; the errno of the rule broken; -ENOMEM; the provider's error.
@@ -163,6 +170,23 @@ struct fid_eq *kofi_ep_eq(struct fid_ep *ep)
 EXPORT_SYMBOL_GPL(kofi_ep_eq);
 
 /**
+ * kofi_ep_srx() - the shared receive context bound to an endpoint
+ * @ep: the endpoint, open
+ *
+ * Context: any context; does not sleep.
+ * Return: the context (class FI_CLASS_SRX_CTX), valid until @ep is
+ * closed; NULL if none is bound.
+ */
+struct fid_ep *kofi_ep_srx(struct fid_ep *ep)
+{
+	struct fid *fid = ep ? kofi_fid_slot(&ep->fid, KOFI_SLOT_SRX, NULL) :
+			       NULL;
+
+	return fid ? container_of(fid, struct fid_ep, fid) : NULL;
+}
+EXPORT_SYMBOL_GPL(kofi_ep_srx);
+
+/**
  * kofi_pep_eq() - the EQ bound to a passive endpoint
  * @pep: the passive endpoint, open
  *
@@ -204,20 +228,21 @@ EXPORT_SYMBOL_GPL(fi_enable);
 
 /**
  * fi_cancel() - cancel an outstanding operation
- * @fid: the endpoint
+ * @fid: the endpoint, or a shared receive context (a receive posted to it)
  * @context: context of the operation
  *
  * A cancelled operation completes with an error entry (err ECANCELED).
  *
  * Context: any context; does not sleep.
  * Return: 0 if cancelled; -ENOENT if no such operation is outstanding;
- * -EINVAL if @fid is not an endpoint; -FI_ENOSYS.
+ * -EINVAL if @fid is neither; -FI_ENOSYS.
  */
 ssize_t fi_cancel(struct fid *fid, void *context)
 {
 	const struct fi_ops_ep *ops;
 
-	if (!fid || fid->fclass != FI_CLASS_EP)
+	if (!fid || (fid->fclass != FI_CLASS_EP &&
+		     fid->fclass != FI_CLASS_SRX_CTX))
 		return -EINVAL;
 	ops = kofi_ep_ops(fid);
 	if (!ops || !ops->cancel)

@@ -40,7 +40,9 @@ static const struct fi_ops_msg kofi_msg_enosys_ops = {
  * @ep: a new endpoint, as the provider returned it
  *
  * A NULL table, or one without operations, becomes the core's table whose
- * operations answer -FI_ENOSYS.
+ * operations answer -FI_ENOSYS.  A shared receive context (class
+ * FI_CLASS_SRX_CTX) needs only the receive operation: the core never
+ * calls its send operation.
  *
  * Context: any context.
  * Return: 0; -EINVAL for a table with only some operations set.
@@ -53,7 +55,8 @@ int kofi_msg_ops_set(struct fid_ep *ep)
 		ep->msg = &kofi_msg_enosys_ops;
 		return 0;
 	}
-	if (!ops->recvmsg || !ops->sendmsg) {
+	if (!ops->recvmsg ||
+	    (!ops->sendmsg && ep->fid.fclass != FI_CLASS_SRX_CTX)) {
 		pr_err("an endpoint's message table %ps has only some operations\n",
 		       ops);
 		return -EINVAL;
@@ -62,9 +65,9 @@ int kofi_msg_ops_set(struct fid_ep *ep)
 }
 
 static int kofi_msg_check(struct fid_ep *ep, const struct fi_msg *msg,
-			  u64 flags)
+			  u64 flags, bool recv)
 {
-	if (unlikely(!KOFI_IS(ep, FI_CLASS_EP) || !msg ||
+	if (unlikely(!kofi_data_ep_ok(ep, recv) || !msg ||
 		     (flags & ~(FI_OP_FLAGS_MASK | FI_PEEK))))
 		return -EINVAL;
 	kofi_may_sleep_check(flags);
@@ -73,7 +76,7 @@ static int kofi_msg_check(struct fid_ep *ep, const struct fi_msg *msg,
 
 /**
  * fi_recvmsg() - post a receive described by a struct fi_msg
- * @ep: the endpoint
+ * @ep: the endpoint, or a shared receive context (fi_srx_context())
  * @msg: vector (kvec, bio_vec or scatterlist), descriptors, source
  *	address, context
  * @flags: FI_COMPLETION, FI_MULTI_RECV, FI_MORE, FI_MAY_SLEEP ...; FI_PEEK
@@ -83,15 +86,15 @@ static int kofi_msg_check(struct fid_ep *ep, const struct fi_msg *msg,
  *
  * Context: any context; does not sleep.  With FI_MAY_SLEEP: process
  * context, and the provider may sleep.
- * Return: 0; -EAGAIN if the receive queue is full; -EINVAL if @ep is not
- * an endpoint, for a NULL @msg, an unknown iov_type, a NULL vector with
+ * Return: 0; -EAGAIN if the receive queue is full; -EINVAL if @ep is
+ * neither, for a NULL @msg, an unknown iov_type, a NULL vector with
  * iov_count, a kvec with a NULL base and a length, or unknown @flags;
  * -FI_ENOSYS if the provider has no message operations; the provider's
  * error.
  */
 ssize_t fi_recvmsg(struct fid_ep *ep, const struct fi_msg *msg, u64 flags)
 {
-	int ret = kofi_msg_check(ep, msg, flags);
+	int ret = kofi_msg_check(ep, msg, flags, true);
 
 	if (unlikely(ret))
 		return ret;
@@ -116,13 +119,13 @@ EXPORT_SYMBOL_GPL(fi_recvmsg);
  * Context: any context; does not sleep.  With FI_MAY_SLEEP: process
  * context, and the provider may sleep.
  * Return: 0; -EAGAIN if the send queue is full; -EINVAL (as for
- * fi_recvmsg()); -EMSGSIZE above ep_attr->max_msg_size, or with
+ * fi_recvmsg(), and on a shared receive context); -EMSGSIZE above ep_attr->max_msg_size, or with
  * FI_INJECT above tx_attr->inject_size; -ENOTCONN; -FI_ENOSYS if the
  * provider has no message operations; the provider's error.
  */
 ssize_t fi_sendmsg(struct fid_ep *ep, const struct fi_msg *msg, u64 flags)
 {
-	int ret = kofi_msg_check(ep, msg, flags);
+	int ret = kofi_msg_check(ep, msg, flags, false);
 
 	if (unlikely(ret))
 		return ret;

@@ -32,7 +32,8 @@ static const struct fi_ops_tagged kofi_tagged_enosys_ops = {
  * kofi_tagged_ops_set() - make an endpoint's tagged table complete
  * @ep: a new endpoint, as the provider returned it
  *
- * As kofi_msg_ops_set(), for @ep->tagged.
+ * As kofi_msg_ops_set(), for @ep->tagged: on a shared receive context the
+ * receive operation alone is complete.
  *
  * Context: any context.
  * Return: 0; -EINVAL for a table with only some operations set.
@@ -45,7 +46,8 @@ int kofi_tagged_ops_set(struct fid_ep *ep)
 		ep->tagged = &kofi_tagged_enosys_ops;
 		return 0;
 	}
-	if (!ops->trecvmsg || !ops->tsendmsg) {
+	if (!ops->trecvmsg ||
+	    (!ops->tsendmsg && ep->fid.fclass != FI_CLASS_SRX_CTX)) {
 		pr_err("an endpoint's tagged table %ps has only some operations\n",
 		       ops);
 		return -EINVAL;
@@ -54,9 +56,10 @@ int kofi_tagged_ops_set(struct fid_ep *ep)
 }
 
 static int kofi_tagged_check(struct fid_ep *ep,
-			     const struct fi_msg_tagged *msg, u64 flags)
+			     const struct fi_msg_tagged *msg, u64 flags,
+			     bool recv)
 {
-	if (unlikely(!KOFI_IS(ep, FI_CLASS_EP) || !msg))
+	if (unlikely(!kofi_data_ep_ok(ep, recv) || !msg))
 		return -EINVAL;
 	kofi_may_sleep_check(flags);
 	return kofi_iov_check(msg->iov_type, msg->msg_iov, msg->iov_count);
@@ -78,7 +81,7 @@ static bool kofi_trecv_flags_ok(u64 flags)
 
 /**
  * fi_trecvmsg() - post a tagged receive described by a struct fi_msg_tagged
- * @ep: the endpoint
+ * @ep: the endpoint, or a shared receive context (fi_srx_context())
  * @msg: vector, descriptors, source, tag, ignore bits, context
  * @flags: FI_COMPLETION, FI_MULTI_RECV, FI_MAY_SLEEP ...; FI_PEEK (look
  *	for a message that waits, with FI_CLAIM to claim it for a later
@@ -90,8 +93,8 @@ static bool kofi_trecv_flags_ok(u64 flags)
  *
  * Context: any context; does not sleep.  With FI_MAY_SLEEP: process
  * context, and the provider may sleep.
- * Return: 0; -EAGAIN if the receive queue is full; -EINVAL if @ep is not
- * an endpoint, for a NULL @msg, a bad vector (as fi_recvmsg()), unknown
+ * Return: 0; -EAGAIN if the receive queue is full; -EINVAL if @ep is
+ * neither, for a NULL @msg, a bad vector (as fi_recvmsg()), unknown
  * @flags, FI_DISCARD without FI_PEEK or FI_CLAIM, or FI_PEEK with
  * FI_MULTI_RECV; -FI_ENOSYS if the provider has no tagged operations; the
  * provider's error.
@@ -99,7 +102,7 @@ static bool kofi_trecv_flags_ok(u64 flags)
 ssize_t fi_trecvmsg(struct fid_ep *ep, const struct fi_msg_tagged *msg,
 		    u64 flags)
 {
-	int ret = kofi_tagged_check(ep, msg, flags);
+	int ret = kofi_tagged_check(ep, msg, flags, true);
 
 	if (unlikely(ret))
 		return ret;
@@ -130,7 +133,7 @@ EXPORT_SYMBOL_GPL(fi_trecvmsg);
 ssize_t fi_tsendmsg(struct fid_ep *ep, const struct fi_msg_tagged *msg,
 		    u64 flags)
 {
-	int ret = kofi_tagged_check(ep, msg, flags);
+	int ret = kofi_tagged_check(ep, msg, flags, false);
 
 	if (unlikely(ret))
 		return ret;

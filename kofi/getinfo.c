@@ -168,7 +168,8 @@ static bool kofi_domain_match(const struct fi_domain_attr *i,
 	       (i->caps & h->caps) == h->caps &&
 	       !kofi_too_big(h->mr_key_size, i->mr_key_size) &&
 	       !kofi_too_big(h->cq_data_size, i->cq_data_size) &&
-	       !kofi_too_big(h->mr_iov_limit, i->mr_iov_limit);
+	       !kofi_too_big(h->mr_iov_limit, i->mr_iov_limit) &&
+	       !kofi_too_big(h->max_ep_srx_ctx, i->max_ep_srx_ctx);
 }
 
 /**

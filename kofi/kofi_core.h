@@ -26,6 +26,16 @@ static inline bool kofi_fid_is(const struct fid *fid, u32 fclass)
 /* True if @obj (a struct fid_* pointer) is non-NULL and of class @cls. */
 #define KOFI_IS(obj, cls)	({ typeof(obj) __o = (obj);		\
 				   __o && __o->fid.fclass == (cls); })
+/*
+ * True if data calls may be made on @ep: an endpoint, or for a receive
+ * (@recv) also a shared receive context.
+ */
+static inline bool kofi_data_ep_ok(const struct fid_ep *ep, bool recv)
+{
+	return ep && (ep->fid.fclass == FI_CLASS_EP ||
+		      (recv && ep->fid.fclass == FI_CLASS_SRX_CTX));
+}
+
 /* The struct fid of @obj, or NULL. */
 #define KOFI_FID(obj)		({ typeof(obj) __o = (obj);		\
 				   __o ? &__o->fid : NULL; })
@@ -38,6 +48,7 @@ enum kofi_bind_slot {
 	KOFI_SLOT_RX_CQ,
 	KOFI_SLOT_EQ,
 	KOFI_SLOT_AV,
+	KOFI_SLOT_SRX,
 	KOFI_SLOT_MAX
 };
 

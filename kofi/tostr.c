@@ -98,6 +98,7 @@ static const struct kofi_name kofi_class_names[] = {
 	KOFI_N(FI_CLASS_DOMAIN), KOFI_N(FI_CLASS_EP), KOFI_N(FI_CLASS_PEP),
 	KOFI_N(FI_CLASS_AV), KOFI_N(FI_CLASS_MR), KOFI_N(FI_CLASS_EQ),
 	KOFI_N(FI_CLASS_CQ), KOFI_N(FI_CLASS_CNTR), KOFI_N(FI_CLASS_CONNREQ),
+	KOFI_N(FI_CLASS_SRX_CTX),
 	{}
 };
 
@@ -225,6 +226,7 @@ static void kofi_put_domain(struct kofi_out *o,
 	kofi_put(o, "\n%s    mr_key_size: %zu\n%s    cq_data_size: %zu\n",
 		 ind, a->mr_key_size, ind, a->cq_data_size);
 	kofi_put(o, "%s    mr_iov_limit: %zu\n", ind, a->mr_iov_limit);
+	kofi_put(o, "%s    max_ep_srx_ctx: %zu\n", ind, a->max_ep_srx_ctx);
 }
 
 static void kofi_put_fabric(struct kofi_out *o,

@@ -640,8 +640,106 @@ static void kl_bind_rules_test(struct kunit *test)
 	ktp_stack_close(test, &s);
 }
 
+/*
+ * fi_srx_context(): opened on a domain that offers it, -FI_ENOSYS on one
+ * that does not; receives only; bound by endpoints of its domain, one
+ * each, flags 0; busy while bound.
+ */
+static void kl_srx_test(struct kunit *test)
+{
+	struct fid_domain *dom2, *swdom;
+	struct fid_fabric *swfab;
+	struct fid_ep *ep, *ep2, *srx, *srx2, *srx3;
+	struct fi_info *hints, *swinfo, *none = NULL;
+	struct ktp_stack s;
+	struct ktp_ep *tsrx;
+	char buf[8];
+	int ctx;
+
+	ktp_stack_open(test, &s, false);
+	KUNIT_EXPECT_EQ(test, s.info->domain_attr->max_ep_srx_ctx, 2UL);
+	KUNIT_EXPECT_EQ(test, fi_srx_context(NULL, NULL, &srx, NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, fi_srx_context(s.domain, NULL, NULL, NULL),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, fi_srx_context((struct fid_domain *)s.cq, NULL,
+					     &srx, NULL), -EINVAL);
+	KUNIT_ASSERT_EQ(test, fi_srx_context(s.domain, NULL, &srx, &ctx), 0);
+	KUNIT_EXPECT_EQ(test, srx->fid.fclass, (u32)FI_CLASS_SRX_CTX);
+	KUNIT_EXPECT_PTR_EQ(test, srx->fid.context, (void *)&ctx);
+	tsrx = container_of(srx, struct ktp_ep, ep);
+
+	/* receives reach the provider; nothing else does */
+	KUNIT_EXPECT_EQ(test, fi_recv(srx, buf, sizeof(buf), NULL, 0, &ctx),
+			0);
+	KUNIT_EXPECT_EQ(test, tsrx->last.calls, 1U);
+	KUNIT_EXPECT_EQ(test, tsrx->last.op, KTP_OP_RECVMSG);
+	KUNIT_EXPECT_EQ(test, fi_trecv(srx, buf, sizeof(buf), NULL, 0, 1, 0,
+				       &ctx), 0);
+	KUNIT_EXPECT_EQ(test, tsrx->last.calls, 2U);
+	KUNIT_EXPECT_EQ(test, fi_send(srx, buf, 1, NULL, 0, &ctx), -EINVAL);
+	KUNIT_EXPECT_EQ(test, fi_tsend(srx, buf, 1, NULL, 0, 1, &ctx),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, fi_write(srx, buf, 1, NULL, 0, 0, 0, &ctx),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, fi_enable(srx), -EINVAL);
+	KUNIT_EXPECT_EQ(test, fi_ep_bind(srx, &s.cq->fid, FI_RECV), -EINVAL);
+	KUNIT_EXPECT_EQ(test, tsrx->last.calls, 2U);
+	/* no cancel in this provider: the core asks it */
+	KUNIT_EXPECT_EQ(test, fi_cancel(&srx->fid, &ctx), -FI_ENOSYS);
+
+	/* bindings: flags 0, same domain, one each */
+	KUNIT_ASSERT_EQ(test, fi_endpoint(s.domain, s.info, &ep, NULL), 0);
+	KUNIT_ASSERT_EQ(test, fi_endpoint(s.domain, s.info, &ep2, NULL), 0);
+	KUNIT_ASSERT_EQ(test, fi_domain(s.fabric, s.info, &dom2, NULL), 0);
+	KUNIT_ASSERT_EQ(test, fi_srx_context(dom2, NULL, &srx3, NULL), 0);
+	KUNIT_EXPECT_NULL(test, kofi_ep_srx(ep));
+	KUNIT_EXPECT_EQ(test, fi_ep_bind(ep, &srx->fid, FI_RECV), -EINVAL);
+	KUNIT_EXPECT_EQ(test, fi_ep_bind(ep, &srx3->fid, 0), -EINVAL);
+	KUNIT_EXPECT_NULL(test, kofi_ep_srx(ep));
+	KUNIT_ASSERT_EQ(test, fi_ep_bind(ep, &srx->fid, 0), 0);
+	KUNIT_ASSERT_EQ(test, fi_ep_bind(ep2, &srx->fid, 0), 0);
+	KUNIT_EXPECT_PTR_EQ(test, kofi_ep_srx(ep), srx);
+	KUNIT_EXPECT_PTR_EQ(test, kofi_ep_srx(ep2), srx);
+	KUNIT_ASSERT_EQ(test, fi_srx_context(s.domain, NULL, &srx2, NULL), 0);
+	KUNIT_EXPECT_EQ(test, fi_ep_bind(ep, &srx2->fid, 0), -EINVAL);
+	KUNIT_EXPECT_PTR_EQ(test, kofi_ep_srx(ep), srx);
+	/* busy while an endpoint holds it */
+	KUNIT_EXPECT_EQ(test, fi_close(&srx->fid), -EBUSY);
+	KUNIT_EXPECT_EQ(test, fi_close(&ep->fid), 0);
+	KUNIT_EXPECT_EQ(test, fi_close(&srx->fid), -EBUSY);
+	KUNIT_EXPECT_EQ(test, fi_close(&ep2->fid), 0);
+	KUNIT_EXPECT_EQ(test, fi_close(&srx->fid), 0);
+	KUNIT_EXPECT_EQ(test, fi_close(&srx2->fid), 0);
+	KUNIT_EXPECT_EQ(test, fi_close(&srx3->fid), 0);
+	KUNIT_EXPECT_EQ(test, fi_close(&dom2->fid), 0);
+
+	/* kt_sw has none: its info says 0, the call answers -FI_ENOSYS */
+	hints = fi_allocinfo(GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, hints);
+	hints->mode = FI_CONTEXT;
+	hints->fabric_attr->prov_name = kstrdup("kt_sw", GFP_KERNEL);
+	KUNIT_ASSERT_EQ(test, fi_getinfo(fi_version(), NULL, NULL, 0, hints,
+					 &swinfo), 0);
+	KUNIT_EXPECT_EQ(test, swinfo->domain_attr->max_ep_srx_ctx, 0UL);
+	KUNIT_ASSERT_EQ(test, fi_fabric(swinfo->fabric_attr, &swfab, NULL), 0);
+	KUNIT_ASSERT_EQ(test, fi_domain(swfab, swinfo, &swdom, NULL), 0);
+	KUNIT_EXPECT_EQ(test, fi_srx_context(swdom, NULL, &srx, NULL),
+			-FI_ENOSYS);
+	/* a hint asking for a shared receive context finds only kt_hw */
+	hints->domain_attr->max_ep_srx_ctx = 1;
+	KUNIT_EXPECT_EQ(test, fi_getinfo(fi_version(), NULL, NULL, 0, hints,
+					 &none), -ENODATA);
+	KUNIT_EXPECT_NULL(test, none);
+	KUNIT_EXPECT_EQ(test, fi_close(&swdom->fid), 0);
+	KUNIT_EXPECT_EQ(test, fi_close(&swfab->fid), 0);
+	fi_freeinfo(swinfo);
+	fi_freeinfo(hints);
+	ktp_stack_close(test, &s);
+}
+
 static struct kunit_case kofi_lifetime_cases[] = {
 	KUNIT_CASE(kl_bind_rules_test),
+	KUNIT_CASE(kl_srx_test),
 	KUNIT_CASE(kl_order_test),
 	KUNIT_CASE(kl_double_close_test),
 	KUNIT_CASE(kl_close_fail_test),

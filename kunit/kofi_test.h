@@ -21,6 +21,7 @@ struct ktp_spec {
 	u32 addr_format;
 	const char *domain;
 	size_t tx_size;
+	size_t srx;		/* max_ep_srx_ctx: 0, or its srx_ctx op */
 };
 
 /* The test providers: index into ktp_provs[] */
@@ -66,6 +67,7 @@ struct ktp_domain {
 	struct kofi_keytable kt;
 	enum ktp_ep_tables ep_tables;	/* for the endpoints opened next */
 	struct ktp_ep *last_ep;		/* the endpoint opened last */
+	struct ktp_ep *last_srx;	/* the shared receive context, likewise */
 	u32 addr_format;	/* of the info; the format of its AVs */
 };
 

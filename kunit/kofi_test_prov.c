@@ -27,9 +27,9 @@
 
 static const struct ktp_spec ktp_hw_specs[] = {
 	{ KTP_ALL_CAPS, 0, FI_EP_MSG, KTP_HW_MR, FI_SOCKADDR_IN, "kt_hw0",
-	  256 },
+	  256, 2 },
 	{ KTP_ALL_CAPS, 0, FI_EP_MSG, KTP_HW_MR, FI_SOCKADDR_IN6, "kt_hw0",
-	  256 },
+	  256, 2 },
 };
 
 static const struct ktp_spec ktp_sw_specs[] = {
@@ -340,6 +340,10 @@ static const struct fi_ops_rma ktp_rma_read_only_ops = {
 	.readmsg = ktp_readmsg,
 };
 
+static const struct fi_ops_msg ktp_msg_recv_only_ops = {
+	.recvmsg = ktp_recvmsg,
+};
+
 static const struct fi_ops_tagged ktp_tagged_recv_only_ops = {
 	.trecvmsg = ktp_trecvmsg,
 };
@@ -466,10 +470,36 @@ static int ktp_av_open(struct fid_domain *domain, struct fi_av_attr *attr,
 				    context);
 }
 
+/* A shared receive context: an endpoint that only receives. */
+static int ktp_srx_open(struct fid_domain *domain, struct fi_rx_attr *attr,
+			struct fid_ep **fep, void *context)
+{
+	struct ktp_ep *ep = kzalloc(sizeof(*ep), GFP_KERNEL);
+
+	if (!ep)
+		return -ENOMEM;
+	kofi_fid_init(&ep->ep.fid, FI_CLASS_SRX_CTX, &ktp_ep_fi_ops, context);
+	ep->ep.msg = &ktp_msg_recv_only_ops;
+	ep->ep.tagged = &ktp_tagged_recv_only_ops;
+	ep->enabled = true;
+	kofi_oplist_init(&ep->ops);
+	ktp_track(&ep->o, ep);
+	container_of(domain, struct ktp_domain, domain)->last_srx = ep;
+	*fep = &ep->ep;
+	return 0;
+}
+
 static const struct fi_ops_domain ktp_domain_ops = {
 	.cq_open = kofi_cq_open_generic,
 	.endpoint = ktp_ep_open,
 	.av_open = ktp_av_open,
+};
+
+static const struct fi_ops_domain ktp_domain_srx_ops = {
+	.cq_open = kofi_cq_open_generic,
+	.endpoint = ktp_ep_open,
+	.av_open = ktp_av_open,
+	.srx_ctx = ktp_srx_open,
 };
 
 static int ktp_domain_open(struct fid_fabric *fabric, struct fi_info *info,
@@ -487,7 +517,8 @@ static int ktp_domain_open(struct fid_fabric *fabric, struct fi_info *info,
 	}
 	kofi_fid_init(&dom->domain.fid, FI_CLASS_DOMAIN, &ktp_domain_fi_ops,
 		      context);
-	dom->domain.ops = &ktp_domain_ops;
+	dom->domain.ops = info->domain_attr->max_ep_srx_ctx ?
+			  &ktp_domain_srx_ops : &ktp_domain_ops;
 	dom->domain.mr = &ktp_mr_ops;
 	dom->addr_format = info->addr_format;
 	ktp_track(&dom->o, dom);
@@ -558,6 +589,7 @@ static struct fi_info *ktp_info(const struct ktp_spec *sp)
 	info->domain_attr->mr_key_size = 8;
 	info->domain_attr->cq_data_size = 4;
 	info->domain_attr->mr_iov_limit = 1;
+	info->domain_attr->max_ep_srx_ctx = sp->srx;
 	info->domain_attr->name = kstrdup(sp->domain, GFP_KERNEL);
 	info->fabric_attr->name = kstrdup("kt_fabric", GFP_KERNEL);
 	if (!info->domain_attr->name || !info->fabric_attr->name) {

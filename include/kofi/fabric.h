@@ -238,6 +238,8 @@ enum fi_iov_type {
  * @FI_CLASS_CQ: struct fid_cq
  * @FI_CLASS_CNTR: counter
  * @FI_CLASS_CONNREQ: connection request handle (fi_info.handle of FI_CONNREQ)
+ * @FI_CLASS_SRX_CTX: struct fid_ep of a shared receive context
+ *	(fi_srx_context())
  * @FI_CLASS_MAX: number of classes
  */
 enum fi_fclass {
@@ -252,6 +254,7 @@ enum fi_fclass {
 	FI_CLASS_CQ,
 	FI_CLASS_CNTR,
 	FI_CLASS_CONNREQ,
+	FI_CLASS_SRX_CTX,
 	FI_CLASS_MAX,
 };
 
@@ -393,6 +396,8 @@ struct fi_ep_attr {
  * @ep_cnt: endpoints supported
  * @mr_cnt: memory regions supported
  * @mr_iov_limit: largest iov_count of fi_mr_regv()/fi_mr_regattr()
+ * @max_ep_srx_ctx: shared receive contexts (fi_srx_context()) the domain
+ *	can open; 0 if it has none
  * @caps: domain capabilities
  * @mode: domain mode bits
  */
@@ -410,6 +415,7 @@ struct fi_domain_attr {
 	size_t ep_cnt;
 	size_t mr_cnt;
 	size_t mr_iov_limit;
+	size_t max_ep_srx_ctx;
 	u64 caps;
 	u64 mode;
 };

@@ -88,6 +88,8 @@ struct fi_ops_mr {
  * @endpoint: see fi_endpoint()
  * @av_open: see fi_av_open(); optional; kofi_av_open_generic()
  *	is the shared implementation
+ * @srx_ctx: see fi_srx_context(); optional (a domain whose
+ *	domain_attr->max_ep_srx_ctx is 0 has none)
  */
 struct fi_ops_domain {
 	int (*cq_open)(struct fid_domain *domain, struct fi_cq_attr *attr,
@@ -96,6 +98,8 @@ struct fi_ops_domain {
 			struct fid_ep **ep, void *context);
 	int (*av_open)(struct fid_domain *domain, struct fi_av_attr *attr,
 		       struct fid_av **av, void *context);
+	int (*srx_ctx)(struct fid_domain *domain, struct fi_rx_attr *attr,
+		       struct fid_ep **rx_ep, void *context);
 };
 
 /**
@@ -112,6 +116,8 @@ struct fid_domain {
 
 int fi_domain(struct fid_fabric *fabric, struct fi_info *info,
 	      struct fid_domain **domain, void *context);
+int fi_srx_context(struct fid_domain *domain, struct fi_rx_attr *attr,
+		   struct fid_ep **rx_ep, void *context);
 int fi_mr_reg(struct fid_domain *domain, const void *buf, size_t len,
 	      u64 access, u64 offset, u64 requested_key, u64 flags,
 	      struct fid_mr **mr, void *context);

@@ -267,6 +267,7 @@ void kofi_av_watch_del(struct fid_av *av, struct kofi_av_watch *watch);
 /* The bindings fi_ep_bind() and fi_pep_bind() checked and recorded. */
 struct fid_cq *kofi_ep_cq(struct fid_ep *ep, u64 dir, u64 *flags);
 struct fid_eq *kofi_ep_eq(struct fid_ep *ep);
+struct fid_ep *kofi_ep_srx(struct fid_ep *ep);
 struct fid_eq *kofi_pep_eq(struct fid_pep *pep);
 
 /**

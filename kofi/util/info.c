@@ -95,6 +95,8 @@ struct fi_info *kofi_util_info(const struct kofi_util_prov *util,
 		return NULL;
 	info->handle = NULL;
 	info->next = NULL;
+	/* the core's shared receive contexts are not the utility's */
+	info->domain_attr->max_ep_srx_ctx = 0;
 	if (kofi_util_info_name(info, util) ||
 	    kofi_util_info_set_core(info, core)) {
 		fi_freeinfo(info);
@@ -132,6 +134,7 @@ static void kofi_util_hints_reset(struct fi_info *h)
 	d->ep_cnt = 0;
 	d->mr_cnt = 0;
 	d->mr_iov_limit = 0;
+	d->max_ep_srx_ctx = 0;
 	d->caps = 0;
 	d->mode = 0;
 	h->fabric_attr->fabric = NULL;
