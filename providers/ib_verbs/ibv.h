@@ -13,6 +13,9 @@
  *                           (mutex)
  *   ibv_ep.lock (spinlock)  an endpoint's data path: queue credits, request
  *                           pools, whether posting is allowed
+ *   ibv_srx.lock (spinlock) a shared receive context's SRQ, credits and
+ *                           requests; taken alone, or inside the domain
+ *                           lock or ibv_ep.mutex
  *
  * rdma_cm callbacks take ibv_ep.mutex; nothing calls rdma_destroy_id()
  * while holding it (rdma_destroy_id() waits for running callbacks).
@@ -181,8 +184,9 @@ struct ibv_fabric {
  *	message of the connecting side unread: endpoints send early probes
  *	(ibv_ep_nudge_work())
  * @pd: protection domain, NULL once the device is removed
- * @lock: protects @eps, @removed, @pd, @reg_qp
+ * @lock: protects @eps, @srxs, @removed, @pd, @reg_qp
  * @eps: endpoints opened on the domain
+ * @srxs: shared receive contexts opened on the domain
  * @mr_lock: protects @mrs, @reg_req, @reg_done and @reg_failed;
  *	serialises registrations; taken by rdma_cm callbacks; inside @lock
  *	and ibv_ep.mutex (see the top of this file)
@@ -214,6 +218,7 @@ struct ibv_domain {
 	struct ib_pd *pd;
 	struct mutex lock;	/* protects eps, removed, pd */
 	struct list_head eps;
+	struct list_head srxs;
 	struct mutex mr_lock;	/* protects mrs, serialises registrations */
 	struct list_head mrs;
 	bool removed;
@@ -294,6 +299,7 @@ enum ibv_ep_state {
 };
 
 struct ibv_ep;
+struct ibv_srx;
 
 /**
  * struct ibv_req - one posted work request
@@ -352,7 +358,9 @@ struct ibv_req {
  * @qp: the RC queue pair
  * @cq: the ib_cq of both queues
  * @sq: send queue credits
- * @rq: receive queue credits
+ * @rq: receive queue credits (none with @srx)
+ * @srx: the shared receive context its QP takes receives from, bound
+ *	before fi_enable(); NULL for its own receive queue
  * @tx_free: free send requests
  * @rx_free: free receive requests
  * @reqs: all requests (sq.size + rq.size + internal)
@@ -421,6 +429,7 @@ struct ibv_ep {
 	struct ib_cq *cq;
 	struct ibv_credit sq;
 	struct ibv_credit rq;
+	struct ibv_srx *srx;
 	struct ibv_req *tx_free;
 	struct ibv_req *rx_free;
 	struct ibv_req *reqs;
@@ -461,6 +470,33 @@ struct ibv_ep {
 	u8 ack_timeout;
 	struct ib_cqe sink_cqe;
 	u32 sink_pages;
+};
+
+/**
+ * struct ibv_srx - a shared receive context: an SRQ of the domain
+ * @ep: the kOFI object, class FI_CLASS_SRX_CTX
+ * @dom: its domain
+ * @dom_node: ibv_domain.srxs linkage, under the domain's lock
+ * @lock: protects @srq (NULL once the device is gone), @rq and @free
+ * @srq: the shared receive queue
+ * @rq: receive credits: one per request
+ * @free: free requests
+ * @reqs: all requests, @rq.size of them
+ * @iov_limit: entries a receive may have
+ *
+ * A receive's request carries no endpoint: the QP whose message took it
+ * names the endpoint at its completion (ibv_srx_rx_done()).
+ */
+struct ibv_srx {
+	struct fid_ep ep;
+	struct ibv_domain *dom;
+	struct list_head dom_node;
+	spinlock_t lock;	/* srq, rq, free */
+	struct ib_srq *srq;
+	struct ibv_credit rq;
+	struct ibv_req *free;
+	struct ibv_req *reqs;
+	size_t iov_limit;
 };
 
 /**
@@ -549,14 +585,31 @@ int ibv_qp_stop(struct ib_qp *qp);
 bool ibv_ep_test_qp_event(struct ibv_ep *ep, enum ib_event_type event);
 #endif
 
+/*
+ * A receive of @ep completed: its peer is alive and has spoken.
+ * Context: any context but hardirq; @ep->lock held.
+ */
+static inline void ibv_ep_heard_locked(struct ibv_ep *ep)
+{
+	lockdep_assert_held(&ep->lock);
+	ep->may_probe = true;
+	ep->rx_heard = true;
+	ep->heard = jiffies;
+}
+
 /* ibv_cq.c */
+struct ibv_req *ibv_req_pop(struct ibv_req **list, struct ibv_credit *c);
+void ibv_req_push(struct ibv_req **list, struct ibv_credit *c,
+		  struct ibv_req *req);
 struct ibv_req *ibv_req_get(struct ibv_ep *ep, bool tx);
 void ibv_req_put(struct ibv_ep *ep, struct ibv_req *req, bool tx);
-void ibv_req_unmap(struct ibv_ep *ep, struct ibv_req *req);
+void ibv_req_unmap(struct ibv_domain *dom, struct ibv_req *req);
 void ibv_tx_done(struct ib_cq *cq, struct ib_wc *wc);
 void ibv_ep_conn_lost(struct ibv_ep *ep, int err);
 void ibv_ep_qp_failed(struct ibv_ep *ep);
 void ibv_rx_done(struct ib_cq *cq, struct ib_wc *wc);
+void ibv_rx_complete(struct ibv_ep *ep, struct fid_cq *ucq, void *context,
+		     u64 flags, void *buf, const struct ib_wc *wc);
 void ibv_internal_done(struct ib_cq *cq, struct ib_wc *wc);
 void ibv_cq_free(struct ib_cq *cq);
 
@@ -594,6 +647,16 @@ struct ibv_xfer {
 /* ibv_msg.c */
 extern const struct fi_ops_msg ibv_msg_ops;
 ssize_t ibv_post_tx(struct ibv_ep *ep, const struct ibv_xfer *x);
+int ibv_rx_prepare(struct ibv_domain *dom, struct ibv_req *req,
+		   struct ib_recv_wr *wr, struct ib_sge *sge,
+		   enum fi_iov_type type, const void *vec, size_t count,
+		   void **desc, void *context);
+
+/* ibv_srx.c */
+int ibv_srx_open(struct fid_domain *domain, struct fi_rx_attr *attr,
+		 struct fid_ep **rx_ep, void *context);
+void ibv_srx_kill(struct ibv_srx *srx);
+void ibv_srx_rx_done(struct ib_cq *cq, struct ib_wc *wc);
 
 /* ibv_sink.c */
 u32 ibv_sink_pages(const struct ib_device_attr *a);
@@ -610,6 +673,6 @@ extern const struct fi_ops_rma ibv_rma_ops;
 extern const struct fi_ops_mr ibv_mr_ops;
 void ibv_mr_kill(struct ibv_mr *mr);
 int ibv_mr_register_pending(struct ibv_ep *ep);
-struct ibv_mr *ibv_mr_from_desc(struct ibv_ep *ep, void *desc);
+struct ibv_mr *ibv_mr_from_desc(struct ibv_domain *dom, void *desc);
 
 #endif /* _KOFI_IBV_H */

@@ -21,20 +21,17 @@
 #include "ibv.h"
 
 /**
- * ibv_req_get() - take a free request (and so a queue credit)
- * @ep: the endpoint
- * @tx: a send queue request (else a receive queue one)
+ * ibv_req_pop() - take a request from a free list (and a credit)
+ * @list: the free list
+ * @c: the credits of the queue it posts to
  *
- * Context: any context but hardirq; the caller holds @ep->lock.
- * Return: the request, or NULL if the queue is full.
+ * Context: any context but hardirq; the caller holds the lock of both.
+ * Return: the request, reset and busy, or NULL if the queue is full.
  */
-struct ibv_req *ibv_req_get(struct ibv_ep *ep, bool tx)
+struct ibv_req *ibv_req_pop(struct ibv_req **list, struct ibv_credit *c)
 {
-	struct ibv_req **list = tx ? &ep->tx_free : &ep->rx_free;
-	struct ibv_credit *c = tx ? &ep->sq : &ep->rq;
 	struct ibv_req *req = *list;
 
-	lockdep_assert_held(&ep->lock);
 	if (!req || !ibv_credit_take(c, 1))
 		return NULL;
 	*list = req->next;
@@ -50,6 +47,38 @@ struct ibv_req *ibv_req_get(struct ibv_ep *ep, bool tx)
 }
 
 /**
+ * ibv_req_push() - give a request back to its free list (and its credit)
+ * @list: the free list
+ * @c: the credits of the queue it posted to
+ * @req: the request
+ *
+ * Context: any context but hardirq; the caller holds the lock of both.
+ */
+void ibv_req_push(struct ibv_req **list, struct ibv_credit *c,
+		  struct ibv_req *req)
+{
+	WARN_ON_ONCE(!ibv_credit_put(c, 1));
+	req->busy = false;
+	req->next = *list;
+	*list = req;
+}
+
+/**
+ * ibv_req_get() - take a free request (and so a queue credit)
+ * @ep: the endpoint
+ * @tx: a send queue request (else a receive queue one)
+ *
+ * Context: any context but hardirq; the caller holds @ep->lock.
+ * Return: the request, or NULL if the queue is full.
+ */
+struct ibv_req *ibv_req_get(struct ibv_ep *ep, bool tx)
+{
+	lockdep_assert_held(&ep->lock);
+	return ibv_req_pop(tx ? &ep->tx_free : &ep->rx_free,
+			   tx ? &ep->sq : &ep->rq);
+}
+
+/**
  * ibv_req_put() - return a request (and its credit)
  * @ep: the endpoint
  * @req: the request
@@ -59,25 +88,21 @@ struct ibv_req *ibv_req_get(struct ibv_ep *ep, bool tx)
  */
 void ibv_req_put(struct ibv_ep *ep, struct ibv_req *req, bool tx)
 {
-	struct ibv_req **list = tx ? &ep->tx_free : &ep->rx_free;
-
 	lockdep_assert_held(&ep->lock);
-	WARN_ON_ONCE(!ibv_credit_put(tx ? &ep->sq : &ep->rq, 1));
-	req->busy = false;
-	req->next = *list;
-	*list = req;
+	ibv_req_push(tx ? &ep->tx_free : &ep->rx_free, tx ? &ep->sq : &ep->rq,
+		     req);
 }
 
 /**
  * ibv_req_unmap() - undo the DMA mappings the provider made for a request
- * @ep: the endpoint
+ * @dom: the domain of the request's endpoint or shared receive context
  * @req: the request
  *
  * Context: any context.
  */
-void ibv_req_unmap(struct ibv_ep *ep, struct ibv_req *req)
+void ibv_req_unmap(struct ibv_domain *dom, struct ibv_req *req)
 {
-	struct ib_device *ibdev = ep->dom->dev->ibdev;
+	struct ib_device *ibdev = dom->dev->ibdev;
 	unsigned int i;
 
 	for (i = 0; i < req->nmap; i++)
@@ -179,7 +204,7 @@ void ibv_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	if (req->sink_mr)
 		ibv_sink_put(ep, req, !err);
-	ibv_req_unmap(ep, req);
+	ibv_req_unmap(ep->dom, req);
 	spin_lock_bh(&ep->lock);
 	if (keepalive)
 		ep->ka_pending = false;
@@ -206,34 +231,27 @@ void ibv_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 }
 
 /**
- * ibv_rx_done() - completion of a receive work request
- * @cq: the ib_cq
+ * ibv_rx_complete() - report a receive's completion
+ * @ep: the endpoint the message arrived on
+ * @ucq: the CQ to report on, or NULL
+ * @context: the receive's context
+ * @flags: its completion flags
+ * @buf: its first buffer, or NULL
  * @wc: the work completion
  *
  * A receive consumed by the peer's fi_writedata() completes with
- * FI_RMA | FI_REMOTE_WRITE | FI_REMOTE_CQ_DATA.
+ * FI_RMA | FI_REMOTE_WRITE | FI_REMOTE_CQ_DATA.  The caller has marked
+ * @ep as having heard from its peer if @wc succeeded
+ * (ibv_ep_heard_locked()).
  *
  * Context: softirq.
  */
-void ibv_rx_done(struct ib_cq *cq, struct ib_wc *wc)
+void ibv_rx_complete(struct ibv_ep *ep, struct fid_cq *ucq, void *context,
+		     u64 flags, void *buf, const struct ib_wc *wc)
 {
-	struct ibv_req *req = container_of(wc->wr_cqe, struct ibv_req, cqe);
-	struct ibv_ep *ep = req->ep;
-	struct fid_cq *ucq = req->cq;
-	void *context = req->context;
-	u64 flags = req->flags, data = 0;
-	void *buf = req->buf;
 	int err = ibv_wc_errno(wc->status);
+	u64 data = 0;
 
-	ibv_req_unmap(ep, req);
-	spin_lock_bh(&ep->lock);
-	ibv_req_put(ep, req, false);
-	if (!err) {
-		ep->may_probe = true;
-		ep->rx_heard = true;
-		ep->heard = jiffies;
-	}
-	spin_unlock_bh(&ep->lock);
 	if (!ucq)
 		return;
 	if (err) {
@@ -250,6 +268,31 @@ void ibv_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 		buf = NULL;
 	}
 	kofi_cq_write(ucq, context, flags, wc->byte_len, buf, data);
+}
+
+/**
+ * ibv_rx_done() - completion of a receive work request of an endpoint
+ * @cq: the ib_cq
+ * @wc: the work completion
+ *
+ * Context: softirq.
+ */
+void ibv_rx_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct ibv_req *req = container_of(wc->wr_cqe, struct ibv_req, cqe);
+	struct ibv_ep *ep = req->ep;
+	struct fid_cq *ucq = req->cq;
+	void *context = req->context;
+	u64 flags = req->flags;
+	void *buf = req->buf;
+
+	ibv_req_unmap(ep->dom, req);
+	spin_lock_bh(&ep->lock);
+	ibv_req_put(ep, req, false);
+	if (wc->status == IB_WC_SUCCESS)
+		ibv_ep_heard_locked(ep);
+	spin_unlock_bh(&ep->lock);
+	ibv_rx_complete(ep, ucq, context, flags, buf, wc);
 }
 
 /**

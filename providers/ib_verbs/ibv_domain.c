@@ -168,13 +168,16 @@ static int ibv_domain_close(struct fid *fid)
  * @dom: the domain
  *
  * Kills every endpoint (disconnect, flush, free the QP and CQ, report
- * ENODEV on its EQ) and MR of the domain and frees its PD.  Called by the
+ * ENODEV on its EQ), then every shared receive context (its SRQ, which
+ * the endpoints' QPs no longer use) and MR of the domain, and frees its
+ * PD.  Called by the
  * ib_client remove callback with the device's lock held.
  *
  * Context: process context, may sleep.
  */
 void ibv_domain_kill(struct ibv_domain *dom)
 {
+	struct ibv_srx *srx;
 	struct ibv_ep *ep;
 	struct ibv_mr *mr;
 
@@ -182,6 +185,8 @@ void ibv_domain_kill(struct ibv_domain *dom)
 	dom->removed = true;
 	list_for_each_entry(ep, &dom->eps, dom_node)
 		ibv_ep_kill(ep, ENODEV);
+	list_for_each_entry(srx, &dom->srxs, dom_node)
+		ibv_srx_kill(srx);
 	mutex_lock(&dom->mr_lock);
 	list_for_each_entry(mr, &dom->mrs, dom_node)
 		ibv_mr_kill(mr);
@@ -200,6 +205,7 @@ static const struct fi_ops ibv_domain_fi_ops = {
 static const struct fi_ops_domain ibv_domain_ops = {
 	.cq_open = kofi_cq_open_generic,
 	.endpoint = ibv_endpoint,
+	.srx_ctx = ibv_srx_open,
 };
 
 /* Split "dev" or "dev:port" into a device name and a port. */
@@ -266,6 +272,7 @@ int ibv_domain_open(struct fid_fabric *fabric, struct fi_info *info,
 	mutex_init(&dom->mr_lock);
 	init_completion(&dom->reg_done);
 	INIT_LIST_HEAD(&dom->eps);
+	INIT_LIST_HEAD(&dom->srxs);
 	INIT_LIST_HEAD(&dom->mrs);
 
 	mutex_lock(&dev->lock);

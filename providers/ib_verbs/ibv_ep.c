@@ -141,12 +141,21 @@ int ibv_ep_setup_qp(struct ibv_ep *ep)
 {
 	struct ibv_domain *dom = ep->dom;
 	const struct ib_device_attr *a = &dom->attr;
+	struct fid_ep *srx = kofi_ep_srx(&ep->ep);
 	struct ib_qp_init_attr ia = {};
 	u32 sq, rq, i, n, nsink;
 	int ret;
 
 	sq = ep->info->tx_attr->size ? ep->info->tx_attr->size : ibv_tx_size;
 	rq = ep->info->rx_attr->size ? ep->info->rx_attr->size : ibv_rx_size;
+	if (srx) {
+		ep->srx = container_of(srx, struct ibv_srx, ep);
+		spin_lock_bh(&ep->srx->lock);
+		ia.srq = ep->srx->srq;
+		spin_unlock_bh(&ep->srx->lock);
+		if (!ia.srq)
+			return -ENODEV;
+	}
 	/*
 	 * Send queue slots beyond the user's: memory registration and
 	 * keepalive, and on iWARP a LOCAL_INV and a REG_MR per READ sink MR.
@@ -155,14 +164,17 @@ int ibv_ep_setup_qp(struct ibv_ep *ep)
 				   (u32)IBV_SINK_MRS) : 0;
 	sq = clamp_t(u32, sq, 1, a->max_qp_wr - 2 - 2 * nsink);
 	nsink = min(nsink, sq);
-	rq = clamp_t(u32, rq, 1, a->max_qp_wr);
+	rq = ia.srq ? 0 : clamp_t(u32, rq, 1, a->max_qp_wr);
 	ep->max_sge = min_t(u32, IBV_MAX_SGE, a->max_send_sge);
 	ep->max_sge_rd = min_t(u32, ep->max_sge, a->max_sge_rd);
 	if (!ep->max_sge_rd)
 		ep->max_sge_rd = 1;
 
+	/* with a shared receive context, room for all of its receives */
 	ep->cq = ib_alloc_cq_any(ep->cm_id->device, ep,
-				 sq + 2 + 2 * nsink + rq, IB_POLL_SOFTIRQ);
+				 sq + 2 + 2 * nsink +
+				 (ia.srq ? ep->srx->rq.size : rq),
+				 IB_POLL_SOFTIRQ);
 	if (IS_ERR(ep->cq)) {
 		ret = PTR_ERR(ep->cq);
 		ep->cq = NULL;
@@ -249,7 +261,7 @@ static void ibv_ep_flush_reqs(struct ibv_ep *ep)
 		ucq = req->cq;
 		context = req->context;
 		flags = req->flags;
-		ibv_req_unmap(ep, req);
+		ibv_req_unmap(ep->dom, req);
 		spin_lock_bh(&ep->lock);
 		ibv_req_put(ep, req, tx);
 		spin_unlock_bh(&ep->lock);

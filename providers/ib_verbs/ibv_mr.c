@@ -241,17 +241,17 @@ int ibv_mr_register_pending(struct ibv_ep *ep)
 
 /**
  * ibv_mr_from_desc() - the registered region a descriptor names
- * @ep: the endpoint using it
+ * @dom: the domain of the endpoint using it
  * @desc: a fi_mr_desc() value
  *
  * Context: any context.
- * Return: the region if it is a registered region of @ep's domain, NULL.
+ * Return: the region if it is a registered region of @dom, NULL.
  */
-struct ibv_mr *ibv_mr_from_desc(struct ibv_ep *ep, void *desc)
+struct ibv_mr *ibv_mr_from_desc(struct ibv_domain *dom, void *desc)
 {
 	struct ibv_mr *mr = desc;
 
-	if (mr->mr.fid.fclass != FI_CLASS_MR || mr->dom != ep->dom ||
+	if (mr->mr.fid.fclass != FI_CLASS_MR || mr->dom != dom ||
 	    !mr->registered || !mr->ibmr)
 		return NULL;
 	return mr;

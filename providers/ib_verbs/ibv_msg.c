@@ -37,11 +37,11 @@ struct ibv_sgl {
 	size_t len;
 };
 
-static int ibv_map_page(struct ibv_ep *ep, struct ibv_req *req,
+static int ibv_map_page(struct ibv_domain *dom, struct ibv_req *req,
 			struct ibv_sgl *s, struct page *page, size_t off,
 			size_t len)
 {
-	struct ib_device *ibdev = ep->dom->dev->ibdev;
+	struct ib_device *ibdev = dom->dev->ibdev;
 	u64 dma;
 
 	if (s->n >= s->max || req->nmap >= IBV_MAX_SGE)
@@ -54,12 +54,12 @@ static int ibv_map_page(struct ibv_ep *ep, struct ibv_req *req,
 	req->nmap++;
 	s->sge[s->n].addr = dma;
 	s->sge[s->n].length = len;
-	s->sge[s->n].lkey = ep->dom->pd->local_dma_lkey;
+	s->sge[s->n].lkey = dom->pd->local_dma_lkey;
 	s->n++;
 	return 0;
 }
 
-static int ibv_map_kvec(struct ibv_ep *ep, struct ibv_req *req,
+static int ibv_map_kvec(struct ibv_domain *dom, struct ibv_req *req,
 			struct ibv_sgl *s, const void *base, size_t len,
 			void *desc)
 {
@@ -70,7 +70,7 @@ static int ibv_map_kvec(struct ibv_ep *ep, struct ibv_req *req,
 
 	if (!len)
 		return 0;
-	mr = desc ? ibv_mr_from_desc(ep, desc) : NULL;
+	mr = desc ? ibv_mr_from_desc(dom, desc) : NULL;
 	if (mr && mr->kva && a >= mr->kva && len <= mr->length &&
 	    a - mr->kva <= mr->length - len) {
 		if (s->n >= s->max)
@@ -84,7 +84,7 @@ static int ibv_map_kvec(struct ibv_ep *ep, struct ibv_req *req,
 	if (is_vmalloc_addr(base)) {
 		while (len) {
 			chunk = min_t(size_t, len, PAGE_SIZE - offset_in_page(a));
-			ret = ibv_map_page(ep, req, s,
+			ret = ibv_map_page(dom, req, s,
 					   vmalloc_to_page((void *)a),
 					   offset_in_page(a), chunk);
 			if (ret)
@@ -96,7 +96,7 @@ static int ibv_map_kvec(struct ibv_ep *ep, struct ibv_req *req,
 	}
 	if (!virt_addr_valid(base) || !virt_addr_valid(base + len - 1))
 		return -EINVAL;
-	return ibv_map_page(ep, req, s, virt_to_page(base), offset_in_page(a),
+	return ibv_map_page(dom, req, s, virt_to_page(base), offset_in_page(a),
 			    len);
 }
 
@@ -145,7 +145,7 @@ static size_t ibv_vec_len(enum fi_iov_type type, const void *vec,
 }
 
 /* Fill @s from the vector, DMA-mapping into @req as needed. */
-static int ibv_build_sgl(struct ibv_ep *ep, struct ibv_req *req,
+static int ibv_build_sgl(struct ibv_domain *dom, struct ibv_req *req,
 			 struct ibv_sgl *s, enum fi_iov_type type,
 			 const void *vec, size_t count, void **desc)
 {
@@ -158,13 +158,13 @@ static int ibv_build_sgl(struct ibv_ep *ep, struct ibv_req *req,
 	switch (type) {
 	case FI_IOV_KVEC:
 		for (i = 0; i < count && !ret; i++)
-			ret = ibv_map_kvec(ep, req, s, kv[i].iov_base,
+			ret = ibv_map_kvec(dom, req, s, kv[i].iov_base,
 					   kv[i].iov_len, desc ? desc[i] : NULL);
 		break;
 	case FI_IOV_BVEC:
 		for (i = 0; i < count && !ret; i++)
 			if (bv[i].bv_len)
-				ret = ibv_map_page(ep, req, s, bv[i].bv_page,
+				ret = ibv_map_page(dom, req, s, bv[i].bv_page,
 						   bv[i].bv_offset,
 						   bv[i].bv_len);
 		break;
@@ -172,7 +172,7 @@ static int ibv_build_sgl(struct ibv_ep *ep, struct ibv_req *req,
 		for_each_sg((struct scatterlist *)vec, sg, count, i) {
 			if (!sg->length)
 				continue;
-			ret = ibv_map_page(ep, req, s, sg_page(sg), sg->offset,
+			ret = ibv_map_page(dom, req, s, sg_page(sg), sg->offset,
 					   sg->length);
 			if (ret)
 				break;
@@ -182,7 +182,7 @@ static int ibv_build_sgl(struct ibv_ep *ep, struct ibv_req *req,
 		ret = -EINVAL;
 	}
 	if (ret)
-		ibv_req_unmap(ep, req);
+		ibv_req_unmap(dom, req);
 	return ret;
 }
 
@@ -238,7 +238,7 @@ ssize_t ibv_post_tx(struct ibv_ep *ep, const struct ibv_xfer *x)
 		ret = ibv_inline_kvec(&s, x->vec, x->count,
 				      ep->dom->pd->local_dma_lkey);
 	else
-		ret = ibv_build_sgl(ep, req, &s, x->type, x->vec, x->count,
+		ret = ibv_build_sgl(ep->dom, req, &s, x->type, x->vec, x->count,
 				    sink ? NULL : x->desc);
 	if (ret)
 		goto err_put;
@@ -283,7 +283,7 @@ ssize_t ibv_post_tx(struct ibv_ep *ep, const struct ibv_xfer *x)
 	}
 	if (!ret)
 		return 0;
-	ibv_req_unmap(ep, req);
+	ibv_req_unmap(ep->dom, req);
 err_put:
 	spin_lock_bh(&ep->lock);
 	ibv_req_put(ep, req, true);
@@ -291,17 +291,57 @@ err_put:
 	return ret;
 }
 
+/**
+ * ibv_rx_prepare() - map a receive's buffers and fill its work request
+ * @dom: the domain
+ * @req: the receive's request, taken
+ * @wr: the work request to fill
+ * @sge: its SGEs, IBV_MAX_SGE of them
+ * @type: the vector's type
+ * @vec: the vector
+ * @count: its entries
+ * @desc: their descriptors, or NULL
+ * @context: the receive's context
+ *
+ * Context: any context but hardirq; does not sleep.
+ * Return: 0, or a negative errno with nothing left mapped.
+ */
+int ibv_rx_prepare(struct ibv_domain *dom, struct ibv_req *req,
+		   struct ib_recv_wr *wr, struct ib_sge *sge,
+		   enum fi_iov_type type, const void *vec, size_t count,
+		   void **desc, void *context)
+{
+	struct ibv_sgl s = { .sge = sge };
+	int ret;
+
+	s.max = min_t(u32, IBV_MAX_SGE, dom->attr.max_recv_sge);
+	req->dir = DMA_FROM_DEVICE;
+	ret = ibv_build_sgl(dom, req, &s, type, vec, count, desc);
+	if (ret)
+		return ret;
+	req->context = context;
+	req->flags = FI_RECV | FI_MSG;
+	req->buf = type == FI_IOV_KVEC && count ?
+		   ((const struct kvec *)vec)->iov_base : NULL;
+	wr->next = NULL;
+	wr->wr_cqe = &req->cqe;
+	wr->sg_list = sge;
+	wr->num_sge = s.n;
+	return 0;
+}
+
 static ssize_t ibv_post_rx(struct ibv_ep *ep, enum fi_iov_type type,
 			   const void *vec, size_t count, void **desc,
 			   void *context)
 {
 	struct ib_sge sge[IBV_MAX_SGE];
-	struct ibv_sgl s = { .sge = sge };
-	struct ib_recv_wr wr = {};
+	struct ib_recv_wr wr;
 	struct ibv_req *req;
 	int ret;
 
-	if (count > ep->info->rx_attr->iov_limit || (!vec && count))
+	/* an endpoint bound to a shared receive context has no receives */
+	if (count > ep->info->rx_attr->iov_limit || (!vec && count) ||
+	    ep->srx)
 		return -EINVAL;
 	spin_lock_bh(&ep->lock);
 	req = ep->can_recv ? ibv_req_get(ep, false) : NULL;
@@ -310,26 +350,18 @@ static ssize_t ibv_post_rx(struct ibv_ep *ep, enum fi_iov_type type,
 	if (!req)
 		return ret;
 
-	s.max = min_t(u32, IBV_MAX_SGE, ep->dom->attr.max_recv_sge);
-	req->dir = DMA_FROM_DEVICE;
-	ret = ibv_build_sgl(ep, req, &s, type, vec, count, desc);
+	ret = ibv_rx_prepare(ep->dom, req, &wr, sge, type, vec, count, desc,
+			     context);
 	if (ret)
 		goto err_put;
 	req->cq = kofi_ep_cq(&ep->ep, FI_RECV, NULL);
-	req->context = context;
-	req->flags = FI_RECV | FI_MSG;
-	req->buf = type == FI_IOV_KVEC && count ?
-		   ((const struct kvec *)vec)->iov_base : NULL;
-	wr.wr_cqe = &req->cqe;
-	wr.sg_list = sge;
-	wr.num_sge = s.n;
 
 	spin_lock_bh(&ep->lock);
 	ret = ep->can_recv ? ib_post_recv(ep->qp, &wr, NULL) : -EINVAL;
 	spin_unlock_bh(&ep->lock);
 	if (!ret)
 		return 0;
-	ibv_req_unmap(ep, req);
+	ibv_req_unmap(ep->dom, req);
 err_put:
 	spin_lock_bh(&ep->lock);
 	ibv_req_put(ep, req, false);
