@@ -57,6 +57,10 @@
  * Sends a core connection of ksocket may have in flight: every ULP send
  * segmented, and as many packets of rxm's own (its queues grow as used).
  */
+/* Bounce buffers an endpoint's shared receive context holds at most. */
+#define RXM_SRX_MAX		256
+/* Fewer posted than this after a packet: the pool grows by one. */
+#define RXM_SRX_LOW		8
 #define RXM_CORE_TX_SIZE	(RXM_TX_SIZE * (RXM_MAX_SEGMENTS + 1))
 #define RXM_RX_SIZE		256
 #define RXM_MIN_MULTI_RECV	RXM_EAGER_LIMIT
@@ -64,6 +68,7 @@
 extern struct workqueue_struct *rxm_wq;
 extern struct kmem_cache *rxm_tx_cache;
 extern unsigned int rxm_conn_rx_bufs;
+extern unsigned int rxm_srx_bufs;
 extern unsigned int rxm_connect_timeout_ms;
 extern unsigned int rxm_sar_limit;
 extern unsigned long rxm_big_unexp_bytes;
@@ -229,6 +234,9 @@ struct rxm_rd {
  * @raw: the core's tagged message, without rxm's header: @pkt holds the
  *	payload only, @hdr what the core said of it
  * @big: a large message's buffer of its own (rxm_big.c), also @copy
+ * @shared: a buffer of the endpoint's shared receive context (rxm_srx.c):
+ *	@conn is the connection its packet named, while it is handled or
+ *	waits
  * @cap: a @big buffer's bytes
  * @dead: a freed @big buffer's place on the list of those to free
  * @len: bytes received
@@ -249,6 +257,7 @@ struct rxm_buf {
 	bool grant;
 	bool raw;
 	bool big;
+	bool shared;
 	size_t cap;
 	struct llist_node dead;
 	size_t len;
@@ -488,7 +497,16 @@ enum rxm_ep_state {
  * @state: enum rxm_ep_state
  * @conns: every connection
  * @table: connections by fi_addr
- * @next_id: the next connection id
+ * @conn_ids: connections by our id of them (struct rxm_conn.id)
+ * @next_id: where the next connection id is looked for
+ * @srx: the core shared receive context every connection takes its
+ *	packets from (rxm_srx.c), NULL if none or once closing
+ * @srx_users: posts to @srx in flight
+ * @sposted: buffers posted to @srx and not completed yet
+ * @sbufs: the bounce buffers of @srx (ep->lock)
+ * @nsbufs: entries of @sbufs (ep->lock)
+ * @maxsbufs: the most @sbufs may hold
+ * @shared_rx: the endpoint's connections use @srx (fixed once enabled)
  * @msgq: posted receives and unexpected messages, untagged
  * @tagq: the same, tagged
  * @rx_free: free receive entries
@@ -546,7 +564,15 @@ struct rxm_ep {
 	enum rxm_ep_state state;
 	struct list_head conns;
 	struct xarray table;
-	atomic_t next_id;
+	struct xarray conn_ids;
+	u32 next_id;
+	struct fid_ep *srx;
+	atomic_t srx_users;
+	atomic_t sposted;
+	struct rxm_buf **sbufs;
+	unsigned int nsbufs;
+	unsigned int maxsbufs;
+	bool shared_rx;
 	struct kofi_match_queue msgq;
 	struct kofi_match_queue tagq;
 	struct list_head rx_free;
@@ -615,9 +641,11 @@ extern const struct fi_ops_tagged rxm_tagged_ops;
 int rxm_vec_chunk(struct kofi_vec *v, size_t chunk);
 unsigned int rxm_vec_slice(const struct kofi_vec *src, size_t off, size_t n,
 			   struct kofi_vec *dst);
+struct rxm_buf *rxm_buf_alloc_ep(struct rxm_ep *ep, gfp_t gfp);
 struct rxm_buf *rxm_buf_alloc(struct rxm_conn *conn, gfp_t gfp);
 void rxm_buf_init(struct rxm_buf *buf, struct rxm_conn *conn);
 void rxm_buf_free(struct rxm_buf *buf);
+ssize_t rxm_buf_recv(struct fid_ep *core, struct rxm_buf *buf);
 int rxm_buf_post(struct rxm_conn *conn, struct rxm_buf *buf);
 void rxm_buf_done(struct fid_cq *cq, struct fi_cqe *cqe,
 		  const struct fi_cq_err_entry *comp);
@@ -709,7 +737,17 @@ void rxm_credit_conn_gone(struct rxm_conn *conn);
 
 /* rxm_rma.c */
 extern const struct fi_ops_rma rxm_rma_ops;
-void rxm_rma_remote(struct rxm_conn *conn, struct rxm_buf *buf,
-		    const struct fi_cq_err_entry *comp);
+void rxm_rma_remote(struct rxm_ep *ep, struct rxm_buf *buf,
+		    const struct fi_cq_err_entry *comp, fi_addr_t src);
+
+/* rxm_srx.c */
+int rxm_srx_open(struct rxm_ep *ep);
+void rxm_srx_close(struct rxm_ep *ep);
+void rxm_srx_post(struct rxm_ep *ep, struct rxm_buf *buf);
+void rxm_srx_grow(struct rxm_ep *ep);
+void rxm_srx_taken(struct rxm_ep *ep);
+struct rxm_conn *rxm_srx_conn(struct rxm_buf *buf,
+			      const struct fi_cq_err_entry *comp);
+void rxm_srx_conn_gone_locked(struct rxm_conn *conn);
 
 #endif /* _KOFI_RXM_H */

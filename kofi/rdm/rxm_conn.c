@@ -59,10 +59,33 @@ static struct rxm_conn *rxm_conn_alloc(struct rxm_ep *ep, gfp_t gfp)
 	INIT_LIST_HEAD(&conn->sars);
 	INIT_LIST_HEAD(&conn->ctrl_wait);
 	conn->peer_fc = RXM_FLOW_CTRL_ON;
-	conn->id = atomic_inc_return(&ep->next_id);
 	INIT_WORK(&conn->big_work, rxm_big_work);
 	rxm_trx_init(conn);
 	return conn;
+}
+
+/*
+ * Put a new @conn on the endpoint's list under an id of its own (the
+ * conn_id of the packets the peer sends us).  Lock held.
+ */
+static int rxm_conn_list_locked(struct rxm_conn *conn)
+{
+	struct rxm_ep *ep = conn->ep;
+	int ret;
+
+	ret = xa_alloc_cyclic(&ep->conn_ids, &conn->id, conn, xa_limit_31b,
+			      &ep->next_id, GFP_ATOMIC);
+	if (ret < 0)
+		return ret;
+	list_add_tail(&conn->node, &ep->conns);
+	return 0;
+}
+
+/* Take @conn off the endpoint's list, and its id.  Lock held. */
+static void rxm_conn_unlist_locked(struct rxm_conn *conn)
+{
+	xa_erase(&conn->ep->conn_ids, conn->id);
+	list_del(&conn->node);
 }
 
 /* Queue the CM work of a live endpoint.  Lock held. */
@@ -181,13 +204,18 @@ struct rxm_conn *rxm_conn_get(struct rxm_ep *ep, fi_addr_t addr, int *err)
 			goto out;
 		conn->fi_addr = addr;
 		conn->peer = *sin;
+		if (rxm_conn_list_locked(conn)) {
+			kfree(conn);
+			conn = NULL;
+			goto out;
+		}
 		if (xa_err(xa_store(&ep->table, addr, conn, GFP_ATOMIC))) {
+			rxm_conn_unlist_locked(conn);
 			kfree(conn);
 			conn = NULL;
 			goto out;
 		}
 		conn->keyed = true;
-		list_add_tail(&conn->node, &ep->conns);
 		rxm_ep_kick_locked(ep);
 		*err = -EAGAIN;
 		conn = NULL;
@@ -322,6 +350,13 @@ static int rxm_conn_bufs(struct rxm_conn *conn)
 	int ret;
 
 	BUILD_BUG_ON(RXM_CONN_CREDIT_BUFS < RXM_CREDIT_MIN_BUFS);
+	/* the endpoint's shared buffers take its packets, without credits */
+	if (conn->ep->shared_rx) {
+		rxm_credits_init(&conn->cr);
+		conn->grant_pending = false;
+		WRITE_ONCE(conn->fc, false);
+		return 0;
+	}
 	if (fc) {
 		first = RXM_CONN_CREDIT_BUFS;
 		n = max(n, first);
@@ -384,6 +419,7 @@ static void rxm_conn_close_core(struct rxm_conn *conn)
 	spin_lock_irqsave(&ep->lock, flags);
 	rxm_conn_unhold_locked(conn);
 	rxm_sar_conn_gone_locked(conn, &ended);
+	rxm_srx_conn_gone_locked(conn);
 	for (i = 0; i < conn->nbufs; i++) {
 		if (conn->bufs[i]->held)
 			conn->bufs[i]->conn = NULL;
@@ -442,6 +478,8 @@ static int rxm_conn_open_core(struct rxm_conn *conn, struct fi_info *info)
 	if (!ret)
 		ret = fi_ep_bind(conn->core, &ep->core_cq->fid,
 				 FI_TRANSMIT | FI_RECV);
+	if (!ret && ep->shared_rx)
+		ret = fi_ep_bind(conn->core, &ep->srx->fid, 0);
 	if (!ret)
 		ret = rxm_conn_tagged_rx(conn);
 	if (!ret)
@@ -694,7 +732,12 @@ static struct rxm_conn *rxm_connreq_conn(struct rxm_ep *ep, fi_addr_t fi_addr,
 		conn->fi_addr = fi_addr;
 		conn->peer = *peer;
 		conn->state = RXM_CONN_ACCEPTING;
-		list_add_tail(&conn->node, &ep->conns);
+		if (rxm_conn_list_locked(conn)) {
+			rxm_conn_unkey_locked(conn);
+			spin_unlock_irqrestore(&ep->lock, flags);
+			kfree(fresh);
+			return ERR_PTR(-ENOMEM);
+		}
 	}
 	spin_unlock_irqrestore(&ep->lock, flags);
 	if (conn != fresh)
@@ -806,7 +849,7 @@ static void rxm_conn_reap(struct rxm_conn *conn)
 		return;
 	}
 	rxm_conn_unkey_locked(conn);
-	list_del(&conn->node);
+	rxm_conn_unlist_locked(conn);
 	spin_unlock_irqrestore(&ep->lock, flags);
 	kfree(conn);
 }

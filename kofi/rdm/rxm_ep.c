@@ -95,6 +95,7 @@ static void rxm_ep_close_core(struct rxm_ep *ep)
 	kofi_util_close_core(ep->pep ? &ep->pep->fid : NULL);
 	ep->pep = NULL;
 	rxm_conn_close_all(ep);
+	rxm_srx_close(ep);
 	kofi_util_close_core(ep->core_cq ? &ep->core_cq->fid : NULL);
 	ep->core_cq = NULL;
 	kofi_util_close_core(ep->core_eq ? &ep->core_eq->fid : NULL);
@@ -130,6 +131,10 @@ static int rxm_ep_enable(struct fid_ep *fep)
 	ret = kofi_util_core_cq_open(under->domain, 0, &ep->core_cq, ep);
 	if (ret)
 		goto err;
+	ret = rxm_srx_open(ep);
+	if (ret)
+		goto err;
+	ep->shared_rx = ep->srx;
 	ret = fi_passive_ep(under->fabric, ep->core_info, &ep->pep, ep);
 	if (ret)
 		goto err;
@@ -186,6 +191,7 @@ static void rxm_ep_free(struct rxm_ep *ep)
 {
 	rxm_ep_free_rx(ep);
 	xa_destroy(&ep->table);
+	xa_destroy(&ep->conn_ids);
 	xa_destroy(&ep->rndv);
 	fi_freeinfo(ep->core_info);
 	fi_freeinfo(ep->info);
@@ -263,6 +269,7 @@ int kofi_rdm_ep_open(const struct kofi_rdm_core *under, struct fi_info *info,
 	INIT_LIST_HEAD(&ep->rx_free);
 	INIT_LIST_HEAD(&ep->rx_all);
 	xa_init(&ep->table);
+	xa_init_flags(&ep->conn_ids, XA_FLAGS_ALLOC1);
 	xa_init_flags(&ep->rndv, XA_FLAGS_ALLOC);
 	INIT_LIST_HEAD(&ep->tx_list);
 	INIT_LIST_HEAD(&ep->rd_list);

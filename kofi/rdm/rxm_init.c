@@ -20,6 +20,11 @@ module_param_named(rdm_conn_rx_bufs, rxm_conn_rx_bufs, uint, 0644);
 MODULE_PARM_DESC(rdm_conn_rx_bufs,
 		 "RDM endpoints: bounce buffers of 16448 bytes a peer connection may post: one at first (ten over ib_verbs with credit flow control, and at least ten), one more for each message waiting unexpected (1..128, default 4)");
 
+unsigned int rxm_srx_bufs = 16;
+module_param_named(rdm_srx_bufs, rxm_srx_bufs, uint, 0644);
+MODULE_PARM_DESC(rdm_srx_bufs,
+		 "RDM endpoints over a core with shared receive contexts (ib_verbs): bounce buffers of 16448 bytes all the endpoint's connections share, posted at first; one more for each message waiting unexpected, up to 256 (0: none shared, each connection has its own and credits; endpoints opened later; default 16)");
+
 unsigned int rxm_connect_timeout_ms = 10000;
 module_param_named(rdm_connect_timeout_ms, rxm_connect_timeout_ms, uint,
 		   0644);

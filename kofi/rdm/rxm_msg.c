@@ -416,14 +416,14 @@ static ssize_t rxm_tsendmsg(struct fid_ep *fep,
 /* ---- receives ---- */
 
 /**
- * rxm_buf_alloc() - a bounce buffer for a connection
- * @conn: the connection
+ * rxm_buf_alloc_ep() - a bounce buffer of an endpoint, of no connection
+ * @ep: the endpoint
  * @gfp: GFP_KERNEL, or GFP_ATOMIC where sleeping is not allowed
  *
  * Context: process context with GFP_KERNEL (may sleep), else any.
  * Return: the buffer, or NULL.
  */
-struct rxm_buf *rxm_buf_alloc(struct rxm_conn *conn, gfp_t gfp)
+struct rxm_buf *rxm_buf_alloc_ep(struct rxm_ep *ep, gfp_t gfp)
 {
 	struct rxm_buf *buf = kzalloc(sizeof(*buf), gfp);
 
@@ -434,7 +434,26 @@ struct rxm_buf *rxm_buf_alloc(struct rxm_conn *conn, gfp_t gfp)
 		kfree(buf);
 		return NULL;
 	}
-	rxm_buf_init(buf, conn);
+	buf->cqe.done = rxm_buf_done;
+	buf->ep = ep;
+	INIT_LIST_HEAD(&buf->node);
+	return buf;
+}
+
+/**
+ * rxm_buf_alloc() - a bounce buffer for a connection
+ * @conn: the connection
+ * @gfp: GFP_KERNEL, or GFP_ATOMIC where sleeping is not allowed
+ *
+ * Context: process context with GFP_KERNEL (may sleep), else any.
+ * Return: the buffer, or NULL.
+ */
+struct rxm_buf *rxm_buf_alloc(struct rxm_conn *conn, gfp_t gfp)
+{
+	struct rxm_buf *buf = rxm_buf_alloc_ep(conn->ep, gfp);
+
+	if (buf)
+		buf->conn = conn;
 	return buf;
 }
 
@@ -486,6 +505,7 @@ static struct rxm_buf *rxm_buf_copy(struct rxm_buf *buf)
 		return NULL;
 	*copy = *buf;
 	copy->copy = true;
+	copy->shared = false;
 	copy->pkt = (u8 *)(copy + 1);
 	memcpy(copy->pkt, buf->pkt, buf->len);
 	spin_lock_irqsave(&ep->lock, flags);
@@ -506,6 +526,28 @@ static void rxm_buf_copy_free(struct rxm_buf *copy)
 }
 
 /**
+ * rxm_buf_recv() - post a bounce buffer as a receive of the core
+ * @core: a core endpoint, or a core shared receive context
+ * @buf: the buffer
+ *
+ * Context: any context; does not sleep.
+ * Return: 0 or the core's error.
+ */
+ssize_t rxm_buf_recv(struct fid_ep *core, struct rxm_buf *buf)
+{
+	struct kvec kv = { .iov_base = buf->pkt, .iov_len = RXM_BUF_SIZE };
+	struct fi_msg cm = {
+		.iov_type = FI_IOV_KVEC,
+		.msg_iov = &kv,
+		.iov_count = 1,
+		.addr = FI_ADDR_UNSPEC,
+		.context = &buf->cqe,
+	};
+
+	return fi_recvmsg(core, &cm, FI_COMPLETION);
+}
+
+/**
  * rxm_buf_post() - post a bounce buffer on its connection's core endpoint
  * @conn: the connection
  * @buf: the buffer
@@ -517,20 +559,12 @@ static void rxm_buf_copy_free(struct rxm_buf *copy)
  */
 int rxm_buf_post(struct rxm_conn *conn, struct rxm_buf *buf)
 {
-	struct kvec kv = { .iov_base = buf->pkt, .iov_len = RXM_BUF_SIZE };
-	struct fi_msg cm = {
-		.iov_type = FI_IOV_KVEC,
-		.msg_iov = &kv,
-		.iov_count = 1,
-		.addr = FI_ADDR_UNSPEC,
-		.context = &buf->cqe,
-	};
 	bool data = !buf->grant;
 	int ret;
 
 	/* once posted, the buffer may be completed again at once */
 	buf->grant = false;
-	ret = fi_recvmsg(conn->core, &cm, FI_COMPLETION);
+	ret = rxm_buf_recv(conn->core, buf);
 	if (!ret)
 		rxm_credit_posted(conn, data);
 	return ret;
@@ -540,8 +574,9 @@ int rxm_buf_post(struct rxm_conn *conn, struct rxm_buf *buf)
  * rxm_buf_recycle() - a bounce buffer is free again
  * @buf: the buffer
  *
- * Posts it again, or frees it if its connection is gone or it is a
- * rendezvous request's copy.  A connection that is closing frees it
+ * Posts it again (a shared one to the endpoint's shared receive
+ * context), or frees it if its connection is gone or it is a rendezvous
+ * request's copy.  A connection that is closing frees it
  * (rxm_conn_close_core() sees it no longer held).
  *
  * Context: any context; does not sleep.
@@ -560,6 +595,12 @@ void rxm_buf_recycle(struct rxm_buf *buf)
 	spin_lock_irqsave(&ep->lock, flags);
 	buf->held = false;
 	buf->sar = NULL;
+	if (buf->shared) {
+		buf->conn = NULL;
+		spin_unlock_irqrestore(&ep->lock, flags);
+		rxm_srx_post(ep, buf);
+		return;
+	}
 	conn = buf->conn;
 	if (conn)
 		up = rxm_conn_hold_locked(conn);
@@ -596,6 +637,10 @@ void rxm_buf_grow(struct rxm_conn *conn)
 	unsigned long flags;
 	bool room;
 
+	if (ep->shared_rx) {
+		rxm_srx_grow(ep);
+		return;
+	}
 	if (READ_ONCE(conn->nbufs) >= conn->maxbufs || !rxm_conn_hold(conn))
 		return;
 	buf = rxm_buf_alloc(conn, GFP_ATOMIC);
@@ -850,20 +895,11 @@ static void rxm_buf_raw_hdr(struct rxm_buf *buf,
 		     comp->tag);
 }
 
-/**
- * rxm_buf_done() - a bounce buffer received a packet
- * @cq: the core CQ
- * @cqe: &rxm_buf.cqe
- * @comp: the core's completion
- *
- * Context: the core's completion context; does not sleep.
- */
-void rxm_buf_done(struct fid_cq *cq, struct fi_cqe *cqe,
-		  const struct fi_cq_err_entry *comp)
+/* A packet of @conn arrived in @buf: handle it. */
+static void rxm_buf_packet(struct rxm_conn *conn, struct rxm_buf *buf,
+			   const struct fi_cq_err_entry *comp)
 {
-	struct rxm_buf *buf = container_of(cqe, struct rxm_buf, cqe);
 	const struct rxm_hdr *hdr;
-	struct rxm_conn *conn = buf->conn;
 	struct rxm_ep *ep = conn->ep;
 	struct kofi_match_queue *q;
 	struct kofi_match_entry *me;
@@ -884,7 +920,7 @@ void rxm_buf_done(struct fid_cq *cq, struct fi_cqe *cqe,
 	}
 	rxm_credit_arrived(conn);
 	if (comp->flags & FI_REMOTE_WRITE) {
-		rxm_rma_remote(conn, buf, comp);
+		rxm_rma_remote(ep, buf, comp, READ_ONCE(conn->fi_addr));
 		return;
 	}
 	buf->len = comp->len;
@@ -908,6 +944,8 @@ void rxm_buf_done(struct fid_cq *cq, struct fi_cqe *cqe,
 		ret = rxm_sar_first(conn, buf);
 		if (ret == -ENOMEM) {
 			rxm_conn_fail_err(conn, ENOMEM);
+			if (buf->shared)
+				rxm_buf_recycle(buf);
 			return;
 		}
 		if (ret)
@@ -965,6 +1003,44 @@ bad:
 	pr_debug("malformed packet (type %u, %zu bytes) from %pISpc\n",
 		 hdr->type, buf->len, &conn->peer);
 	rxm_conn_fail_err(conn, EPROTO);
+	/* a shared buffer goes back; a connection's goes with it */
+	if (buf->shared)
+		rxm_buf_recycle(buf);
+}
+
+/**
+ * rxm_buf_done() - a bounce buffer received a packet
+ * @cq: the core CQ
+ * @cqe: &rxm_buf.cqe
+ * @comp: the core's completion
+ *
+ * A buffer of the endpoint's shared receive context learns its
+ * connection from the packet (rxm_srx_conn()), which is held while the
+ * packet is handled; a peer's write with remote CQ data has no packet,
+ * and its completion no source.
+ *
+ * Context: the core's completion context; does not sleep.
+ */
+void rxm_buf_done(struct fid_cq *cq, struct fi_cqe *cqe,
+		  const struct fi_cq_err_entry *comp)
+{
+	struct rxm_buf *buf = container_of(cqe, struct rxm_buf, cqe);
+	struct rxm_conn *conn;
+
+	if (!buf->shared) {
+		rxm_buf_packet(buf->conn, buf, comp);
+		return;
+	}
+	rxm_srx_taken(buf->ep);
+	if (!comp->err && (comp->flags & FI_REMOTE_WRITE)) {
+		rxm_rma_remote(buf->ep, buf, comp, FI_ADDR_NOTAVAIL);
+		return;
+	}
+	conn = rxm_srx_conn(buf, comp);
+	if (!conn)
+		return;
+	rxm_buf_packet(conn, buf, comp);
+	rxm_conn_put(conn);
 }
 
 /* ---- messages the core places (FI_OPT_TAGGED_RX) ---- */

@@ -109,24 +109,25 @@ const struct fi_ops_rma rxm_rma_ops = {
 /**
  * rxm_rma_remote() - a peer's write with remote CQ data consumed a bounce
  *	buffer
- * @conn: the connection it came on
+ * @ep: the endpoint
  * @buf: the buffer, posted again here (before the completion is written)
  * @comp: the core's completion (FI_RMA | FI_REMOTE_WRITE |
  *	FI_REMOTE_CQ_DATA, no payload)
+ * @src: the peer's fi_addr: of the connection it came on, or
+ *	FI_ADDR_NOTAVAIL when the buffer was shared (nothing names it)
  *
  * Writes the receive CQ's completion: no context, the core's flags and
- * data, the peer as its source.
+ * data, @src as its source.
  *
  * Context: the core's completion context; does not sleep.
  */
-void rxm_rma_remote(struct rxm_conn *conn, struct rxm_buf *buf,
-		    const struct fi_cq_err_entry *comp)
+void rxm_rma_remote(struct rxm_ep *ep, struct rxm_buf *buf,
+		    const struct fi_cq_err_entry *comp, fi_addr_t src)
 {
-	struct rxm_ep *ep = conn->ep;
 	struct kofi_comp c = {
 		.flags = FI_RMA | FI_REMOTE_WRITE | FI_REMOTE_CQ_DATA,
 		.data = comp->data,
-		.src = READ_ONCE(conn->fi_addr),
+		.src = src,
 	};
 
 	/* posted first: a grant it earns goes out before the ULP's answer */

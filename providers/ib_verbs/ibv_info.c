@@ -278,7 +278,9 @@ static struct fi_info *ibv_info_alloc(struct ibv_dev *dev, u32 port,
 	info->domain_attr->ep_cnt = a->max_qp;
 	info->domain_attr->mr_cnt = a->max_mr;
 	info->domain_attr->mr_iov_limit = IBV_MAX_SGE;
-	info->domain_attr->max_ep_srx_ctx = a->max_srq_sge ? a->max_srq : 0;
+	/* iWARP has no receiver-not-ready retry for an empty SRQ */
+	info->domain_attr->max_ep_srx_ctx = iwarp || !a->max_srq_sge ? 0 :
+					    a->max_srq;
 	if (port == rdma_start_port(ibdev))
 		info->domain_attr->name = kstrdup(dev->name, GFP_KERNEL);
 	else

@@ -191,7 +191,8 @@ static void ibv_srq_event(struct ib_event *event, void *context)
  * @context: user context
  *
  * Context: process context, may sleep.
- * Return: 0; -EOPNOTSUPP if the device has no SRQs; -EINVAL for a size or
+ * Return: 0; -EOPNOTSUPP if the device has no SRQs or speaks iWARP;
+ * -EINVAL for a size or
  * iov_limit above the device's; -ENODEV once the device is gone;
  * -ENOMEM; the error of ib_create_srq() (e.g. -ENOMEM when the device has
  * no more SRQs).
@@ -209,7 +210,7 @@ int ibv_srx_open(struct fid_domain *domain, struct fi_rx_attr *attr,
 	int ret;
 	u32 i;
 
-	if (!a->max_srq || !a->max_srq_wr || !max_sge)
+	if (dom->iwarp || !a->max_srq || !a->max_srq_wr || !max_sge)
 		return -EOPNOTSUPP;
 	size = attr->size ? attr->size : min_t(u32, ibv_rx_size,
 					       a->max_srq_wr);

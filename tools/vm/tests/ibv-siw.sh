@@ -7,7 +7,8 @@
 # the client's buffer), the pingpong sample over ib_verbs with op=msg,
 # op=write (no remote CQ data on iWARP: the sample notifies each write
 # with a zero-byte message; fi_writedata() refused), op=read and op=msg
-# over IPv6, the bandwidth samples (kOFI's, raw verbs') paced by the
+# over IPv6, no shared receive contexts (the srx sample's server finds
+# none in the info), the bandwidth samples (kOFI's, raw verbs') paced by the
 # receiver's grants (credits=1), kstream over ib_verbs in rsockets'
 # iWARP mode (the stream samples kernel to kernel, IPv4 and IPv6),
 # Debian's fi_pingpong -p verbs against the sample in both roles, and a
@@ -89,6 +90,14 @@ check_output "writes notified by a message: no FI_REMOTE_CQ_DATA offered" \
 	sh -c "dmesg | tail -n +$((from_write + 1))"
 pp "ib_verbs read" 7473 prov=ib_verbs addr="$server" op=read \
 	sizes=64,4096,65536 iters=10
+# No shared receive contexts on iWARP: the srx sample's server finds
+# max_ep_srx_ctx 0 in the info and stops before it accepts anyone.
+if [ "$KOFI_HOST" = 0 ]; then
+	check_output "no shared receive contexts on iWARP" 'result -95' \
+		sh -c "insmod $M/kofi_sample_srx.ko role=server addr=$server port=7479 && \
+		       sed 's/^/result /' /sys/module/kofi_sample_srx/parameters/result"
+	rmmod kofi_sample_srx
+fi
 
 check "IPv6 address usable" wait_for 30 ping -6 -c 1 -W 1 "$KOFI_PEER6"
 pp "ib_verbs msg IPv6" 7474 prov=ib_verbs addr="$server6" op=msg \

@@ -13,7 +13,9 @@
 # device registration takes at once (libfabric registers its 4 MiB
 # buffer as one region, the kernel in pieces of 1 MiB on both sides; on
 # 6.1 and 6.12); RMA against libfabric's verbs;ofi_rxm (rxm-lib.sh
-# rxm_rma_peer).  FI_UNIVERSE_SIZE=16: libfabric's rxm
+# rxm_rma_peer).  First with the endpoints' shared bounce buffers (the
+# default: flow control off, receiver-not-ready retries), then with each
+# connection's own and credits.  FI_UNIVERSE_SIZE=16: libfabric's rxm
 # sizes its verbs CQ for that many peers (default 256: a CQ soft-RoCE
 # refuses, fi_enable() fails with EINVAL).
 . ./lib.sh
@@ -39,13 +41,22 @@ rxm_kernel 7621
 pp "pingpong rendezvous, small buffer" 7629 $peer $RXM \
 	sizes=16385,65536 iters=$(scaled 4 1)
 rxm_ipv6 7630
-# Credits: from here on no receiver-not-ready retries (ib_verbs
+# So far each endpoint's connections shared its bounce buffers (the
+# default): rxm said flow control "off", and libfabric's rxm does
+# without credits then too.
+pair kofi_sample_bandwidth "bandwidth tagged, shared buffers" 7640 $peer \
+	$RXM mode=tagged sizes=1,16384,65536 iters=$(scaled 256 64)
+rxm_fipp
+# Credits: from here on each connection has bounce buffers of its own
+# (kofi rdm_srx_bufs=0) and no receiver-not-ready retries (ib_verbs
 # rnr_retry=0 on both guests, for connections opened later), so a send
 # that found no receive posted would end its connection.  rxm's credits
 # keep each side's packets within the receives the other posted: bursts
 # of eager messages (the bandwidth sample keeps 64 in flight),
 # rendezvous, and fi_pingpong below (libfabric's rxm over verbs uses
 # credits too).
+check "kofi rdm_srx_bufs=0" \
+	sh -c 'echo 0 > /sys/module/kofi/parameters/rdm_srx_bufs'
 check "ib_verbs rnr_retry=0" \
 	sh -c 'echo 0 > /sys/module/kofi_ib_verbs/parameters/rnr_retry'
 pair kofi_sample_bandwidth "bandwidth msg, no RNR retry" 7632 $peer $RXM \
@@ -79,5 +90,7 @@ check "ib_verbs tx_size=384" \
 	sh -c 'echo 384 > /sys/module/kofi_ib_verbs/parameters/tx_size'
 check "ib_verbs rnr_retry=7" \
 	sh -c 'echo 7 > /sys/module/kofi_ib_verbs/parameters/rnr_retry'
+check "kofi rdm_srx_bufs=16" \
+	sh -c 'echo 16 > /sys/module/kofi/parameters/rdm_srx_bufs'
 rxm_unload
 finish
