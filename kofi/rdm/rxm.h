@@ -58,7 +58,9 @@
  * segmented, and as many packets of rxm's own (its queues grow as used).
  */
 /* Bounce buffers an endpoint's shared receive context holds at most. */
-#define RXM_SRX_MAX		256
+#define RXM_SRX_MAX		64
+/* The send queue of a connection's core endpoint with shared buffers. */
+#define RXM_SRX_CORE_TX		32
 /* Fewer posted than this after a packet: the pool grows by one. */
 #define RXM_SRX_LOW		8
 #define RXM_CORE_TX_SIZE	(RXM_TX_SIZE * (RXM_MAX_SEGMENTS + 1))

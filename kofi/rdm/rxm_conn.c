@@ -469,6 +469,14 @@ static int rxm_conn_open_core(struct rxm_conn *conn, struct fi_info *info)
 	/* a segmented send is up to RXM_MAX_SEGMENTS core sends */
 	if (!ep->flow_ctrl && !ep->net)
 		info->tx_attr->size = RXM_CORE_TX_SIZE;
+	/*
+	 * Over a core whose queues are fixed when the connection opens
+	 * (ib_verbs), a small send queue: what it has no room for waits
+	 * (rxm_room.c), and an idle connection costs little.
+	 */
+	if (ep->shared_rx)
+		info->tx_attr->size = min_t(size_t, info->tx_attr->size,
+					    RXM_SRX_CORE_TX);
 	ret = fi_endpoint(ep->under.domain, info, &conn->core, conn);
 	if (ret) {
 		conn->core = NULL;

@@ -23,7 +23,7 @@ MODULE_PARM_DESC(rdm_conn_rx_bufs,
 unsigned int rxm_srx_bufs = 16;
 module_param_named(rdm_srx_bufs, rxm_srx_bufs, uint, 0644);
 MODULE_PARM_DESC(rdm_srx_bufs,
-		 "RDM endpoints over a core with shared receive contexts (ib_verbs): bounce buffers of 16448 bytes all the endpoint's connections share, posted at first; one more for each message waiting unexpected, up to 256 (0: none shared, each connection has its own and credits; endpoints opened later; default 16)");
+		 "RDM endpoints over a core with shared receive contexts (ib_verbs): bounce buffers of 16448 bytes all the endpoint's connections share, posted at first; one more for each message waiting unexpected or when fewer than 8 are posted, up to 64 (0: none shared, each connection has its own and credits; endpoints opened later; default 16)");
 
 unsigned int rxm_connect_timeout_ms = 10000;
 module_param_named(rdm_connect_timeout_ms, rxm_connect_timeout_ms, uint,
