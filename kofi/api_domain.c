@@ -5,6 +5,25 @@
 #include <linux/module.h>
 #include "kofi_core.h"
 
+/*
+ * Complete the data-call tables of a new endpoint or shared receive
+ * context, one line per family; one the provider got wrong closes it.
+ */
+static int kofi_ep_tables_set(struct fid_ep **ep)
+{
+	int ret = kofi_msg_ops_set(*ep);
+
+	if (!ret)
+		ret = kofi_rma_ops_set(*ep);
+	if (!ret)
+		ret = kofi_tagged_ops_set(*ep);
+	if (ret) {
+		WARN_ON(fi_close(&(*ep)->fid));
+		*ep = NULL;
+	}
+	return ret;
+}
+
 /**
  * fi_endpoint() - open an active endpoint
  * @domain: the domain
@@ -37,19 +56,7 @@ int fi_endpoint(struct fid_domain *domain, struct fi_info *info,
 	ret = domain->ops->endpoint(domain, info, ep, context);
 	ret = kofi_fid_opened(&domain->fid, ret,
 			      ret ? NULL : KOFI_FID(*ep), FI_CLASS_EP);
-	if (ret)
-		return ret;
-	/* one line per family of data calls */
-	ret = kofi_msg_ops_set(*ep);
-	if (!ret)
-		ret = kofi_rma_ops_set(*ep);
-	if (!ret)
-		ret = kofi_tagged_ops_set(*ep);
-	if (ret) {
-		WARN_ON(fi_close(&(*ep)->fid));
-		*ep = NULL;
-	}
-	return ret;
+	return ret ? ret : kofi_ep_tables_set(ep);
 }
 EXPORT_SYMBOL_GPL(fi_endpoint);
 
@@ -81,7 +88,7 @@ EXPORT_SYMBOL_GPL(fi_endpoint);
  * a provider table with only some operations; -EBADF if @domain is closed;
  * -FI_ENOSYS if the domain has no shared receive contexts
  * (domain_attr->max_ep_srx_ctx 0); -ENOMEM; the provider's error (e.g.
- * -ENOSPC when the device has no more).
+ * -EOPNOTSUPP where its device cannot).
  */
 int fi_srx_context(struct fid_domain *domain, struct fi_rx_attr *attr,
 		   struct fid_ep **rx_ep, void *context)
@@ -99,18 +106,7 @@ int fi_srx_context(struct fid_domain *domain, struct fi_rx_attr *attr,
 				   context);
 	ret = kofi_fid_opened(&domain->fid, ret,
 			      ret ? NULL : KOFI_FID(*rx_ep), FI_CLASS_SRX_CTX);
-	if (ret)
-		return ret;
-	ret = kofi_msg_ops_set(*rx_ep);
-	if (!ret)
-		ret = kofi_rma_ops_set(*rx_ep);
-	if (!ret)
-		ret = kofi_tagged_ops_set(*rx_ep);
-	if (ret) {
-		WARN_ON(fi_close(&(*rx_ep)->fid));
-		*rx_ep = NULL;
-	}
-	return ret;
+	return ret ? ret : kofi_ep_tables_set(rx_ep);
 }
 EXPORT_SYMBOL_GPL(fi_srx_context);
 

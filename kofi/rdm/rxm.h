@@ -645,7 +645,8 @@ unsigned int rxm_vec_slice(const struct kofi_vec *src, size_t off, size_t n,
 			   struct kofi_vec *dst);
 struct rxm_buf *rxm_buf_alloc_ep(struct rxm_ep *ep, gfp_t gfp);
 struct rxm_buf *rxm_buf_alloc(struct rxm_conn *conn, gfp_t gfp);
-void rxm_buf_init(struct rxm_buf *buf, struct rxm_conn *conn);
+void rxm_buf_init(struct rxm_buf *buf, struct rxm_ep *ep,
+		  struct rxm_conn *conn);
 void rxm_buf_free(struct rxm_buf *buf);
 ssize_t rxm_buf_recv(struct fid_ep *core, struct rxm_buf *buf);
 int rxm_buf_post(struct rxm_conn *conn, struct rxm_buf *buf);

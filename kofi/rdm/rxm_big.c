@@ -73,7 +73,7 @@ static struct rxm_buf *rxm_big_alloc(struct rxm_conn *conn, size_t cap)
 		kfree(buf);
 		return NULL;
 	}
-	rxm_buf_init(buf, conn);
+	rxm_buf_init(buf, conn->ep, conn);
 	buf->copy = true;
 	buf->big = true;
 	buf->cap = cap;

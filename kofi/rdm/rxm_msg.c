@@ -434,9 +434,7 @@ struct rxm_buf *rxm_buf_alloc_ep(struct rxm_ep *ep, gfp_t gfp)
 		kfree(buf);
 		return NULL;
 	}
-	buf->cqe.done = rxm_buf_done;
-	buf->ep = ep;
-	INIT_LIST_HEAD(&buf->node);
+	rxm_buf_init(buf, ep, NULL);
 	return buf;
 }
 
@@ -458,16 +456,18 @@ struct rxm_buf *rxm_buf_alloc(struct rxm_conn *conn, gfp_t gfp)
 }
 
 /**
- * rxm_buf_init() - set up a buffer of a connection, its packet in place
+ * rxm_buf_init() - set up a buffer, its packet in place
  * @buf: the buffer, zeroed
- * @conn: the connection
+ * @ep: its endpoint
+ * @conn: its connection, or NULL (a shared buffer)
  *
  * Context: any context.
  */
-void rxm_buf_init(struct rxm_buf *buf, struct rxm_conn *conn)
+void rxm_buf_init(struct rxm_buf *buf, struct rxm_ep *ep,
+		  struct rxm_conn *conn)
 {
 	buf->cqe.done = rxm_buf_done;
-	buf->ep = conn->ep;
+	buf->ep = ep;
 	buf->conn = conn;
 	INIT_LIST_HEAD(&buf->node);
 }

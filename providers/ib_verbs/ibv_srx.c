@@ -115,11 +115,18 @@ static const struct fi_ops_msg ibv_srx_msg_ops = {
 	.recvmsg = ibv_srx_recvmsg,
 };
 
-/*
- * Destroy the SRQ, once: no QP uses it any more.  Receives still posted
- * are dropped and their buffers unmapped.  The domain's lock held.
+/**
+ * ibv_srx_kill() - destroy the context's SRQ, once
+ * @srx: the context; no QP uses its SRQ any more
+ *
+ * Receives still posted are dropped and their buffers unmapped; posting
+ * answers -ENODEV from now on.  Called when the context closes, and by
+ * ibv_domain_kill() when the device goes away, after the domain's
+ * endpoints released their QPs.
+ *
+ * Context: process context, may sleep; the domain's lock held.
  */
-static void ibv_srx_destroy(struct ibv_srx *srx)
+void ibv_srx_kill(struct ibv_srx *srx)
 {
 	struct ib_srq *srq;
 	u32 i;
@@ -141,21 +148,6 @@ static void ibv_srx_destroy(struct ibv_srx *srx)
 	}
 }
 
-/**
- * ibv_srx_kill() - the context's device is going away
- * @srx: the context
- *
- * Called by ibv_domain_kill() with the domain's lock held, after the
- * domain's endpoints released their QPs.  Receives posted to @srx are
- * dropped; posting answers -ENODEV from now on.
- *
- * Context: process context, may sleep.
- */
-void ibv_srx_kill(struct ibv_srx *srx)
-{
-	ibv_srx_destroy(srx);
-}
-
 static int ibv_srx_close(struct fid *fid)
 {
 	struct ibv_srx *srx = ibv_srx(container_of(fid, struct fid_ep, fid));
@@ -164,7 +156,7 @@ static int ibv_srx_close(struct fid *fid)
 	/* the core closes a context only once no endpoint holds it */
 	mutex_lock(&dom->lock);
 	list_del(&srx->dom_node);
-	ibv_srx_destroy(srx);
+	ibv_srx_kill(srx);
 	mutex_unlock(&dom->lock);
 	kfree(srx->reqs);
 	kfree(srx);
